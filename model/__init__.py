@@ -1,0 +1,3 @@
+"""zvmplan: IBM's published z/VM networking measurements, and projections from them."""
+from .errors import (ArgumentTypeError, NoDataError, OutOfRangeError, UnknownNameError,
+                     ZvmplanError)

@@ -1,0 +1,157 @@
+"""The glossary: transports, workloads, z/VM levels and metrics, each defined once.
+
+Names are what a planner types; lookups are case-insensitive and accept aliases.
+
+>>> transport("ctc")
+'VCTC'
+>>> workload("strg")
+'STRG'
+>>> level(4.4)
+'4.4.0'
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import ArgumentTypeError, UnknownNameError
+
+
+@dataclass(frozen=True)
+class Transport:
+    name: str
+    aliases: tuple[str, ...]
+    description: str
+    source: str
+    memory_to_memory: bool  # throughput is CPU-bound: scales with processor speed
+    virtual_device: bool    # a CP-simulated device (4.3.0 accounting applies)
+
+
+TRANSPORTS: dict[str, Transport] = {t.name: t for t in [
+    Transport("CMS_IUCV", ("APPC", "APPC/VM", "CMSIUCV"),
+              "APPC/VM (synchronous IUCV) between two CMS programs: the practical upper limit of IUCV",
+              "000 Table 1", True, True),
+    Transport("IUCV", ("LINUX_IUCV",), "Linux IUCV line driver between two Linux guests",
+              "000 Table 2", True, True),
+    Transport("VCTC", ("CTC", "VIRTUAL_CTC", "LINUX_CTC"),
+              "Linux CTC line driver over a virtual CTC between two Linux guests",
+              "000 Table 3", True, True),
+    Transport("ESCON_CTC", ("REAL_CTC", "ESCON"),
+              "Real channel-to-channel adapter (ESCON, wrap-back) from a Linux guest",
+              "001 Table 2", False, False),
+    Transport("LCS", ("OSA_FE", "OSA_LCS"),
+              "OSA Express Fast Ethernet in LCS mode, owned by a Linux guest",
+              "001 Table 1", False, False),
+    Transport("OSA_GBE", ("QDIO", "OSA", "OSA_EXPRESS", "GBE"),
+              "OSA Express Gigabit Ethernet (QDIO, OSD CHPID) shared by two Linux guests",
+              "003 Tables 2-7", False, False),
+    Transport("HIPERSOCKETS", ("IQD", "HIPERSOCKET", "HS"),
+              "Real HiperSockets (IQD CHPID, MFS 64K) between two Linux guests",
+              "003 Tables 8-19", True, False),
+    Transport("GUEST_LAN", ("GUESTLAN", "VM_GUEST_LAN", "VLAN"),
+              "VM Guest LAN in HiperSockets mode between two Linux guests",
+              "002 Tables 1-2", True, True),
+]}
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    aliases: tuple[str, ...]
+    description: str
+    mb_per_tx: float | None  # MB moved per transaction, where the source defines it
+
+
+WORKLOADS: dict[str, Workload] = {w.name: w for w in [
+    Workload("STREAM", ("STREAMING", "STREAM_PUT"),
+             "Streaming by transfer size (000): CMS APPC/VM exchanges of N bytes, or Linux "
+             "stream put of 20,000,000-byte transfers with API crossings equal to the MTU", None),
+    Workload("FTP_GET", ("FTP",),
+             "FTP GET of a 100 MB file to /dev/null, 5 GETs per run (001); a transaction is one GET",
+             100.0),
+    Workload("RR", ("REQUEST_RESPONSE",),
+             "Request-response (Telnet-like): 200-byte request, 1000-byte response, connection kept "
+             "(002, 003)", None),
+    Workload("CRR", ("CONNECT_REQUEST_RESPONSE",),
+             "Connect-request-response (HTTP-like): connect, 64-byte request, 8192-byte response, "
+             "close (002, 003)", None),
+    Workload("STRG", ("STREAMS_GET", "STR"),
+             "Streams get (FTP-like): 20-byte request, 20 MB response, close (002, 003)", 20.0),
+]}
+
+LEVELS: tuple[str, ...] = ("3.1.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0")
+
+#: metric name -> (unit, description). Units in names: *_per_mb is CPU-seconds per MB,
+#: *_per_tx is CPU-milliseconds per transaction, as the sources print them.
+METRICS: dict[str, tuple[str, str]] = {
+    "mb_per_sec": ("MB/s", "data rate"),
+    "mb_per_cpusec": ("MB/CPU-s", "MB moved per CPU-second (total CPU)"),
+    "cpusec_per_sec": ("CPU-s/s", "CPU-seconds consumed per elapsed second"),
+    "cp_cpusec_per_mb": ("CPU-s/MB", "CP (Control Program) CPU-seconds per MB"),
+    "v_cpusec_per_mb": ("CPU-s/MB", "virtual (guest) CPU-seconds per MB"),
+    "tot_cpusec_per_mb": ("CPU-s/MB", "total (CP + virtual) CPU-seconds per MB"),
+    "pct_cp": ("%", "CP share of total CPU"),
+    "tx_per_sec": ("tx/s", "transactions per elapsed second"),
+    "v_cpumsec_per_tx": ("CPU-ms/tx", "virtual (guest) CPU-milliseconds per transaction"),
+    "cp_cpumsec_per_tx": ("CPU-ms/tx", "CP CPU-milliseconds per transaction"),
+    "tot_cpumsec_per_tx": ("CPU-ms/tx", "total CPU-milliseconds per transaction"),
+}
+PER_MB_METRICS = ("mb_per_sec", "mb_per_cpusec", "cpusec_per_sec", "cp_cpusec_per_mb",
+                  "v_cpusec_per_mb", "tot_cpusec_per_mb", "pct_cp")
+PER_TX_METRICS = ("tx_per_sec", "v_cpumsec_per_tx", "cp_cpumsec_per_tx", "tot_cpumsec_per_tx")
+UNITS = {m: u for m, (u, _) in METRICS.items()}
+
+
+def _index(table: dict) -> dict[str, str]:
+    idx = {}
+    for name, item in table.items():
+        idx[name] = name
+        for alias in item.aliases:
+            idx[alias] = name
+    return idx
+
+
+_TRANSPORT_INDEX = _index(TRANSPORTS)
+_WORKLOAD_INDEX = _index(WORKLOADS)
+
+
+def _lookup(value, index: dict[str, str], what: str, valid) -> str:
+    if not isinstance(value, str):
+        raise ArgumentTypeError(f"{what} must be text, one of {', '.join(valid)}; got {value!r}")
+    key = value.strip().upper().replace("-", "_").replace(" ", "_")
+    try:
+        return index[key]
+    except KeyError:
+        raise UnknownNameError(
+            f"unknown {what} {value!r}; valid: {', '.join(valid)}") from None
+
+
+def transport(value) -> str:
+    """Canonical transport name for ``value`` (case-insensitive, aliases accepted)."""
+    return _lookup(value, _TRANSPORT_INDEX, "transport", TRANSPORTS)
+
+
+def workload(value) -> str:
+    """Canonical workload name for ``value`` (case-insensitive, aliases accepted)."""
+    return _lookup(value, _WORKLOAD_INDEX, "workload", WORKLOADS)
+
+
+def metric(value) -> str:
+    return _lookup(value, {m.upper(): m for m in METRICS}, "metric", METRICS)
+
+
+def level(value) -> str:
+    """Canonical z/VM level: '4.4.0', '4.4', 'z/VM 4.4.0', 440 and 4.4 all mean 4.4.0."""
+    if isinstance(value, bool) or value is None:
+        raise ArgumentTypeError(f"z/VM level must be one of {', '.join(LEVELS)}; got {value!r}")
+    if isinstance(value, (int, float)):
+        text = {310: "3.1.0", 410: "4.1.0", 420: "4.2.0", 430: "4.3.0", 440: "4.4.0"}.get(
+            value, f"{float(value):.1f}.0")
+    elif isinstance(value, str):
+        text = value.strip().upper().removeprefix("Z/VM").strip().lstrip("V").strip()
+        if text.count(".") == 1:
+            text += ".0"
+    else:
+        raise ArgumentTypeError(f"z/VM level must be one of {', '.join(LEVELS)}; got {value!r}")
+    if text not in LEVELS:
+        raise UnknownNameError(f"unknown z/VM level {value!r}; valid: {', '.join(LEVELS)}")
+    return text
