@@ -255,7 +255,7 @@ def parse_003(text):
                 continue
             conns = cells[0] or conns
             label = cells[1]
-            level = label[4:] if label.startswith("z/VM") else ""
+            level = label[5:] if label.startswith("z/VM ") else ""
             stat = {"delta": "delta", "%delta": "delta_pct"}.get(label, "value")
             for metric, head, cell in zip(M003, H003, cells[2:6]):
                 rows.append(row(f"Table {tno}", f"{conns} connections, {label}", head, cell, metric,

@@ -1,0 +1,512 @@
+"""The planner-facing model: per-MB and per-transaction figures at any supported
+configuration, each with its basis.
+
+Published points come back exactly as published:
+
+>>> per_mb("IUCV", 9000, "cp_cpusec_per_mb").value
+0.012367
+>>> per_tx("HIPERSOCKETS", "RR", 8992, 10, "tx_per_sec", level="4.4.0").value
+19681.727
+>>> per_tx("OSA_GBE", "CRR", 1492, 1, "tx_per_sec", level="4.3.0").basis
+'measured'
+
+Dimensions and how each is projected are described in :mod:`zvmplan.curves`
+(size, MTU, connections) and :mod:`zvmplan.levels` (z/VM level); the processor
+speed factor divides CPU per unit of work and, for memory-to-memory transports
+only, multiplies throughput.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from . import names
+from .answer import Answer, Many, weakest
+from .curves import (BASIS_NAMES, CONN_METHOD_IN, CONN_METHOD_OUT, M_EXTRAP, M_IN, MTU_METHOD_IN,
+                     SIZE_METHOD_IN, SIZE_METHOD_OUT, ConnGrid, SizeCurve)
+from .data import find, one
+from .errors import ArgumentTypeError, NoDataError, OutOfRangeError, ZvmplanError
+from .levels import LevelStep, level_step
+from .stats import mean_interval
+
+STREAM_TRANSPORTS = ("CMS_IUCV", "IUCV", "VCTC")
+FTP_TRANSPORTS = ("LCS", "ESCON_CTC")
+TX_TRANSPORTS = ("OSA_GBE", "HIPERSOCKETS", "GUEST_LAN")
+FTP_MB_PER_RUN = 500.0   # 001: five GETs of a 100 MB file per run
+FTP_GETS_PER_RUN = 5
+FTP_MTU = 1500
+_000_TABLE = {"CMS_IUCV": "Table 1", "IUCV": "Table 2", "VCTC": "Table 3"}
+#: sizes the sources support, per 000: CMS IUCV as measured; the Linux line drivers from the
+#: 576-byte fragmentation floor the report names to the 2 MB MTU its conclusion considers.
+SIZE_RANGE = {
+    "CMS_IUCV": (1.0, 8_000_000.0, "the CMS IUCV range measured in 000 Table 1"),
+    "IUCV": (576.0, 2_000_000.0, "576 bytes is the fragmentation floor and 2 MB the largest "
+             "MTU 000's conclusions consider"),
+    "VCTC": (576.0, 2_000_000.0, "576 bytes is the fragmentation floor and 2 MB the largest "
+             "MTU 000's conclusions consider"),
+}
+
+
+# ------------------------------------------------------------------ inputs ----
+def _number(value, what: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        raise ArgumentTypeError(f"{what} must be a number; got {value!r}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ArgumentTypeError(f"{what} must be a finite number; got {value}")
+    return value
+
+
+def _speed(speed_factor) -> float:
+    if speed_factor is None:
+        return 1.0
+    f = _number(speed_factor, "speed_factor")
+    if f <= 0:
+        raise OutOfRangeError(f"speed_factor must be > 0 (1 = the measured processor); got {f:g}")
+    return f
+
+
+def _level(transport: str, level) -> str:
+    return native_level(transport) if level is None else names.level(level)
+
+
+def native_level(transport) -> str:
+    """The z/VM level a transport was measured at (the default level).
+
+    >>> native_level("iucv"), native_level("LCS"), native_level("QDIO")
+    ('3.1.0', '4.1.0', '4.3.0')
+    """
+    t = names.transport(transport)
+    return {"CMS_IUCV": "3.1.0", "IUCV": "3.1.0", "VCTC": "3.1.0", "LCS": "4.1.0",
+            "ESCON_CTC": "4.1.0"}.get(t, "4.3.0")
+
+
+# -------------------------------------------------------------- data views ----
+@lru_cache(maxsize=None)
+def size_curve(transport: str, drop: tuple[int, ...] = ()) -> SizeCurve:
+    """The 000 streaming curve of a transport (``drop``: sizes left out, for validation)."""
+    recs = {(r.size_bytes, r.metric): r.value
+            for r in find(document="000", transport=transport, table=_000_TABLE[transport])}
+    sizes = np.array(sorted({s for s, _ in recs if s not in drop}), float)
+    col = lambda m: np.array([recs[(int(s), m)] for s in sizes])  # noqa: E731
+    lo, hi, why = SIZE_RANGE[transport]
+    return SizeCurve(transport, sizes, 1 / col("mb_per_cpusec"), col("pct_cp"),
+                     col("cpusec_per_sec"), (lo, hi), why)
+
+
+@lru_cache(maxsize=None)
+def conn_grid(transport: str, workload: str, level: str,
+              drop_conns: tuple[int, ...] = ()) -> ConnGrid:
+    """Per-transaction grid of a transport/workload at a measured level."""
+    if transport == "GUEST_LAN":
+        acct = "ON" if level == "4.3.0" else "OFF"
+        recs = find(document="002", workload=workload, accounting=acct, stat="value")
+    else:
+        recs = find(document="003", transport=transport, workload=workload, level=level,
+                    stat="value")
+    if not recs:
+        raise NoDataError(f"no {transport} {workload} measurements at z/VM {level}")
+    mtus = np.array(sorted({r.size_bytes for r in recs}), float)
+    conns, values = {}, {}
+    for m in mtus:
+        cs = sorted({r.connections for r in recs if r.size_bytes == m} - set(drop_conns))
+        conns[m] = np.array(cs, float)
+    for r in recs:
+        if r.connections in drop_conns:
+            continue
+        values.setdefault(r.metric, {}).setdefault(float(r.size_bytes), {})[r.connections] = r.value
+    values = {met: {m: np.array([d[m][int(c)] for c in conns[m]]) for m in d}
+              for met, d in values.items()}
+    return ConnGrid(transport, workload, mtus, conns, values)
+
+
+def _published(**where):
+    found = find(stat="value", role="measured", **where)
+    return found[0] if len(found) == 1 else None
+
+
+# ------------------------------------------------------------------ per MB ----
+def per_mb(transport, size_bytes, metric="cp_cpusec_per_mb", level=None, speed_factor=None,
+           connections=None) -> Answer:
+    """A streaming per-MB figure for one transport and transfer size / MTU.
+
+    Parameters
+    ----------
+    transport : str
+        Transport name or alias (:func:`zvmplan.names.transport`).
+    size_bytes : float
+        Transfer size (CMS_IUCV) or MTU [bytes].
+    metric : str
+        One of :data:`zvmplan.names.PER_MB_METRICS`.
+    level : str, optional
+        z/VM level; default the level the transport was measured at.
+    speed_factor : float, optional
+        Processor speed relative to the measured machine [1 = same].
+    connections : int, optional
+        For per-MB figures derived from STRG (OSA_GBE, HIPERSOCKETS, GUEST_LAN): the
+        number of concurrent connections; default the fewest measured.
+
+    >>> per_mb("CMS_IUCV", 1500, "mb_per_sec").value
+    25.871
+    """
+    t = names.transport(transport)
+    m = names.metric(metric) if metric not in names.PER_MB_METRICS else metric
+    if m not in names.PER_MB_METRICS:
+        raise ArgumentTypeError(f"{m} is not a per-MB metric; valid: {', '.join(names.PER_MB_METRICS)}")
+    s = _number(size_bytes, "size_bytes")
+    lvl = _level(t, level)
+    f = _speed(speed_factor)
+    c = None if connections is None else _number(connections, "connections")
+    return _per_mb_cached(t, s, m, lvl, f, c)
+
+
+@lru_cache(maxsize=65536)
+def _per_mb_cached(t, s, m, lvl, f, c) -> Answer:
+    if s <= 0:
+        raise OutOfRangeError(f"size_bytes must be > 0; got {s:g}")
+    if t in STREAM_TRANSPORTS:
+        if c is not None:
+            raise NoDataError(f"{t}: 000 measured one pair of guests; connections does not apply")
+        ans = _stream_answer(t, s, m)
+        step = level_step(t, "3.1.0", lvl)
+        return _speed_adjust(_level_adjust(ans, step, m), t, m, f)
+    if t in FTP_TRANSPORTS:
+        if c not in (None, 1.0):
+            raise NoDataError(f"{t}: 001 measured a single FTP session; connections does not apply")
+        return _speed_adjust(_ftp_per_mb(t, s, m, lvl), t, m, f)
+    return _speed_adjust(_strg_per_mb(t, s, m, lvl, c), t, m, f)
+
+
+def _stream_answer(t: str, s: float, m: str) -> Answer:
+    curve = size_curve(t)
+    if not curve.check(np.array([s]))[0]:
+        raise curve.range_error(s)
+    unit = names.UNITS[m]
+    rec = _published(document="000", transport=t, size_bytes=int(s), metric=m) \
+        if s == int(s) and s in curve.sizes else None
+    if rec is not None and rec.table in (_000_TABLE[t], "Table 6"):
+        return Answer(rec.value, unit, "measured", (rec.ref,))
+    values, basis = curve.evaluate(np.array([s]))
+    code = int(basis[0])
+    table = f"000 {_000_TABLE[t]}"
+    if code == M_IN:
+        how = {"tot_cpusec_per_mb": "1 / (MB/CPU-sec)",
+               "v_cpusec_per_mb": "1 / (MB/CPU-sec) - CP CPU-sec/MB"}[m]
+        return Answer(float(values[m][0]), unit, "derived", (f"{table}, size {s:g}",),
+                      f"computed as {how} from the published row")
+    method = SIZE_METHOD_IN if code == 1 else SIZE_METHOD_OUT
+    notes = ()
+    if code == M_EXTRAP and t != "CMS_IUCV" and s > curve.sizes[-1]:
+        notes = ("a what-if: the Linux line drivers measured accepted MTUs up to 32764 bytes",)
+    return Answer(float(values[m][0]), unit, BASIS_NAMES[code],
+                  (f"{table} (all sizes)", "cost fit: zvmplan.curves.SizeCurve"), method, notes)
+
+
+def _level_adjust(ans: Answer, step: LevelStep, m: str) -> Answer:
+    if step.basis is None:
+        return ans
+    factor = step.factor_for(m)
+    return Answer(ans.value * factor, ans.unit, weakest(ans.basis, step.basis),
+                  ans.sources + step.sources, "; ".join(p for p in (ans.method, step.method) if p),
+                  ans.notes + step.notes, None if factor != 1 else ans.interval)
+
+
+def _speed_adjust(ans: Answer, t: str, m: str, f: float) -> Answer:
+    if f == 1.0:
+        return ans
+    mem = names.TRANSPORTS[t].memory_to_memory
+    if m in ("pct_cp",):
+        scale = 1.0
+    elif m in ("mb_per_cpusec",):
+        scale = f
+    elif m in ("mb_per_sec", "tx_per_sec"):
+        scale = f if mem else 1.0
+    elif m == "cpusec_per_sec":
+        scale = 1.0 if mem else 1 / f
+    else:  # CPU per unit of work
+        scale = 1 / f
+    why = ("memory-to-memory transport: CPU per unit of work divided and throughput multiplied "
+           "by the factor (000 conclusions)" if mem else
+           "real device: CPU per unit of work divided by the factor; throughput left as measured "
+           "(the device, not the processor, may limit it: 003 discussion)")
+    interval = None if ans.interval is None else (ans.interval[0] * scale, ans.interval[1] * scale)
+    return Answer(ans.value * scale, ans.unit, weakest(ans.basis, "extrapolated"), ans.sources,
+                  "; ".join(p for p in (ans.method, f"processor speed factor {f:g}: {why}") if p),
+                  ans.notes, interval)
+
+
+def _ftp_means(t: str, lvl: str):
+    """(basis level, CP and total CPU-s records) for LCS / ESCON CTC at ``lvl``."""
+    src_level = "3.1.0" if lvl == "3.1.0" else "4.1.0"
+    get = lambda met, stat: one(document="001", transport=t, metric=met, level=src_level,  # noqa
+                                stat=stat)
+    return src_level, {met: (get(met, "n"), get(met, "mean"), get(met, "sd"))
+                       for met in ("cp_cpusec", "tot_cpusec")}
+
+
+def _ftp_per_mb(t: str, s: float, m: str, lvl: str) -> Answer:
+    if s != FTP_MTU:
+        raise NoDataError(f"{t}: 001 measured MTU {FTP_MTU} only; no basis for {s:g}")
+    if m in ("mb_per_sec", "cpusec_per_sec"):
+        raise NoDataError(f"{t}: 001 reports CPU-seconds and I/O counts per run, not elapsed "
+                          f"time, so {m} cannot be derived")
+    src_level, rec = _ftp_means(t, lvl)
+    (n_cp, cp, sd_cp), (n_t, tot, sd_t) = rec["cp_cpusec"], rec["tot_cpusec"]
+    mb = FTP_MB_PER_RUN
+    values = {"cp_cpusec_per_mb": cp.value / mb, "tot_cpusec_per_mb": tot.value / mb,
+              "v_cpusec_per_mb": (tot.value - cp.value) / mb,
+              "mb_per_cpusec": mb / tot.value, "pct_cp": 100 * cp.value / tot.value}
+    interval = None
+    if m == "cp_cpusec_per_mb":
+        lo, hi = mean_interval(int(n_cp.value), cp.value, sd_cp.value)
+        interval = (lo / mb, hi / mb)
+    elif m == "tot_cpusec_per_mb":
+        lo, hi = mean_interval(int(n_t.value), tot.value, sd_t.value)
+        interval = (lo / mb, hi / mb)
+    notes = []
+    if src_level == "3.1.0":
+        notes.append("measured on z/VM 4.1.0 with fast CCW translation zapped out, i.e. the "
+                     "3.1.0 code path")
+    basis = "derived"
+    if lvl not in ("3.1.0", "4.1.0"):
+        basis = "carried"
+        notes.append(f"no sourced change for {t} after 4.1.0: carried from 4.1.0 to {lvl}")
+    return Answer(values[m], names.UNITS[m], basis, (cp.ref, tot.ref),
+                  f"per MB = mean CPU-seconds per run / {mb:g} MB per run (5 GETs of 100 MB)",
+                  tuple(notes), interval)
+
+
+def _strg_per_mb(t: str, s: float, m: str, lvl: str, c) -> Answer:
+    mb = names.WORKLOADS["STRG"].mb_per_tx
+    conns = c if c is not None else _fewest_conns(t)
+    tx = lambda met: per_tx(t, "STRG", s, conns, met, lvl)  # noqa: E731
+    rate = tx("tx_per_sec")
+    tot = tx("tot_cpumsec_per_tx")
+    parts = [rate, tot]
+    if m in ("cp_cpusec_per_mb", "v_cpusec_per_mb", "pct_cp"):
+        cpu = tx("cp_cpumsec_per_tx" if m != "v_cpusec_per_mb" else "v_cpumsec_per_tx")
+        parts.append(cpu)
+    values = {"mb_per_sec": rate.value * mb, "tot_cpusec_per_mb": tot.value / 1000 / mb,
+              "mb_per_cpusec": mb * 1000 / tot.value,
+              "cpusec_per_sec": rate.value * tot.value / 1000}
+    if len(parts) == 3:
+        values["cp_cpusec_per_mb"] = values["v_cpusec_per_mb"] = parts[2].value / 1000 / mb
+        values["pct_cp"] = 100 * parts[2].value / tot.value
+    basis = weakest("derived", *(p.basis for p in parts))
+    sources = tuple(dict.fromkeys(src for p in parts for src in p.sources))
+    notes = tuple(dict.fromkeys(n for p in parts for n in p.notes))
+    if c is None:
+        notes += (f"at {conns:g} concurrent connection(s), the fewest measured",)
+    method = (f"derived from STRG: {mb:g} MB per transaction "
+              "(per MB = per tx / 20 MB; MB/s = tx/s x 20)")
+    methods = [p.method for p in parts if p.method]
+    return Answer(values[m], names.UNITS[m], basis, sources,
+                  "; ".join(dict.fromkeys([method] + methods)), notes)
+
+
+def _fewest_conns(t: str) -> float:
+    return 50.0 if t == "GUEST_LAN" else 1.0
+
+
+# ------------------------------------------------------------ per transaction --
+def per_tx(transport, workload, mtu_bytes, connections, metric="tot_cpumsec_per_tx", level=None,
+           speed_factor=None) -> Answer:
+    """A per-transaction figure: tx/s or CPU-milliseconds per transaction.
+
+    Parameters
+    ----------
+    transport, workload : str
+        Names or aliases (:mod:`zvmplan.names`).
+    mtu_bytes : float
+        MTU [bytes].
+    connections : int
+        Concurrent connections [count].
+    metric : str
+        One of :data:`zvmplan.names.PER_TX_METRICS`.
+    level : str, optional
+        z/VM level; default the level the transport was first measured at.
+    speed_factor : float, optional
+        Processor speed relative to the measured machine [1 = same].
+
+    >>> per_tx("OSA_GBE", "RR", 1492, 50, "cp_cpumsec_per_tx", "4.4.0").value
+    0.011
+    """
+    t = names.transport(transport)
+    w = names.workload(workload)
+    m = names.metric(metric) if metric not in names.PER_TX_METRICS else metric
+    if m not in names.PER_TX_METRICS:
+        raise ArgumentTypeError(f"{m} is not a per-transaction metric; valid: "
+                                f"{', '.join(names.PER_TX_METRICS)}")
+    mtu = _number(mtu_bytes, "mtu_bytes")
+    conns = _number(connections, "connections")
+    lvl = _level(t, level)
+    f = _speed(speed_factor)
+    return _per_tx_cached(t, w, mtu, conns, m, lvl, f)
+
+
+@lru_cache(maxsize=65536)
+def _per_tx_cached(t, w, mtu, conns, m, lvl, f) -> Answer:
+    if mtu <= 0:
+        raise OutOfRangeError(f"mtu_bytes must be > 0; got {mtu:g}")
+    if conns < 1 or conns != int(conns):
+        raise OutOfRangeError(f"connections must be a whole number >= 1; got {conns:g}")
+    if t in STREAM_TRANSPORTS:
+        raise NoDataError(f"{t}: the sources measured {t} only streaming by transfer size (000); "
+                          "use the per-MB functions")
+    if t in FTP_TRANSPORTS:
+        return _speed_adjust(_ftp_per_tx(t, w, mtu, conns, m, lvl), t, m, f)
+    if w not in ("RR", "CRR", "STRG"):
+        raise NoDataError(f"{t}: measured with RR, CRR and STRG only; not {w}")
+    step = level_step(t, None, lvl)  # which measured level to read, and any adjustment
+    grid = conn_grid(t, w, step.from_level)
+    if m not in grid.values:
+        raise NoDataError(f"{t}: the source gives only total CPU per transaction "
+                          f"(002 Table 2), not the CP/virtual split ({m})")
+    grid.check(mtu, conns)
+    if m == "tot_cpumsec_per_tx" and "v_cpumsec_per_tx" in grid.values and \
+            not (mtu in grid.mtus and conns in grid.conns[mtu]):
+        v, bm, bc = grid.evaluate("v_cpumsec_per_tx", mtu, conns)
+        c, _, _ = grid.evaluate("cp_cpumsec_per_tx", mtu, conns)
+        value = v + c  # keep total = virtual + CP off the measured points
+    else:
+        value, bm, bc = grid.evaluate(m, mtu, conns)
+    code = max(bm, bc)
+    if t == "GUEST_LAN":
+        acct = "ON" if step.from_level == "4.3.0" else "OFF"
+        refs = (f"002 Table {1 if m == 'tx_per_sec' else 2}, accounting {acct}",)
+    else:
+        tno = _003_table(t, w, mtu) if mtu in grid.mtus else None
+        where = f"{conns:g} connection(s)" if bc == M_IN else "all connection counts"
+        refs = (f"003 Table {tno}, {where}, z/VM {step.from_level}" if tno
+                else f"003 Tables for {t} {w} (all MTUs), z/VM {step.from_level}",)
+    methods = []
+    if bm:
+        methods.append(MTU_METHOD_IN)
+    if bc:
+        methods.append(CONN_METHOD_IN if bc == 1 else CONN_METHOD_OUT)
+    ans = Answer(value, names.UNITS[m], BASIS_NAMES[code], refs, "; ".join(methods))
+    return _speed_adjust(_level_adjust(ans, step, m), t, m, f)
+
+
+def _003_table(t, w, mtu) -> int:
+    r = find(document="003", transport=t, workload=w, size_bytes=int(mtu), stat="value")[0]
+    return int(r.table.split()[1])
+
+
+def _ftp_per_tx(t, w, mtu, conns, m, lvl) -> Answer:
+    if w != "FTP_GET":
+        raise NoDataError(f"{t}: 001 measured FTP_GET only; not {w}")
+    if mtu != FTP_MTU or conns != 1:
+        raise NoDataError(f"{t}: 001 measured one FTP session at MTU {FTP_MTU} only")
+    if m == "tx_per_sec":
+        raise NoDataError(f"{t}: 001 reports no elapsed time, so tx/s cannot be derived")
+    src_level, rec = _ftp_means(t, lvl)
+    cp, tot = rec["cp_cpusec"][1], rec["tot_cpusec"][1]
+    per = {"cp_cpumsec_per_tx": cp.value, "tot_cpumsec_per_tx": tot.value,
+           "v_cpumsec_per_tx": tot.value - cp.value}[m] * 1000 / FTP_GETS_PER_RUN
+    basis = "derived" if lvl in ("3.1.0", "4.1.0") else "carried"
+    return Answer(per, names.UNITS[m], basis, (cp.ref, tot.ref),
+                  "per transaction (one 100 MB GET) = mean CPU-seconds per run x 1000 / 5 GETs")
+
+
+# ----------------------------------------------------------------- vectorised ---
+def per_mb_many(transport, sizes, metric="cp_cpusec_per_mb", level=None, speed_factor=None,
+                connections=None) -> Many:
+    """:func:`per_mb` over an array of sizes (the curve is evaluated once, vectorised)."""
+    t = names.transport(transport)
+    s = np.asarray(sizes, float).reshape(-1)
+    if t in STREAM_TRANSPORTS and connections is None:
+        per_mb(t, float(size_curve(t).sizes[0]), metric, level, speed_factor)  # validate args
+        curve = size_curve(t)
+        ok = curve.check(s) & np.isfinite(s)
+        values = np.full(s.shape, np.nan)
+        errors = {int(i): curve.range_error(s[i]) for i in np.flatnonzero(~ok)}
+        if ok.any():
+            meas = np.isin(s, curve.sizes)
+            values[ok] = _curve_values(t, s[ok], metric, level, speed_factor)
+            for i in np.flatnonzero(ok & meas):  # measured points: exactly as published
+                values[i] = per_mb(t, s[i], metric, level, speed_factor).value
+        return Many(values, errors)
+    return _many(lambda x: per_mb(t, x, metric, level, speed_factor, connections), s)
+
+
+def _curve_values(t, s, metric, level, speed_factor):
+    """Vectorised curve values with the same level and speed scaling as :func:`per_mb`."""
+    m = names.metric(metric)
+    values, _ = size_curve(t).evaluate(s)
+    # the scalings are linear: take them from one scalar answer off the measured grid
+    probe = float(np.sqrt(size_curve(t).sizes[0] * size_curve(t).sizes[1]))
+    base = _stream_answer(t, probe, m).value
+    scaled = per_mb(t, probe, m, level, speed_factor).value
+    return values[m] * (scaled / base)
+
+
+def per_tx_many(transport, workload, mtus, connections, metric="tot_cpumsec_per_tx", level=None,
+                speed_factor=None) -> Many:
+    """:func:`per_tx` over arrays of MTUs and connections (broadcast together)."""
+    mt, cn = np.broadcast_arrays(np.asarray(mtus, float).reshape(-1),
+                                 np.asarray(connections, float).reshape(-1))
+    return _many(lambda a: per_tx(transport, workload, a[0], a[1], metric, level, speed_factor),
+                 np.column_stack([mt, cn]))
+
+
+def _many(fn, xs) -> Many:
+    values = np.full(len(xs), np.nan)
+    errors = {}
+    cache = {}
+    for i, x in enumerate(xs):
+        key = tuple(np.atleast_1d(x))
+        try:
+            if key not in cache:
+                cache[key] = fn(x).value
+            values[i] = cache[key]
+        except ZvmplanError as exc:
+            errors[i] = exc
+    return Many(values, errors)
+
+
+# ----------------------------------------------------------------- discovery ----
+def transports() -> list[str]:
+    """Canonical transport names.
+
+    >>> transports()[:3]
+    ['CMS_IUCV', 'IUCV', 'VCTC']
+    """
+    return list(names.TRANSPORTS)
+
+
+def workloads() -> list[str]:
+    return list(names.WORKLOADS)
+
+
+def levels() -> list[str]:
+    return list(names.LEVELS)
+
+
+def confidence_interval(transport, metric="cp_cpusec_per_mb", level=None) -> tuple[float, float]:
+    """95% confidence interval where the source has samples (001: LCS, ESCON_CTC).
+
+    >>> lo, hi = confidence_interval("LCS", "cp_cpusec_per_mb", "4.1.0")
+    >>> round(lo * 500, 3), round(hi * 500, 3)
+    (5.866, 5.954)
+    """
+    t = names.transport(transport)
+    if t not in FTP_TRANSPORTS:
+        raise NoDataError(f"{t}: the source publishes single results, not samples; only "
+                          f"{', '.join(FTP_TRANSPORTS)} (001) have confidence intervals")
+    m = names.metric(metric)
+    if m in names.PER_TX_METRICS:
+        ans = per_tx(t, "FTP_GET", FTP_MTU, 1, m, level)
+        base = per_mb(t, FTP_MTU, "cp_cpusec_per_mb" if m.startswith("cp") else
+                      "tot_cpusec_per_mb", level)
+        if base.interval is None or m.startswith("v_"):
+            raise NoDataError(f"{t}: no interval for {m}")
+        scale = ans.value / base.value
+        return base.interval[0] * scale, base.interval[1] * scale
+    ans = per_mb(t, FTP_MTU, m, level)
+    if ans.interval is None:
+        raise NoDataError(f"{t}: the source has samples for CP and total CPU only; no interval "
+                          f"for {m}")
+    return ans.interval

@@ -1,0 +1,154 @@
+"""Projection over one dimension at a time: transfer size / MTU, and connections.
+
+:class:`SizeCurve` projects per-MB streaming metrics of one transport over the
+transfer size (000 Tables 1-3). :class:`ConnGrid` projects per-transaction
+metrics over MTU and concurrent connections (003, 002).
+
+Methods (stated once, quoted by every answer):
+
+* **size, between measured sizes** -- total CPU per MB is the cost fit times a
+  PCHIP-interpolated correction (in log size) that makes it pass through every
+  measured point; %CP and CPU-s/s are PCHIP-interpolated in log size. Monotone
+  wherever the data are, no overshoot.
+* **size, outside the measured sizes** -- CP and virtual CPU per MB each follow the
+  per-byte + per-message cost fit, scaled to meet the nearest measured point;
+  CPU-s/s is held at the nearest measured value; MB/s = CPU-s/s / CPU-s per MB.
+* **connections** -- PCHIP in log-log between measured counts; beyond the largest
+  measured count held flat (the sources saw efficiency level off by 20 clients),
+  below the smallest refused.
+* **MTU (per transaction)** -- PCHIP in log-log between measured MTUs; outside refused.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import NoDataError, OutOfRangeError
+from .interp import CostFit, pchip
+
+SIZE_METHOD_IN = ("size interpolation: cost fit (CPU/MB = per-byte + per-message/size) times a "
+                  "PCHIP correction through every measured point, in log size")
+SIZE_METHOD_OUT = ("size extrapolation: CP and virtual CPU/MB follow the per-byte + per-message "
+                   "cost fit, scaled to the nearest measured point; CPU-s/s held at the nearest "
+                   "measured value")
+CONN_METHOD_IN = "connections: PCHIP interpolation in log-log between measured counts"
+CONN_METHOD_OUT = ("connections: held flat beyond the largest measured count (the sources saw "
+                   "efficiency level off around 20 clients); conservative for CPU/tx")
+MTU_METHOD_IN = "MTU: PCHIP interpolation in log-log between measured MTUs"
+
+M_IN, M_INTERP, M_EXTRAP = 0, 1, 2
+BASIS_NAMES = ("measured", "interpolated", "extrapolated")
+
+
+@dataclass
+class SizeCurve:
+    """Per-MB streaming metrics of one transport against transfer size (bytes)."""
+    transport: str
+    sizes: np.ndarray            # measured sizes, increasing
+    tot: np.ndarray              # total CPU-s/MB at each size (1 / MB per CPU-s)
+    pct_cp: np.ndarray           # %CP at each size
+    cpusec_per_sec: np.ndarray   # CPU-s/s at each size
+    valid: tuple[float, float]   # sizes the sources support
+    valid_reason: str
+    cp_fit: CostFit = field(init=False)
+    v_fit: CostFit = field(init=False)
+
+    def __post_init__(self):
+        cp = self.tot * self.pct_cp / 100
+        v = self.tot - cp
+        self.cp_fit = CostFit.fit(self.sizes, cp)
+        self.v_fit = CostFit.fit(self.sizes, v)
+        self._cp, self._v = cp, v
+        self._logs = np.log(self.sizes)
+        fit_tot = self.cp_fit(self.sizes) + self.v_fit(self.sizes)
+        self._corr = np.log(self.tot / fit_tot)
+
+    def check(self, sizes: np.ndarray) -> np.ndarray:
+        """Boolean mask of sizes the sources support."""
+        return (sizes >= self.valid[0]) & (sizes <= self.valid[1])
+
+    def range_error(self, size: float) -> OutOfRangeError:
+        return OutOfRangeError(
+            f"{self.transport}: size {size:g} bytes is outside {self.valid[0]:g} .. "
+            f"{self.valid[1]:g} bytes ({self.valid_reason})")
+
+    def evaluate(self, sizes: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """Metrics at ``sizes`` (all within :attr:`valid`) and a basis code per size."""
+        s = np.asarray(sizes, float)
+        ls = np.log(s)
+        lo, hi = self.sizes[0], self.sizes[-1]
+        inside = (s >= lo) & (s <= hi)
+        tot = np.empty_like(s)
+        pct = np.empty_like(s)
+        cps = np.empty_like(s)
+        if inside.any():
+            si = s[inside]
+            fit = self.cp_fit(si) + self.v_fit(si)
+            tot[inside] = fit * np.exp(pchip(self._logs, self._corr, ls[inside]))
+            pct[inside] = pchip(self._logs, self.pct_cp, ls[inside])
+            cps[inside] = pchip(self._logs, self.cpusec_per_sec, ls[inside])
+        out = ~inside
+        if out.any():
+            so = s[out]
+            end = np.where(so < lo, 0, len(self.sizes) - 1)
+            send = self.sizes[end]
+            cp = self.cp_fit(so) * self._cp[end] / self.cp_fit(send)
+            v = self.v_fit(so) * self._v[end] / self.v_fit(send)
+            tot[out] = cp + v
+            pct[out] = 100 * cp / (cp + v)
+            cps[out] = self.cpusec_per_sec[end]
+        basis = np.where(inside, M_INTERP, M_EXTRAP)
+        basis[np.isin(s, self.sizes)] = M_IN
+        cp = tot * pct / 100
+        return ({"tot_cpusec_per_mb": tot, "pct_cp": pct, "cpusec_per_sec": cps,
+                 "cp_cpusec_per_mb": cp, "v_cpusec_per_mb": tot - cp,
+                 "mb_per_cpusec": 1 / tot, "mb_per_sec": cps / tot}, basis)
+
+
+@dataclass
+class ConnGrid:
+    """Per-transaction metrics over (MTU, connections) for one transport, workload, level."""
+    transport: str
+    workload: str
+    mtus: np.ndarray                       # measured MTUs, increasing
+    conns: dict[float, np.ndarray]         # mtu -> measured connection counts, increasing
+    values: dict[str, dict[float, np.ndarray]]  # metric -> mtu -> values at conns
+
+    def metrics(self) -> tuple[str, ...]:
+        return tuple(self.values)
+
+    def check(self, mtu: float, conns: float):
+        if not (self.mtus[0] <= mtu <= self.mtus[-1]):
+            meas = ", ".join(f"{m:g}" for m in self.mtus)
+            raise OutOfRangeError(
+                f"{self.transport} {self.workload}: MTU {mtu:g} is outside the measured MTUs "
+                f"({meas}); the sources give no basis to project per-transaction figures beyond them")
+        if conns < 1 or conns != int(conns):
+            raise OutOfRangeError(f"connections must be a whole number >= 1; got {conns:g}")
+        cmin = max(c[0] for c in self.conns.values())
+        if conns < cmin:
+            raise NoDataError(
+                f"{self.transport} {self.workload}: measured only at {cmin:g} or more concurrent "
+                f"connections; no basis for {conns:g}")
+
+    def evaluate(self, metric: str, mtu: float, conns: float) -> tuple[float, int, int]:
+        """Value, MTU basis code and connections basis code at one (MTU, connections)."""
+        by_mtu = self.values[metric]
+        vals = []
+        cbasis = M_IN
+        for m in self.mtus:
+            c = self.conns[m]
+            y = by_mtu[m]
+            if conns in c:
+                vals.append(float(y[np.searchsorted(c, conns)]))
+            elif conns > c[-1]:
+                vals.append(float(y[-1]))
+                cbasis = M_EXTRAP
+            else:
+                vals.append(float(np.exp(pchip(np.log(c), np.log(y), np.log(conns)))))
+                cbasis = max(cbasis, M_INTERP)
+        if mtu in self.mtus:
+            return vals[int(np.searchsorted(self.mtus, mtu))], M_IN, cbasis
+        value = float(np.exp(pchip(np.log(self.mtus), np.log(vals), np.log(mtu))))
+        return value, M_INTERP, cbasis

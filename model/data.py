@@ -1,0 +1,108 @@
+"""Load the published numbers (``model/data/*.csv``) with their provenance.
+
+Every file is named by its source document and table (``000_T1_...``) and starts
+with ``#`` lines giving document, table, z/VM level, workload and the measured
+configuration. Each row is one number as printed.
+
+>>> r = find(table="Table 2", metric="cp_cpusec_per_mb", transport="IUCV", size_bytes=9000)[0]
+>>> r.value, r.text, r.unit, r.file
+(0.012367, '0.012367', 'CPU-s/MB', '000_T2_iucv_data_rates.csv')
+"""
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+DATA_DIR = Path(__file__).with_name("data")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One published number with its provenance and measured configuration."""
+    file: str
+    document: str
+    table: str
+    row: str
+    column: str
+    value: float
+    text: str
+    unit: str
+    metric: str
+    transport: str
+    workload: str
+    level: str
+    size_bytes: int | None
+    connections: int | None
+    accounting: str
+    stat: str
+    role: str
+
+    @property
+    def ref(self) -> str:
+        """Short citation: document, table, row, column."""
+        return f"{self.document[:3]} {self.table}, {self.row}, {self.column}"
+
+    @property
+    def half_ulp(self) -> float:
+        """Half a unit in the last printed digit: the rounding tolerance of this number."""
+        text = self.text.lstrip("+-")
+        if "E" in text.upper():
+            mant, exp = text.upper().split("E")
+            decimals = len(mant.split(".")[1]) if "." in mant else 0
+            return 0.5 * 10 ** (int(exp) - decimals)
+        decimals = len(text.split(".")[1]) if "." in text else 0
+        return 0.5 * 10 ** (-decimals)
+
+
+def _headers(path: Path) -> dict[str, str]:
+    head = {}
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if not line.startswith("#"):
+                break
+            key, _, val = line[1:].strip().partition(": ")
+            head[key] = val
+    return head
+
+
+@lru_cache(maxsize=None)
+def headers() -> dict[str, dict[str, str]]:
+    """Provenance header of every data file, by file name."""
+    return {p.name: _headers(p) for p in sorted(DATA_DIR.glob("*.csv"))}
+
+
+@lru_cache(maxsize=None)
+def records() -> tuple[Record, ...]:
+    """Every published number, in file order."""
+    out = []
+    for path in sorted(DATA_DIR.glob("*.csv")):
+        doc = _headers(path)["document"]
+        with path.open(encoding="utf-8") as fh:
+            rows = csv.DictReader(line for line in fh if not line.startswith("#"))
+            for r in rows:
+                out.append(Record(
+                    file=path.name, document=doc, table=r["table"], row=r["row"],
+                    column=r["column"], value=float(r["value"]), text=r["text"], unit=r["unit"],
+                    metric=r["metric"], transport=r["transport"], workload=r["workload"],
+                    level=r["level"],
+                    size_bytes=int(r["size_bytes"]) if r["size_bytes"] else None,
+                    connections=int(r["connections"]) if r["connections"] else None,
+                    accounting=r["accounting"], stat=r["stat"], role=r["role"]))
+    return tuple(out)
+
+
+def find(**where) -> list[Record]:
+    """Records whose attributes equal every keyword given (``document`` matches a prefix)."""
+    doc = where.pop("document", None)
+    return [r for r in records()
+            if all(getattr(r, k) == v for k, v in where.items())
+            and (doc is None or r.document.startswith(doc))]
+
+
+def one(**where) -> Record:
+    found = find(**where)
+    if len(found) != 1:
+        raise LookupError(f"expected one record for {where}, found {len(found)}")
+    return found[0]
