@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from zvmplan.answer import Answer
 from zvmplan.errors import ArgumentTypeError, ZvmplanError
 
 from .errors import ExcelError, to_excel_error
@@ -61,7 +62,7 @@ class WorksheetFunction:
         except Exception as exc:  # every failure becomes an Excel error with its reason
             return to_excel_error(exc)
 
-    def _call(self, raw):
+    def _call(self, raw, explain=False):
         if len(raw) > len(self.params):
             raise ArgumentTypeError(f"{self.name} takes at most {len(self.params)} arguments "
                                     f"({self.signature()}); got {len(raw)}")
@@ -84,8 +85,25 @@ class WorksheetFunction:
                 continue
             kwargs[p.name] = p.convert(value)
         if not vectors:
-            return self.impl(**kwargs)
+            result = self.impl(**kwargs)
+            if explain:
+                return result
+            return result.value if isinstance(result, Answer) else result
+        if explain:
+            raise ArgumentTypeError(f"{self.name}: the basis is explained for one value at a "
+                                    "time; give a single cell, not a range")
         return self._call_vector(kwargs, vectors)
+
+    def explain(self, *raw) -> str:
+        """The basis of the answer for these arguments, or the reason for the error."""
+        try:
+            result = self._call(raw, explain=True)
+        except Exception as exc:
+            err = to_excel_error(exc)
+            return f"{err.code} {err.reason}"
+        if isinstance(result, ExcelError):
+            return f"{result.code} {result.reason}"
+        return result.explain() if isinstance(result, Answer) else "computed"
 
     def _call_vector(self, kwargs, vectors):
         names = list(vectors)

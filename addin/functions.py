@@ -1,0 +1,195 @@
+"""The zvmplan worksheet functions. Each converts its arguments and delegates to the model.
+
+In Excel (classic xlwings): point the add-in's UDF Modules at ``zvmplan_addin.functions``
+and import the functions. Headless: ``zvmplan calc``. Every function is listed by
+``zvmplan functions`` and in the README, both generated from this module's registry.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import zvmplan
+from zvmplan import names
+from zvmplan.errors import ArgumentTypeError
+
+from .registry import REGISTRY, Param, as_number, worksheet_function
+
+
+# ------------------------------------------------------------ converters ----
+def text(what):
+    def convert(value):
+        if not isinstance(value, str):
+            raise ArgumentTypeError(f"{what} must be text; got {value!r}")
+        return value
+    return convert
+
+
+def number(what):
+    return lambda value: as_number(value, what)
+
+
+def level_value(value):
+    """A z/VM level typed as text ('4.4.0') or as a number (4.4)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ArgumentTypeError("level must be text such as \"4.4.0\", not TRUE/FALSE")
+    return names.level(value if isinstance(value, str) else as_number(value, "level"))
+
+
+TRANSPORT = Param("transport", "transport: " + ", ".join(names.TRANSPORTS) + " (or an alias)",
+                  text("transport"))
+WORKLOAD = Param("workload", "workload: RR, CRR, STRG (003/002) or FTP_GET (001)",
+                 text("workload"))
+SIZE = Param("size_bytes", "transfer size (CMS_IUCV) or MTU; a range gives an array",
+             number("size_bytes"), unit="bytes", vector=True)
+MTU = Param("mtu", "MTU; a range gives an array", number("mtu"), unit="bytes", vector=True)
+CONNS = Param("connections", "concurrent connections; a range gives an array",
+              number("connections"), unit="count", vector=True)
+LEVEL = Param("level", "z/VM level " + ", ".join(names.LEVELS) + "; default the measured level",
+              level_value, optional=True)
+SPEED = Param("speed_factor", "processor speed relative to the measured machine; default 1",
+              number("speed_factor"), unit="x", optional=True)
+STRG_CONNS = Param("connections", "for OSA_GBE, HIPERSOCKETS, GUEST_LAN (from STRG): "
+                   "concurrent connections; default the fewest measured",
+                   number("connections"), unit="count", optional=True)
+
+
+def _per_mb(metric, transport, size_bytes, level, speed_factor, connections):
+    if isinstance(size_bytes, np.ndarray):
+        return zvmplan.per_mb_many(transport, size_bytes, metric, level, speed_factor, connections)
+    return zvmplan.per_mb(transport, size_bytes, metric, level, speed_factor, connections)
+
+
+def _per_tx(metric, transport, workload, mtu, connections, level, speed_factor):
+    if isinstance(mtu, np.ndarray) or isinstance(connections, np.ndarray):
+        return zvmplan.per_tx_many(transport, workload, mtu, connections, metric, level,
+                                   speed_factor)
+    return zvmplan.per_tx(transport, workload, mtu, connections, metric, level, speed_factor)
+
+
+PER_MB_PARAMS = [TRANSPORT, SIZE, LEVEL, SPEED, STRG_CONNS]
+PER_TX_PARAMS = [TRANSPORT, WORKLOAD, MTU, CONNS, LEVEL, SPEED]
+
+
+# ------------------------------------------------------------- per MB -------
+@worksheet_function(description="Data rate of a streaming transfer [MB/s]",
+                    example='=MB_PER_SEC("IUCV",9000)', returns="MB/s", params=PER_MB_PARAMS)
+def mb_per_sec(transport, size_bytes, level=None, speed_factor=None, connections=None):
+    return _per_mb("mb_per_sec", transport, size_bytes, level, speed_factor, connections)
+
+
+@worksheet_function(description="MB moved per CPU-second of total (CP + virtual) CPU [MB/CPU-s]",
+                    example='=MB_PER_CPUSEC("CMS_IUCV",32764)', returns="MB/CPU-s",
+                    params=PER_MB_PARAMS)
+def mb_per_cpusec(transport, size_bytes, level=None, speed_factor=None, connections=None):
+    return _per_mb("mb_per_cpusec", transport, size_bytes, level, speed_factor, connections)
+
+
+@worksheet_function(description="CP (Control Program) CPU-seconds per MB transferred [CPU-s/MB]",
+                    example='=CPCPU_PER_MB("IUCV",9000)', returns="CPU-s/MB",
+                    params=PER_MB_PARAMS)
+def cpcpu_per_mb(transport, size_bytes, level=None, speed_factor=None, connections=None):
+    return _per_mb("cp_cpusec_per_mb", transport, size_bytes, level, speed_factor, connections)
+
+
+@worksheet_function(description="Virtual (guest) CPU-seconds per MB transferred [CPU-s/MB]",
+                    example='=VCPU_PER_MB("VCTC",32764)', returns="CPU-s/MB",
+                    params=PER_MB_PARAMS)
+def vcpu_per_mb(transport, size_bytes, level=None, speed_factor=None, connections=None):
+    return _per_mb("v_cpusec_per_mb", transport, size_bytes, level, speed_factor, connections)
+
+
+@worksheet_function(description="Total (CP + virtual) CPU-seconds per MB transferred [CPU-s/MB]",
+                    example='=TOTCPU_PER_MB("LCS",1500,"4.1.0")', returns="CPU-s/MB",
+                    params=PER_MB_PARAMS)
+def totcpu_per_mb(transport, size_bytes, level=None, speed_factor=None, connections=None):
+    return _per_mb("tot_cpusec_per_mb", transport, size_bytes, level, speed_factor, connections)
+
+
+# ------------------------------------------------------- per transaction -------
+@worksheet_function(description="Transactions per second [tx/s]",
+                    example='=TX_PER_SEC("OSA_GBE","CRR",1492,1,"4.3.0")', returns="tx/s",
+                    params=PER_TX_PARAMS)
+def tx_per_sec(transport, workload, mtu, connections, level=None, speed_factor=None):
+    return _per_tx("tx_per_sec", transport, workload, mtu, connections, level, speed_factor)
+
+
+@worksheet_function(description="CP CPU-milliseconds per transaction [CPU-ms/tx]",
+                    example='=CPCPU_PER_TX("OSA_GBE","RR",1492,50,"4.4.0")', returns="CPU-ms/tx",
+                    params=PER_TX_PARAMS)
+def cpcpu_per_tx(transport, workload, mtu, connections, level=None, speed_factor=None):
+    return _per_tx("cp_cpumsec_per_tx", transport, workload, mtu, connections, level,
+                   speed_factor)
+
+
+@worksheet_function(description="Virtual (guest) CPU-milliseconds per transaction [CPU-ms/tx]",
+                    example='=VCPU_PER_TX("HIPERSOCKETS","STRG",57344,20,"4.4.0")',
+                    returns="CPU-ms/tx", params=PER_TX_PARAMS)
+def vcpu_per_tx(transport, workload, mtu, connections, level=None, speed_factor=None):
+    return _per_tx("v_cpumsec_per_tx", transport, workload, mtu, connections, level,
+                   speed_factor)
+
+
+@worksheet_function(description="Total CPU-milliseconds per transaction [CPU-ms/tx]",
+                    example='=TOTCPU_PER_TX("GUEST_LAN","CRR",57344,50,"4.3.0")',
+                    returns="CPU-ms/tx", params=PER_TX_PARAMS)
+def totcpu_per_tx(transport, workload, mtu, connections, level=None, speed_factor=None):
+    return _per_tx("tot_cpumsec_per_tx", transport, workload, mtu, connections, level,
+                   speed_factor)
+
+
+# --------------------------------------------------- explanation, discovery -------
+_ANY = [Param(f"arg{i}", f"argument {i} of that function", lambda v: v, optional=i > 1)
+        for i in range(1, 7)]
+
+
+@worksheet_function(description="Why a zvmplan answer is what it is: basis (measured, derived, "
+                    "interpolated, extrapolated, carried, level-adjusted), method and source; "
+                    "for an error, the reason",
+                    example='=ZVM_BASIS("CPCPU_PER_MB","IUCV",9000)', returns="text",
+                    params=[Param("function", "name of a zvmplan function, e.g. CPCPU_PER_MB",
+                                  text("function"))] + _ANY)
+def zvm_basis(function, arg1=None, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None):
+    fn = REGISTRY.get(function.strip().upper())
+    if fn is None or fn.name == "ZVM_BASIS":
+        valid = ", ".join(n for n in REGISTRY if n != "ZVM_BASIS")
+        raise ArgumentTypeError(f"unknown function {function!r}; valid: {valid}")
+    args = [arg1, arg2, arg3, arg4, arg5, arg6][:len(fn.params)]
+    while args and args[-1] is None:
+        args.pop()
+    return fn.explain(*args)
+
+
+def _column(items):
+    return np.array([[i] for i in items], dtype=object)
+
+
+@worksheet_function(description="The transport names (spills down a column)",
+                    example="=ZVM_TRANSPORTS()", returns="text column", params=[], spill=True)
+def zvm_transports():
+    return _column(zvmplan.transports())
+
+
+@worksheet_function(description="The workload names (spills down a column)",
+                    example="=ZVM_WORKLOADS()", returns="text column", params=[], spill=True)
+def zvm_workloads():
+    return _column(zvmplan.workloads())
+
+
+@worksheet_function(description="The z/VM levels (spills down a column)",
+                    example="=ZVM_LEVELS()", returns="text column", params=[], spill=True)
+def zvm_levels():
+    return _column(zvmplan.levels())
+
+
+@worksheet_function(description="95% confidence interval (low, high) where the source has "
+                    "samples (001: LCS, ESCON_CTC); spills across two cells",
+                    example='=ZVM_CI("LCS","cp_cpusec_per_mb","4.1.0")', returns="two numbers",
+                    params=[TRANSPORT,
+                            Param("metric", "cp_cpusec_per_mb, tot_cpusec_per_mb, "
+                                  "cp_cpumsec_per_tx or tot_cpumsec_per_tx", text("metric")),
+                            LEVEL], spill=True)
+def zvm_ci(transport, metric, level=None):
+    lo, hi = zvmplan.confidence_interval(transport, metric, level)
+    return np.array([[lo, hi]], dtype=object)
+
+
