@@ -1,0 +1,281 @@
+"""Performance numbers for zvmplan, each printed beside its target. A script, not a test.
+
+    python build/benchmarks.py                 # everything (a minute or two)
+    python build/benchmarks.py --rows 2000     # smaller generated planner workbooks
+    python build/benchmarks.py --formulas-baseline  # also time the bare formulas library
+
+Measured:
+
+* model scalar call (``zvmplan.per_mb``/``per_tx``), median microseconds: cached (the same
+  arguments again: the ``lru_cache`` hit a worksheet recalculation mostly sees), uncached
+  (cache cleared before each call, data already loaded) and cold (first call in a fresh
+  process, after ``import zvmplan``: loads the data files and fits);
+* the registry scalar call (``REGISTRY["CPCPU_PER_MB"]("IUCV", 9000)``: what a cell costs
+  Python-side, conversion included);
+* vectorised evaluation, points per second: ``per_mb_many``, ``per_tx_many`` and the
+  registry given a range;
+* ``zvmplan eval`` start-to-answer and ``zvmplan calc`` on the template (subprocesses);
+* a generated N-row planner workbook with zvmplan formulas, and the same workbook with
+  builtin-only formulas of the same shape (same cells referenced): the time ratio is the
+  cost of our functions inside the engine; peak memory of each child process.
+
+Targets: template <= 2 s; 10,000 rows <= 5 s and <= 400 MB; a zvmplan cell <= 1.2x a builtin
+cell; model scalar call <= 5 us; eval <= 0.5 s. What is not available yet (no ``zvmplan``
+command, no template) is reported as such, not skipped silently.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import timeit
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+TEMPLATE = REPO / "workbook" / "zvmplan_template.xlsx"
+ROWS_TARGET = 10_000
+
+# one child process, measured from outside: wall time, exit status, peak RSS of the child
+_MEASURE = r"""
+import json, resource, subprocess, sys, time
+t0 = time.perf_counter()
+p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+dt = time.perf_counter() - t0
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+rss_mb = rss / 1024 / 1024 if sys.platform == "darwin" else rss / 1024
+print(json.dumps({"seconds": dt, "rc": p.returncode, "peak_mb": rss_mb,
+                  "stdout": p.stdout[-2000:], "stderr": p.stderr[-2000:]}))
+"""
+
+ROWS = []  # (section, name, target, measured, met)
+
+
+def report(section, name, measured, target=None, ok=None):
+    ROWS.append((section, name, target or "", measured, "" if ok is None else
+                 ("met" if ok else "NOT MET")))
+
+
+def measure_child(cmd, timeout=900):
+    out = subprocess.run([sys.executable, "-c", _MEASURE, *cmd], capture_output=True,
+                         text=True, timeout=timeout)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr)
+    return json.loads(out.stdout)
+
+
+# ---------------------------------------------------------------- in process ----
+def _median_us(stmt, number, repeat=7, glb=None):
+    times = timeit.repeat(stmt, number=number, repeat=repeat, globals=glb)
+    return statistics.median(times) / number * 1e6
+
+
+def bench_model():
+    import numpy as np
+
+    import zvmplan
+    from zvmplan import api
+    import zvmplan_addin.functions  # noqa: F401
+    from zvmplan_addin.registry import REGISTRY
+
+    g = {"zvmplan": zvmplan, "api": api, "REGISTRY": REGISTRY, "np": np}
+    zvmplan.per_mb("IUCV", 9000, "cp_cpusec_per_mb")  # warm: data loaded, fits done
+    zvmplan.per_tx("OSA_GBE", "CRR", 1492, 1, "tx_per_sec", "4.3.0")
+
+    us = _median_us('zvmplan.per_mb("IUCV", 9000, "cp_cpusec_per_mb")', 20000, glb=g)
+    report("scalar", "per_mb IUCV 9000, cached [us]", f"{us:.2f}", "<= 5", us <= 5)
+    us = _median_us('zvmplan.per_tx("OSA_GBE","CRR",1492,1,"tx_per_sec","4.3.0")', 20000, glb=g)
+    report("scalar", "per_tx OSA_GBE CRR, cached [us]", f"{us:.2f}", "<= 5", us <= 5)
+    us = _median_us('REGISTRY["CPCPU_PER_MB"]("IUCV", 9000)', 20000, glb=g)
+    report("scalar", "registry CPCPU_PER_MB, cached [us]", f"{us:.2f}")
+    for label, stmt in [
+            ("per_mb measured point, uncached [us]",
+             'api._per_mb_cached.cache_clear(); zvmplan.per_mb("IUCV", 9000, "cp_cpusec_per_mb")'),
+            ("per_mb interpolated, uncached [us]",
+             'api._per_mb_cached.cache_clear(); zvmplan.per_mb("IUCV", 5000, "cp_cpusec_per_mb")'),
+            ("per_tx projected, uncached [us]",
+             'api._per_tx_cached.cache_clear(); '
+             'zvmplan.per_tx("OSA_GBE","CRR",1492,7,"tx_per_sec","4.4.0")')]:
+        us = _median_us(stmt, 200, glb=g)
+        report("scalar", label, f"{us:.0f}")
+
+    cold = subprocess.run([sys.executable, "-c", (
+        "import time; t0 = time.perf_counter(); import zvmplan; t1 = time.perf_counter(); "
+        "zvmplan.per_mb('IUCV', 9000, 'cp_cpusec_per_mb'); t2 = time.perf_counter(); "
+        "print((t1 - t0) * 1e3, (t2 - t1) * 1e3)")], capture_output=True, text=True, check=True)
+    imp_ms, first_ms = map(float, cold.stdout.split())
+    report("scalar", "cold: import zvmplan [ms]", f"{imp_ms:.0f}")
+    report("scalar", "cold: first per_mb call (loads data) [ms]", f"{first_ms:.0f}")
+
+    sizes = np.geomspace(600, 1.9e6, 100_000)
+    t0 = time.perf_counter()
+    many = zvmplan.per_mb_many("IUCV", sizes, "cp_cpusec_per_mb")
+    dt = time.perf_counter() - t0
+    assert not many.errors
+    report("vector", "per_mb_many IUCV, 100,000 sizes [points/s]", f"{len(sizes) / dt:,.0f}")
+    mtus = np.tile(np.array([8992, 12000, 16384, 24000, 32768, 40000, 57344], float), 1500)
+    conns = np.resize(np.arange(1, 51, dtype=float), mtus.shape)
+    t0 = time.perf_counter()
+    many = zvmplan.per_tx_many("HIPERSOCKETS", "RR", mtus, conns, "tx_per_sec", "4.4.0")
+    dt = time.perf_counter() - t0
+    report("vector", f"per_tx_many HIPERSOCKETS RR, {len(mtus):,} points [points/s]",
+           f"{len(mtus) / dt:,.0f}")
+    rng = sizes[:10_000].reshape(-1, 1).astype(object)
+    t0 = time.perf_counter()
+    out = REGISTRY["CPCPU_PER_MB"]("IUCV", rng)
+    dt = time.perf_counter() - t0
+    assert out.shape == (10_000, 1)
+    report("vector", "registry CPCPU_PER_MB on a 10,000-cell range [points/s]",
+           f"{10_000 / dt:,.0f}")
+
+
+# ---------------------------------------------------------------- processes ----
+def zvmplan_command():
+    """The zvmplan command, if it exists and has the engine subcommands."""
+    exe = shutil.which("zvmplan")
+    cmd = [exe] if exe else [sys.executable, "-m", "zvmplan_addin.cli"]
+    try:
+        helptext = subprocess.run(cmd + ["--help"], capture_output=True, text=True,
+                                  timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None, ""
+    return (cmd, helptext) if "eval" in helptext or "calc" in helptext else (None, helptext)
+
+
+def bench_eval(cmd):
+    if cmd is None:
+        report("eval", "zvmplan eval start-to-answer [s]", "n/a: no `zvmplan eval` yet",
+               "<= 0.5")
+        proxy = [sys.executable, "-c", "import zvmplan_addin.functions as f; "
+                 "print(f.REGISTRY['CPCPU_PER_MB']('IUCV', 9000))"]
+        runs = [measure_child(proxy)["seconds"] for _ in range(5)]
+        report("eval", "proxy: python -c import functions + one call [s]",
+               f"{statistics.median(runs):.2f}", "<= 0.5", statistics.median(runs) <= 0.5)
+        return
+    runs = [measure_child(cmd + ["eval", '=CPCPU_PER_MB("IUCV",9000)']) for _ in range(5)]
+    med = statistics.median(r["seconds"] for r in runs)
+    ok = all(r["rc"] == 0 and "0.012367" in r["stdout"] for r in runs)
+    report("eval", "zvmplan eval =CPCPU_PER_MB(\"IUCV\",9000) [s]",
+           f"{med:.2f}" + ("" if ok else " (WRONG OUTPUT)"), "<= 0.5", ok and med <= 0.5)
+
+
+def bench_calc(cmd, path, label, target_s=None, target_mb=None, tmp=None):
+    out = Path(tmp) / (Path(path).stem + "_out.xlsx")
+    r = measure_child(cmd + ["calc", str(path), "-o", str(out)])
+    if r["rc"] != 0:
+        report("calc", f"{label} [s]", f"FAILED rc={r['rc']}: {r['stderr'].strip()[-200:]}",
+               f"<= {target_s}" if target_s else None, False)
+        return None
+    report("calc", f"{label} [s]", f"{r['seconds']:.2f}",
+           f"<= {target_s}" if target_s else None,
+           None if target_s is None else r["seconds"] <= target_s)
+    report("calc", f"{label}: peak memory [MB]", f"{r['peak_mb']:.0f}",
+           f"<= {target_mb}" if target_mb else None,
+           None if target_mb is None else r["peak_mb"] <= target_mb)
+    return r
+
+
+def make_planner(path, rows, zvmplan_formulas):
+    """A planner sheet: transport, size, level and one formula per row, and a total.
+
+    The builtin twin references the same three cells with one builtin function."""
+    import openpyxl
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    ws.append(["transport", "size_bytes", "level", "cp_cpusec_per_mb"])
+    cases = [("IUCV", 9000), ("VCTC", 1500), ("CMS_IUCV", 4096), ("IUCV", 32764),
+             ("VCTC", 8000)]
+    for i in range(rows):
+        t, s = cases[i % len(cases)]
+        r = i + 2
+        formula = (f"=CPCPU_PER_MB(A{r},B{r},C{r})" if zvmplan_formulas else
+                   f'=IF(A{r}="",C{r},B{r}/1000)')
+        ws.append([t, s + (i % 11), "4.4.0", formula])
+    ws.cell(rows + 2, 3).value = "total"
+    ws.cell(rows + 2, 4).value = f"=SUM(D2:D{rows + 1})"
+    wb.save(path)
+
+
+def bench_workbooks(cmd, rows, tmp):
+    if cmd is None:
+        report("calc", "template, planner workbooks", "n/a: no `zvmplan calc` yet")
+        return
+    if TEMPLATE.exists():
+        bench_calc(cmd, TEMPLATE, f"template {TEMPLATE.name}", 2, None, tmp)
+    else:
+        report("calc", "template [s]", f"n/a: {TEMPLATE.relative_to(REPO)} missing", "<= 2")
+    one_z, one_b = Path(tmp) / "plan_1_zvmplan.xlsx", Path(tmp) / "plan_1_builtin.xlsx"
+    big_z, big_b = (Path(tmp) / f"plan_{rows}_zvmplan.xlsx",
+                    Path(tmp) / f"plan_{rows}_builtin.xlsx")
+    for p, n, z in [(one_z, 1, True), (one_b, 1, False), (big_z, rows, True),
+                    (big_b, rows, False)]:
+        make_planner(p, n, z)
+    scale = rows / ROWS_TARGET
+    rz = bench_calc(cmd, big_z, f"{rows:,}-row planner, zvmplan formulas",
+                    round(5 * scale, 2), 400, tmp)
+    rb = bench_calc(cmd, big_b, f"{rows:,}-row planner, builtin formulas", None, None, tmp)
+    r1z = measure_child(cmd + ["calc", str(one_z), "-o", str(Path(tmp) / "1z.xlsx")])
+    r1b = measure_child(cmd + ["calc", str(one_b), "-o", str(Path(tmp) / "1b.xlsx")])
+    if rz and rb:
+        ratio = rz["seconds"] / rb["seconds"]
+        report("calc", "zvmplan / builtin workbook time", f"{ratio:.2f}x", "<= 1.2x",
+               ratio <= 1.2)
+        per_z = (rz["seconds"] - r1z["seconds"]) / rows * 1e3
+        per_b = (rb["seconds"] - r1b["seconds"]) / rows * 1e3
+        report("calc", "per cell, start-up removed: zvmplan / builtin [ms]",
+               f"{per_z:.3f} / {per_b:.3f} = {per_z / per_b:.2f}x" if per_b > 0 else
+               f"{per_z:.3f} / {per_b:.3f}", "<= 1.2x",
+               per_b > 0 and per_z / per_b <= 1.2)
+
+
+def bench_formulas_baseline(rows, tmp):
+    """The bare formulas library on the builtin-only planner: the floor of a formulas engine."""
+    path = Path(tmp) / f"plan_{rows}_builtin.xlsx"
+    if not path.exists():
+        make_planner(path, rows, False)
+    script = ("import sys, formulas; m = formulas.ExcelModel().loads(sys.argv[1]).finish(); "
+              "m.calculate()")
+    r = measure_child([sys.executable, "-c", script, str(path)], timeout=3600)
+    report("reference", f"formulas library alone, {rows:,}-row builtin planner [s]",
+           f"{r['seconds']:.2f}" if r["rc"] == 0 else f"FAILED: {r['stderr'][-200:]}")
+    report("reference", f"formulas library alone, {rows:,}-row builtin planner: peak [MB]",
+           f"{r['peak_mb']:.0f}")
+
+
+def print_table():
+    print(f"{'':10} {'measurement':58} {'target':>9} {'measured':>24}  result")
+    last = None
+    for section, name, target, measured, met in ROWS:
+        print(f"{section if section != last else '':10} {name:58} {target:>9} {measured:>24}  {met}")
+        last = section
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=ROWS_TARGET,
+                        help="rows of the generated planner workbooks (default 10,000)")
+    parser.add_argument("--formulas-baseline", action="store_true",
+                        help="also time the bare formulas library on the builtin planner")
+    parser.add_argument("--skip-engine", action="store_true", help="model and registry only")
+    args = parser.parse_args(argv)
+    print(f"zvmplan benchmarks: Python {sys.version.split()[0]}, {os.cpu_count()} cpu(s)\n")
+    bench_model()
+    if not args.skip_engine:
+        cmd, _ = zvmplan_command()
+        bench_eval(cmd)
+        with tempfile.TemporaryDirectory() as tmp:
+            bench_workbooks(cmd, args.rows, tmp)
+            if args.formulas_baseline:
+                bench_formulas_baseline(args.rows, tmp)
+    print_table()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
