@@ -48,8 +48,10 @@ from pathlib import Path
 
 from .registry import REGISTRY, WorksheetFunction
 
-#: Office.js namespace of the Lite functions: ``=ZVMPLAN.CPCPU_PER_MB(...)``.
-NAMESPACE = "ZVMPLAN"
+try:  # Office.js namespace of the Lite functions: ``=ZVMPLAN.CPCPU_PER_MB(...)``
+    from .registry import NAMESPACE  # the one the engine also reads files with
+except ImportError:  # pragma: no cover - registry before NAMESPACE was added there
+    NAMESPACE = "ZVMPLAN"
 #: The modules the worksheet functions are built from; their imports are followed.
 ROOT_MODULES = ("zvmplan_addin.functions",)
 #: Packages whose modules are bundled into main.py.

@@ -1,0 +1,104 @@
+"""Classic xlwings (Windows Excel + local Python), simulated: what "Import Functions" makes.
+
+Classic xlwings' UDF module (``xlwings/udfs.py``) needs pywin32, so it is imported here in
+a child process with stand-ins for ``pythoncom``/``pywintypes``/``win32com``. Its real
+``xlfunc``/``xlarg`` decorate the registry's functions, and its real
+``generate_vba_wrapper`` writes the VBA that "Import Functions" would put in the workbook.
+The checks are the ones that break silently in Excel:
+
+* ``call_udf`` finds each function with ``getattr(module, <VBA name>)``; a miss puts the
+  AttributeError text in every cell (the wrapper's ``failed: NAME = Err.Description``);
+* the function wizard shows the registry's description, argument help and category, and
+  optional arguments are ``Optional`` in VBA;
+* an error cell given as input reaches Python as ``None`` unless the argument has
+  ``err_to_str=True`` (xlwings converters, "err_to_str", new in 0.28.0); ``None`` means
+  "left out", so ``#N/A`` in the level cell would silently give the default level.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import zvmplan_addin.functions  # noqa: F401 - fills the registry
+from zvmplan_addin.registry import CATEGORY, REGISTRY
+
+SIMULATION = r"""
+import io, json, sys, types
+for name in ("pythoncom", "pywintypes", "win32com", "win32com.client"):
+    sys.modules[name] = types.ModuleType(name)
+sys.modules["pythoncom"].CoInitialize = lambda: None
+sys.modules["win32com.client"].Dispatch = None
+import xlwings
+import xlwings.udfs as udfs
+xlwings.func, xlwings.arg = udfs.xlfunc, udfs.xlarg  # `from xlwings import func` on Windows
+import zvmplan_addin.functions as module
+
+class Workbook:
+    Name = "Book1.xlsm"
+
+vba = io.StringIO()
+udfs.generate_vba_wrapper("zvmplan_addin.functions", module, vba, Workbook())
+functions = {}
+for attr in dir(module):
+    info = getattr(getattr(module, attr), "__xlfunc__", None)
+    if info is not None:
+        functions[info["name"]] = {
+            "attribute": attr,
+            "found_by_call_udf": hasattr(module, info["name"]),
+            "category": info["category"],
+            "description": info["ret"]["doc"],
+            "args": [{"name": a["name"], "optional": "optional" in a, "doc": a["doc"],
+                      "err_to_str": a["options"].get("err_to_str", False)}
+                     for a in info["args"]],
+        }
+print(json.dumps({"functions": functions, "vba": vba.getvalue()}))
+"""
+
+
+@pytest.fixture(scope="module")
+def classic():
+    run = subprocess.run([sys.executable, "-c", SIMULATION], capture_output=True, text=True,
+                         timeout=120)
+    if run.returncode != 0 and "xlwings" in run.stderr and "udfs" in run.stderr:
+        pytest.skip("this xlwings' classic UDF module cannot be simulated: " +
+                    run.stderr.strip().splitlines()[-1])
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def test_every_registry_function_gets_a_vba_wrapper(classic):
+    assert sorted(classic["functions"]) == sorted(REGISTRY)
+    assert classic["vba"].count("End Function") == len(REGISTRY)  # no duplicates
+
+
+def test_function_wizard_text_comes_from_the_registry(classic):
+    for name, info in classic["functions"].items():
+        fn = REGISTRY[name]
+        assert info["category"] == CATEGORY
+        assert info["description"] == fn.description
+        assert [a["name"] for a in info["args"]] == [p.name for p in fn.params]
+        assert [a["optional"] for a in info["args"]] == [p.optional for p in fn.params]
+        for a, p in zip(info["args"], fn.params):
+            assert a["doc"].startswith(p.help)
+    assert ("Function CPCPU_PER_MB(transport, size_bytes, Optional level, Optional "
+            "speed_factor, Optional connections)") in classic["vba"]
+
+
+@pytest.mark.xfail(strict=True, reason="registry: the udf's __name__ is the Excel name but "
+                   "the module attribute is the Python name, so xlwings' call_udf "
+                   "(getattr(module, 'CPCPU_PER_MB')) fails and the cell shows the "
+                   "AttributeError text; fix proposed in the Distribution report")
+def test_call_udf_finds_every_function_by_its_vba_name(classic):
+    missing = [n for n, info in classic["functions"].items() if not info["found_by_call_udf"]]
+    assert missing == []
+
+
+@pytest.mark.xfail(strict=True, reason="registry: @xw.arg without err_to_str=True, so an "
+                   "error cell arrives as None (= left out); fix proposed in the "
+                   "Distribution report")
+def test_error_cells_reach_the_registry_as_errors(classic):
+    for info in classic["functions"].values():
+        assert all(a["err_to_str"] for a in info["args"])
