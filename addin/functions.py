@@ -105,6 +105,19 @@ def totcpu_per_mb(transport, size_bytes, level=None, speed_factor=None, connecti
     return _per_mb("tot_cpusec_per_mb", transport, size_bytes, level, speed_factor, connections)
 
 
+@worksheet_function(description="CPU-seconds consumed per elapsed second while streaming "
+                    "[CPU-s/s]", example='=CPUSEC_PER_SEC("CMS_IUCV",8000)', returns="CPU-s/s",
+                    params=PER_MB_PARAMS)
+def cpusec_per_sec(transport, size_bytes, level=None, speed_factor=None, connections=None):
+    return _per_mb("cpusec_per_sec", transport, size_bytes, level, speed_factor, connections)
+
+
+@worksheet_function(description="CP share of total CPU while streaming [%]",
+                    example='=PCT_CP("VCTC",9000)', returns="%", params=PER_MB_PARAMS)
+def pct_cp(transport, size_bytes, level=None, speed_factor=None, connections=None):
+    return _per_mb("pct_cp", transport, size_bytes, level, speed_factor, connections)
+
+
 # ------------------------------------------------------- per transaction -------
 @worksheet_function(description="Transactions per second [tx/s]",
                     example='=TX_PER_SEC("OSA_GBE","CRR",1492,1,"4.3.0")', returns="tx/s",
