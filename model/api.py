@@ -92,7 +92,7 @@ def size_curve(transport: str, drop: tuple[int, ...] = ()) -> SizeCurve:
     sizes = np.array(sorted({s for s, _ in recs if s not in drop}), float)
     col = lambda m: np.array([recs[(int(s), m)] for s in sizes])  # noqa: E731
     lo, hi, why = SIZE_RANGE[transport]
-    return SizeCurve(transport, sizes, 1 / col("mb_per_cpusec"), col("pct_cp"),
+    return SizeCurve(transport, sizes, 1 / col("mb_per_cpusec"), col("cp_cpusec_per_mb"),
                      col("cpusec_per_sec"), (lo, hi), why)
 
 
@@ -206,7 +206,10 @@ def _stream_answer(t: str, s: float, m: str) -> Answer:
 
 def _level_adjust(ans: Answer, step: LevelStep, m: str) -> Answer:
     if step.basis is None:
-        return ans
+        if not step.notes:
+            return ans
+        return Answer(ans.value, ans.unit, ans.basis, ans.sources, ans.method,
+                      ans.notes + step.notes, ans.interval)
     factor = step.factor_for(m)
     return Answer(ans.value * factor, ans.unit, weakest(ans.basis, step.basis),
                   ans.sources + step.sources, "; ".join(p for p in (ans.method, step.method) if p),

@@ -6,10 +6,11 @@ metrics over MTU and concurrent connections (003, 002).
 
 Methods (stated once, quoted by every answer):
 
-* **size, between measured sizes** -- total CPU per MB is the cost fit times a
-  PCHIP-interpolated correction (in log size) that makes it pass through every
-  measured point; %CP and CPU-s/s are PCHIP-interpolated in log size. Monotone
-  wherever the data are, no overshoot.
+* **size, between measured sizes** -- CP and virtual CPU per MB are each
+  PCHIP-interpolated in log-log (a power law between neighbours, which is what the
+  per-message cost gives), so they pass through every measured point, stay
+  monotone wherever the data are and never overshoot; total = CP + virtual;
+  CPU-s/s is PCHIP-interpolated in log size.
 * **size, outside the measured sizes** -- CP and virtual CPU per MB each follow the
   per-byte + per-message cost fit, scaled to meet the nearest measured point;
   CPU-s/s is held at the nearest measured value; MB/s = CPU-s/s / CPU-s per MB.
@@ -27,8 +28,8 @@ import numpy as np
 from .errors import NoDataError, OutOfRangeError
 from .interp import CostFit, pchip
 
-SIZE_METHOD_IN = ("size interpolation: cost fit (CPU/MB = per-byte + per-message/size) times a "
-                  "PCHIP correction through every measured point, in log size")
+SIZE_METHOD_IN = ("size interpolation: CP and virtual CPU/MB by monotone PCHIP in log-log "
+                  "through every measured point; total = CP + virtual")
 SIZE_METHOD_OUT = ("size extrapolation: CP and virtual CPU/MB follow the per-byte + per-message "
                    "cost fit, scaled to the nearest measured point; CPU-s/s held at the nearest "
                    "measured value")
@@ -47,7 +48,7 @@ class SizeCurve:
     transport: str
     sizes: np.ndarray            # measured sizes, increasing
     tot: np.ndarray              # total CPU-s/MB at each size (1 / MB per CPU-s)
-    pct_cp: np.ndarray           # %CP at each size
+    cp: np.ndarray               # CP CPU-s/MB at each size, as published
     cpusec_per_sec: np.ndarray   # CPU-s/s at each size
     valid: tuple[float, float]   # sizes the sources support
     valid_reason: str
@@ -55,14 +56,14 @@ class SizeCurve:
     v_fit: CostFit = field(init=False)
 
     def __post_init__(self):
-        cp = self.tot * self.pct_cp / 100
+        cp = self.cp
         v = self.tot - cp
         self.cp_fit = CostFit.fit(self.sizes, cp)
         self.v_fit = CostFit.fit(self.sizes, v)
         self._cp, self._v = cp, v
         self._logs = np.log(self.sizes)
-        fit_tot = self.cp_fit(self.sizes) + self.v_fit(self.sizes)
-        self._corr = np.log(self.tot / fit_tot)
+        self._log_cp = np.log(cp)
+        self._log_v = np.log(v)
 
     def check(self, sizes: np.ndarray) -> np.ndarray:
         """Boolean mask of sizes the sources support."""
@@ -84,9 +85,10 @@ class SizeCurve:
         cps = np.empty_like(s)
         if inside.any():
             si = s[inside]
-            fit = self.cp_fit(si) + self.v_fit(si)
-            tot[inside] = fit * np.exp(pchip(self._logs, self._corr, ls[inside]))
-            pct[inside] = pchip(self._logs, self.pct_cp, ls[inside])
+            cp = np.exp(pchip(self._logs, self._log_cp, ls[inside]))
+            v = np.exp(pchip(self._logs, self._log_v, ls[inside]))
+            tot[inside] = cp + v
+            pct[inside] = 100 * cp / (cp + v)
             cps[inside] = pchip(self._logs, self.cpusec_per_sec, ls[inside])
         out = ~inside
         if out.any():
