@@ -206,3 +206,11 @@ def zvm_ci(transport, metric, level=None):
     return np.array([[lo, hi]], dtype=object)
 
 
+
+
+# Classic xlwings finds a function with getattr(module, <Excel name>): expose each under its
+# Excel name only (one attribute per function, so "Import Functions" writes one wrapper).
+for _fn in list(REGISTRY.values()):
+    globals().pop(_fn.impl.__name__, None)
+    globals()[_fn.name] = _fn.udf
+del _fn

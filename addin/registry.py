@@ -23,7 +23,7 @@ import numpy as np
 from zvmplan.answer import Answer
 from zvmplan.errors import ArgumentTypeError, ZvmplanError
 
-from .errors import ExcelError, to_excel_error
+from .errors import CODES, ExcelError, to_excel_error
 
 try:  # the import that also works in xlwings Lite
     from xlwings import arg as _xw_arg, func as _xw_func
@@ -31,6 +31,9 @@ except Exception:  # pragma: no cover - xlwings missing or broken: registry stil
     _xw_func = _xw_arg = None
 
 CATEGORY = "zvmplan"
+# Office.js / xlwings Lite custom functions live in this namespace: a file stores a call
+# of CPCPU_PER_MB as _xldudf_ZVMPLAN_CPCPU_PER_MB.
+NAMESPACE = "ZVMPLAN"
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,7 @@ class WorksheetFunction:
             raise ArgumentTypeError(f"{self.name} takes at most {len(self.params)} arguments "
                                     f"({self.signature()}); got {len(raw)}")
         raw = list(raw) + [None] * (len(self.params) - len(raw))
+        raw = [as_error(v) for v in raw]
         for value in raw:  # an error given as input passes through
             if isinstance(value, ExcelError):
                 return value
@@ -116,6 +120,7 @@ class WorksheetFunction:
         bad = np.zeros(len(flat[0]), dtype=bool)
         for n, col in zip(names, flat):
             for i, value in enumerate(col):
+                value = as_error(value)
                 if isinstance(value, ExcelError):
                     out[i], bad[i] = value, True
                     continue
@@ -186,7 +191,9 @@ def _make_udf(fn: WorksheetFunction):
     if _xw_func is not None:
         for p in reversed(fn.params):
             try:
-                udf = _xw_arg(p.name, doc=f"{p.help}" + (f" [{p.unit}]" if p.unit else ""))(udf)
+                # err_to_str: an error cell arrives as "#N/A" (not None, which means "left out")
+                udf = _xw_arg(p.name, doc=f"{p.help}" + (f" [{p.unit}]" if p.unit else ""),
+                              err_to_str=True)(udf)
             except Exception:  # pragma: no cover - differing xlwings flavours
                 pass
         try:
@@ -208,6 +215,13 @@ def _for_xlwings(result):
     return result
 
 
+def as_error(value):
+    """An error cell as classic xlwings (``err_to_str``) or a CSV delivers it: its code as text."""
+    if isinstance(value, str) and value.strip().upper() in CODES:
+        return ExcelError(value.strip().upper(), "an argument is an error value")
+    return value
+
+
 def as_number(value, what: str) -> float:
     """Convert a cell value to a finite float (bools and text refused)."""
     if isinstance(value, (bool, np.bool_)):
@@ -227,4 +241,4 @@ def as_number(value, what: str) -> float:
 
 
 __all__ = ["REGISTRY", "WorksheetFunction", "Param", "worksheet_function", "as_number",
-           "is_empty", "CATEGORY", "ExcelError", "ZvmplanError"]
+           "is_empty", "CATEGORY", "NAMESPACE", "ExcelError", "ZvmplanError"]

@@ -87,18 +87,11 @@ def test_function_wizard_text_comes_from_the_registry(classic):
             "speed_factor, Optional connections)") in classic["vba"]
 
 
-@pytest.mark.xfail(strict=True, reason="registry: the udf's __name__ is the Excel name but "
-                   "the module attribute is the Python name, so xlwings' call_udf "
-                   "(getattr(module, 'CPCPU_PER_MB')) fails and the cell shows the "
-                   "AttributeError text; fix proposed in the Distribution report")
 def test_call_udf_finds_every_function_by_its_vba_name(classic):
     missing = [n for n, info in classic["functions"].items() if not info["found_by_call_udf"]]
     assert missing == []
 
 
-@pytest.mark.xfail(strict=True, reason="registry: @xw.arg without err_to_str=True, so an "
-                   "error cell arrives as None (= left out); fix proposed in the "
-                   "Distribution report")
 def test_error_cells_reach_the_registry_as_errors(classic):
     for info in classic["functions"].values():
         assert all(a["err_to_str"] for a in info["args"])
