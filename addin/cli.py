@@ -1,0 +1,252 @@
+"""The ``zvmplan`` command line.
+
+::
+
+    zvmplan calc IN.xlsx -o OUT.xlsx       recalculate; OUT keeps formulas and caches values
+    zvmplan calc IN.xlsx --in-place        ... writing IN itself (atomically)
+    zvmplan eval '=CPCPU_PER_MB("IUCV",9000)' [--basis]
+    zvmplan functions [--json]             every worksheet function, with its arguments
+
+Adding a subcommand: write a :class:`Command` (a name, a one-line help, ``configure``
+to declare its arguments on an argparse parser and ``run`` returning the exit code)
+and pass it to :func:`register`; either here, or in a module listed in
+:data:`PLUGINS`, which is imported when the command line starts if it exists (so keep
+its top-level imports light and import heavy packages inside ``run``: ``zvmplan eval``
+must start without ``formulas`` or ``openpyxl``).
+
+Exit codes: 0 success; 1 an error value from ``eval``, or a file refused or not
+written (one line on stderr, never a traceback); 2 a usage error.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from dataclasses import dataclass
+from typing import Callable
+
+PROG = "zvmplan"
+#: modules that may add subcommands (``fill``, ``export-lite``); missing ones are skipped
+PLUGINS = ("zvmplan_addin.fill", "zvmplan_addin.export_lite")
+
+
+class UserError(Exception):
+    """Something the user can fix; printed as one line, exit code 1."""
+
+
+@dataclass
+class Command:
+    name: str
+    help: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+COMMANDS: dict[str, Command] = {}
+
+
+def register(command: Command) -> Command:
+    """Add (or replace) a subcommand."""
+    COMMANDS[command.name] = command
+    return command
+
+
+# ------------------------------------------------------------------- calc ----
+def _calc_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("input", metavar="IN.xlsx", help="workbook to recalculate (never modified "
+                   "unless --in-place)")
+    p.add_argument("-o", "--output", metavar="OUT.xlsx",
+                   help="where to write the recalculated workbook")
+    p.add_argument("--in-place", action="store_true",
+                   help="overwrite IN.xlsx (atomically) instead of writing -o")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+
+
+def _calc(args: argparse.Namespace) -> int:
+    if not args.in_place and not args.output:
+        raise UserError("give -o OUT.xlsx, or --in-place to overwrite the input")
+    if args.in_place and args.output:
+        raise UserError("give either -o OUT.xlsx or --in-place, not both")
+    from .xlsxio import safe_open_xlsx
+    package = safe_open_xlsx(args.input)  # refuse a bad file before loading the engine
+    try:
+        from .engine import calc
+    except BaseException:
+        package.close()
+        raise
+    bar = _progress_bar() if not args.quiet else None
+    try:
+        report = calc(args.input, args.output, in_place=args.in_place,
+                      progress=bar.update if bar else None, package=package)
+    finally:
+        if bar:
+            bar.close()
+    if not args.quiet:
+        print(f"{report.out_path}: {report.summary()}")
+        for cell, (code, reason) in list(report.errors.items())[:5]:
+            print(f"  {cell}: {code} {reason}")
+        for line in report.warnings[:10]:
+            print(f"  warning: {line}")
+        if len(report.warnings) > 10:
+            print(f"  ... and {len(report.warnings) - 10} more warnings")
+        if report.unsupported:
+            print(f"  not implemented by the engine: {', '.join(sorted(report.unsupported))}")
+        if report.full_calc_on_load:
+            print("  the file asks Excel to recalculate on open (some values could not be "
+                  "computed here)")
+    return 0
+
+
+class _Bar:
+    def __init__(self):
+        self.bar = None
+
+    def update(self, done: int, total: int) -> None:
+        if self.bar is None:
+            from tqdm import tqdm
+            self.bar = tqdm(total=total, unit="cell", desc="calc", leave=False)
+        self.bar.total = total
+        self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _progress_bar():
+    """A progress bar on an interactive terminal only."""
+    try:
+        return _Bar() if sys.stderr.isatty() else None
+    except (AttributeError, ValueError):
+        return None
+
+
+# ------------------------------------------------------------------- eval ----
+def _eval_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("formula", help="a formula, e.g. '=CPCPU_PER_MB(\"IUCV\",9000)'")
+    p.add_argument("--basis", action="store_true",
+                   help="also print the basis of the answer (ZVM_BASIS)")
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from .errors import ExcelError
+    from .evaluate import format_value, load_functions, parse_call, resolve
+    load_functions()
+    call = parse_call(args.formula)
+    fn = resolve(call[0]) if call else None
+    if fn is not None:
+        result = fn(*call[1])
+    else:
+        from .engine import evaluate_formula  # anything more than one literal call
+        result = evaluate_formula(args.formula)
+    if isinstance(result, ExcelError):
+        print(f"{result.code} {result.reason}".rstrip())
+        status = 1
+    else:
+        print(format_value(result))
+        status = 0
+    if args.basis:
+        from .registry import REGISTRY
+        basis = REGISTRY.get("ZVM_BASIS")
+        if basis is None:
+            raise UserError("--basis: this installation has no ZVM_BASIS function")
+        if fn is None:
+            raise UserError("--basis needs a single zvmplan function call with literal "
+                            "arguments, e.g. '=CPCPU_PER_MB(\"IUCV\",9000)'")
+        print(format_value(basis(fn.name, *call[1])))
+    return status
+
+
+# -------------------------------------------------------------- functions ----
+def _functions_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _functions(args: argparse.Namespace) -> int:
+    from .evaluate import load_functions
+    registry = load_functions()
+    if args.json:
+        print(json.dumps([{
+            "name": fn.name, "signature": fn.signature(), "description": fn.description,
+            "returns": fn.returns, "example": fn.example, "spill": fn.spill,
+            "args": [{"name": p.name, "help": p.help, "unit": p.unit, "optional": p.optional,
+                      "range": p.vector} for p in fn.params]} for fn in registry.values()],
+            indent=2))
+        return 0
+    for fn in registry.values():
+        print(fn.signature())
+        print(f"    {fn.description}" + (f"  -> {fn.returns}" if fn.returns else ""))
+        width = max((len(p.name) for p in fn.params), default=0)
+        for p in fn.params:
+            extra = [p.unit and f"[{p.unit}]", p.optional and "optional"]
+            note = ", ".join(e for e in extra if e)
+            print(f"      {p.name:<{width}}  {p.help}" + (f" ({note})" if note else ""))
+        print(f"    example: {fn.example}")
+        print()
+    return 0
+
+
+register(Command("calc", "recalculate a workbook; OUT keeps the formulas and caches the "
+                 "values", _calc_args, _calc))
+register(Command("eval", "evaluate one formula and print the value (or the error and why)",
+                 _eval_args, _eval))
+register(Command("functions", "list the worksheet functions with their arguments",
+                 _functions_args, _functions))
+
+
+# ------------------------------------------------------------------- main ----
+def _load_plugins() -> None:
+    for module in PLUGINS:
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Capacity planning for z/VM networking: recalculate "
+        "workbooks, evaluate and list the worksheet functions.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for command in COMMANDS.values():
+        p = sub.add_parser(command.name, help=command.help, description=command.help)
+        command.configure(p)
+        p.set_defaults(_run=command.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    _load_plugins()
+    args = build_parser().parse_args(argv)
+    try:
+        return args._run(args)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if os.environ.get("ZVMPLAN_DEBUG"):
+            raise
+        print(f"{PROG}: error: {_message(exc)}", file=sys.stderr)
+        return 1
+
+
+def _message(exc: BaseException) -> str:
+    """One line, whatever the exception."""
+    from .xlsxio import UnsafeWorkbookError
+    known = isinstance(exc, (UserError, UnsafeWorkbookError)) or \
+        type(exc).__name__ == "EngineError"
+    text = " ".join(str(exc).split())
+    if known:
+        return text
+    if isinstance(exc, OSError):
+        return f"{exc.filename or ''}: {exc.strerror or text}".lstrip(": ")
+    return (f"{type(exc).__name__}: {text} (this is a bug; run with ZVMPLAN_DEBUG=1 for "
+            "the traceback)")
+
+
+if __name__ == "__main__":  # python -m zvmplan_addin.cli
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""One worksheet-function call, evaluated without the formula engine (``zvmplan eval``).
+
+``parse_call('=CPCPU_PER_MB("IUCV",9000)')`` splits a *literal* call -- a function
+name and literal arguments: text in double quotes (``""`` for a quote), numbers
+(``9000``, ``-1.5e3``, ``50%``), ``TRUE``/``FALSE``, an empty argument, and array
+constants such as ``{1,2;3,4}`` -- into the name and the raw cell values the registry
+takes. Anything else (operators, nested calls, references) gives None, and the caller
+hands the text to the formula engine instead. This is not a formula parser: it only
+recognises the one shape that needs no engine, so that ``zvmplan eval`` starts
+without importing ``formulas`` or ``openpyxl``.
+"""
+from __future__ import annotations
+
+import importlib
+import math
+import re
+
+import numpy as np
+
+from .errors import ExcelError
+from .registry import NAMESPACE, REGISTRY
+
+FUNCTIONS_MODULE = "zvmplan_addin.functions"
+
+
+def load_functions() -> dict:
+    """Fill :data:`REGISTRY` from :mod:`zvmplan_addin.functions` (if it is installed)."""
+    try:
+        importlib.import_module(FUNCTIONS_MODULE)
+    except ModuleNotFoundError as exc:
+        if exc.name != FUNCTIONS_MODULE:
+            raise
+    return REGISTRY
+
+
+def excel_names(name: str) -> tuple[str, ...]:
+    """Every spelling under which a file may store a call of registry function ``name``:
+    plain, ``_xludf.``/``_xlfn.`` prefixed, and as an xlwings Lite (Office.js) custom
+    function ``_xldudf_<NAMESPACE>_<NAME>`` or ``<NAMESPACE>.<NAME>``."""
+    name = name.upper()
+    return (name, f"_XLUDF.{name}", f"_XLFN.{name}", f"_XLDUDF_{NAMESPACE}_{name}",
+            f"{NAMESPACE}.{name}")
+
+
+def resolve(name: str):
+    """The registry function called ``name`` in any of the :func:`excel_names` spellings."""
+    key = name.strip().upper()
+    for prefix in ("_XLUDF.", "_XLFN.", f"_XLDUDF_{NAMESPACE}_", f"{NAMESPACE}."):
+        if key.startswith(prefix):
+            key = key[len(prefix):]
+            break
+    return REGISTRY.get(key)
+
+
+_CALL = re.compile(r"^\s*=?\s*([A-Za-z_][\w.]*)\s*\((.*)\)\s*$", re.S)
+_NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?%?$")
+
+
+class _NotLiteral(Exception):
+    pass
+
+
+def parse_call(text: str):
+    """(function name, [raw argument values]) of a literal call, or None."""
+    m = _CALL.match(text)
+    if not m:
+        return None
+    try:
+        args = _split(m.group(2), ",")
+        if len(args) == 1 and args[0].strip() == "":
+            return m.group(1), []
+        return m.group(1), [_literal(a) for a in args]
+    except _NotLiteral:
+        return None
+
+
+def _split(text: str, sep: str) -> list[str]:
+    """Split on ``sep`` outside quotes and braces."""
+    parts, depth, quoted, cur = [], 0, False, []
+    for ch in text:
+        if quoted:
+            cur.append(ch)
+            if ch == '"':
+                quoted = False  # a doubled quote re-opens at once
+            continue
+        if ch == '"':
+            quoted = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth < 0:
+                raise _NotLiteral
+        elif ch == sep and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    if quoted or depth:
+        raise _NotLiteral
+    parts.append("".join(cur))
+    return parts
+
+
+def _literal(arg: str, in_array: bool = False):
+    s = arg.strip()
+    if s == "":
+        if in_array:
+            raise _NotLiteral
+        return None
+    if s[0] == '"':
+        if len(s) < 2 or s[-1] != '"' or '"' in s[1:-1].replace('""', ""):
+            raise _NotLiteral
+        return s[1:-1].replace('""', '"')
+    if s.upper() in ("TRUE", "FALSE"):
+        return s.upper() == "TRUE"
+    if _NUMBER.match(s):
+        value = float(s.rstrip("%"))
+        return value / 100 if s.endswith("%") else value
+    if s[0] == "{" and s[-1] == "}" and not in_array:
+        rows = [[_literal(v, True) for v in _split(row, ",")] for row in _split(s[1:-1], ";")]
+        if len({len(r) for r in rows}) != 1:
+            raise _NotLiteral
+        return np.array(rows, dtype=object)
+    raise _NotLiteral
+
+
+def format_value(value) -> str:
+    """A value as ``zvmplan eval`` prints it (arrays: tab-separated rows)."""
+    if isinstance(value, np.ndarray):
+        rows = np.atleast_2d(value)
+        return "\n".join("\t".join(format_value(v) for v in row) for row in rows)
+    if isinstance(value, ExcelError):
+        return value.code
+    if isinstance(value, (bool, np.bool_)):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        number = float(value)
+        if not math.isfinite(number):
+            return "#NUM!"
+        return f"{number:.15g}"
+    if value is None:
+        return ""
+    return str(value)
+
+
+__all__ = ["load_functions", "excel_names", "resolve", "parse_call", "format_value",
+           "FUNCTIONS_MODULE"]

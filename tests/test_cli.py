@@ -1,0 +1,256 @@
+"""The ``zvmplan`` command line: calc, eval, functions; refusing bad files with one line
+on stderr and a non-zero exit; eval starting without the formula engine."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import zipfile
+
+import numpy as np
+import openpyxl
+import pytest
+
+from zvmplan.errors import NoDataError
+from zvmplan_addin import cli
+from zvmplan_addin.registry import REGISTRY, Param, as_number, worksheet_function
+
+# Declared in the child processes too (they start from a fresh registry).
+DECLARE = textwrap.dedent('''
+    from zvmplan_addin.registry import REGISTRY, Param, as_number, worksheet_function
+    from zvmplan.errors import NoDataError
+    if "ZC_DOUBLE" not in REGISTRY:
+        @worksheet_function(description="twice x", example="=ZC_DOUBLE(2)", returns="number",
+                            params=[Param("x", "a number", lambda v: as_number(v, "x"), unit="MB")])
+        def zc_double(x):
+            if x == 13:
+                raise NoDataError("13 was never measured")
+            return 2 * x
+''')
+exec(DECLARE)
+
+
+def run_cli(*args, code=""):
+    """Run the command line in a child process; (exit code, stdout, stderr)."""
+    prog = DECLARE + code + "\nimport sys\nfrom zvmplan_addin.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+    p = subprocess.run([sys.executable, "-c", prog, *map(str, args)], capture_output=True,
+                       text=True, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+@pytest.fixture
+def book(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    ws["A1"], ws["B1"], ws["C1"] = 21, "=ZC_DOUBLE(A1)", "=IFERROR(ZC_DOUBLE(13),-1)"
+    path = tmp_path / "book.xlsx"
+    wb.save(path)
+    return path
+
+
+# ------------------------------------------------------------------- calc ----
+def test_calc_writes_output(book, tmp_path):
+    out = tmp_path / "out.xlsx"
+    rc, stdout, stderr = run_cli("calc", book, "-o", out)
+    assert rc == 0, stderr
+    assert stderr == ""  # no progress bar off a terminal
+    assert "2 formula cells recalculated" in stdout
+    ws = openpyxl.load_workbook(out, data_only=True)["Plan"]
+    assert ws["B1"].value == 42 and ws["C1"].value == -1
+
+
+def test_calc_in_place(book):
+    before = book.read_bytes()
+    assert cli.main(["calc", str(book), "--in-place", "-q"]) == 0
+    assert book.read_bytes() != before
+    assert openpyxl.load_workbook(book, data_only=True)["Plan"]["B1"].value == 42
+
+
+def test_calc_needs_an_output(book, capsys):
+    assert cli.main(["calc", str(book)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "-o OUT.xlsx" in err
+
+
+def _xlsx_bytes(tmp_path):
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = "=1+1"
+    path = tmp_path / "good.xlsx"
+    wb.save(path)
+    return path.read_bytes()
+
+
+def _rezip(src: bytes, dst, replace: dict[str, bytes], compress=zipfile.ZIP_DEFLATED):
+    import io
+    with zipfile.ZipFile(io.BytesIO(src)) as zin, zipfile.ZipFile(dst, "w", compress) as zout:
+        for info in zin.infolist():
+            zout.writestr(info.filename, replace.pop(info.filename, zin.read(info.filename)))
+        for name, data in replace.items():
+            zout.writestr(name, data)
+    return dst
+
+
+BOMB = (b'<?xml version="1.0"?>\n<!DOCTYPE lolz [\n <!ENTITY lol "lol">\n'
+        b' <!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">\n'
+        b' <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">\n]>\n'
+        b'<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">&lol3;</workbook>')
+
+
+def _bad_files(tmp_path):
+    good = _xlsx_bytes(tmp_path)
+    files = {}
+    files["missing"] = tmp_path / "missing.xlsx"
+    (tmp_path / "truncated.xlsx").write_bytes(good[: len(good) // 2])
+    files["truncated zip"] = tmp_path / "truncated.xlsx"
+    (tmp_path / "text.xlsx").write_text("transport,size\nIUCV,9000\n")
+    files["text renamed .xlsx"] = tmp_path / "text.xlsx"
+    cfb = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 504 + \
+        "EncryptionInfo".encode("utf-16-le") + b"\0" * 512
+    (tmp_path / "encrypted.xlsx").write_bytes(cfb)
+    files["password-protected (CFB)"] = tmp_path / "encrypted.xlsx"
+    files["DOCTYPE entity bomb"] = _rezip(good, tmp_path / "bomb.xlsx", {"xl/workbook.xml": BOMB})
+    files["zip bomb-like entry"] = _rezip(good, tmp_path / "zipbomb.xlsx",
+                                         {"xl/media/zeros.bin": b"\0" * (8 * 2**20)})
+    (tmp_path / "empty.xlsx").write_bytes(b"")
+    files["empty"] = tmp_path / "empty.xlsx"
+    files["a zip that is not a workbook"] = _rezip(
+        good, tmp_path / "docx.xlsx", {"[Content_Types].xml": b'<?xml version="1.0"?><Types '
+                                       b'xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'})
+    return files
+
+
+EXPECT = {"missing": "no such file", "truncated zip": "zip", "text renamed .xlsx": "not an .xlsx",
+          "password-protected (CFB)": "password-protected", "DOCTYPE entity bomb": "DTD",
+          "zip bomb-like entry": "zip bomb", "empty": "empty",
+          "a zip that is not a workbook": "not an Excel workbook"}
+
+
+def test_bad_files_are_refused_with_one_line(tmp_path):
+    for label, path in _bad_files(tmp_path).items():
+        out = tmp_path / "out.xlsx"
+        rc, stdout, stderr = run_cli("calc", path, "-o", out)
+        assert rc != 0, label
+        assert stderr.count("\n") == 1 and stderr.startswith("zvmplan: error:"), (label, stderr)
+        assert "Traceback" not in stderr, label
+        assert EXPECT[label] in stderr, (label, stderr)
+        assert not out.exists(), label
+
+
+def test_refusals_from_the_api(tmp_path):
+    from zvmplan_addin.xlsxio import UnsafeWorkbookError, safe_open_xlsx
+    for label, path in _bad_files(tmp_path).items():
+        with pytest.raises(UnsafeWorkbookError) as info:
+            safe_open_xlsx(path)
+        assert "\n" not in str(info.value), label
+
+
+# ------------------------------------------------------------------- eval ----
+def test_eval_prints_the_value(capsys):
+    assert cli.main(["eval", "=ZC_DOUBLE(21)"]) == 0
+    assert capsys.readouterr().out == "42\n"
+
+
+def test_eval_prints_code_and_reason_and_exits_1(capsys):
+    assert cli.main(["eval", "=ZC_DOUBLE(13)"]) == 1
+    assert capsys.readouterr().out == "#N/A 13 was never measured\n"
+    assert cli.main(["eval", '=ZC_DOUBLE("x")']) == 1
+    assert capsys.readouterr().out.startswith("#VALUE! x must be a number")
+
+
+def test_eval_literals_and_arrays(capsys):
+    assert cli.main(["eval", '=zc_double(50%)']) == 0
+    assert capsys.readouterr().out == "1\n"
+    # x takes one value: an array constant is refused, with the reason, on both paths
+    assert cli.main(["eval", "=ZC_DOUBLE({1,2;3,4})"]) == 1
+    literal = capsys.readouterr().out
+    assert cli.main(["eval", "=ZC_DOUBLE({1,2;3,4})*1"]) == 1  # through the engine
+    assert capsys.readouterr().out == literal == \
+        "#VALUE! ZC_DOUBLE: argument x takes a single value, not a range\n"
+    assert cli.main(["eval", "={1,2;3,4}*2"]) == 0
+    assert capsys.readouterr().out == "2\t4\n6\t8\n"
+
+
+def test_eval_falls_back_to_the_engine(capsys):
+    assert cli.main(["eval", "=ZC_DOUBLE(20)+SUM(1,1)"]) == 0
+    assert capsys.readouterr().out == "42\n"
+    assert cli.main(["eval", "=IFERROR(ZC_DOUBLE(13),\"none\")"]) == 0
+    assert capsys.readouterr().out == "none\n"
+
+
+def test_parse_call_takes_literals_only():
+    from zvmplan_addin.evaluate import parse_call
+    assert parse_call('=CPCPU_PER_MB("IUCV",9000)') == ("CPCPU_PER_MB", ["IUCV", 9000.0])
+    name, args = parse_call('=F("a""b",,TRUE,-1.5e3,{1,2;3,4})')
+    assert name == "F" and args[:4] == ['a"b', None, True, -1500.0]
+    assert args[4].tolist() == [[1, 2], [3, 4]]
+    assert parse_call("=F()") == ("F", [])
+    for text in ["=F(1)+1", "=F(G(1))", "=F(A1)", "=F(1,2", '=F("x)', "=F({1,2;3})", "1+2"]:
+        assert parse_call(text) is None, text
+
+
+def test_eval_basis_prints_the_basis(capsys):
+    if "ZVM_BASIS" not in _loaded() or "CPCPU_PER_MB" not in REGISTRY:
+        pytest.skip("no ZVM_BASIS in this installation")
+    assert cli.main(["eval", '=CPCPU_PER_MB("IUCV",9000)', "--basis"]) == 0
+    value, basis = capsys.readouterr().out.splitlines()
+    assert float(value) > 0
+    assert basis == REGISTRY["ZVM_BASIS"]("CPCPU_PER_MB", "IUCV", 9000)
+
+
+def _loaded():
+    from zvmplan_addin.evaluate import load_functions
+    return load_functions()
+
+
+def test_eval_does_not_import_the_engine():
+    code = textwrap.dedent("""
+        import sys, io, contextlib
+        from zvmplan_addin import cli
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = cli.main(["eval", "=ZC_DOUBLE(21)"])
+            rc2 = cli.main(["eval", '=CPCPU_PER_MB("IUCV",9000)'])
+        heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("formulas", "openpyxl", "schedula"))
+        print(rc, out.getvalue().split()[0], heavy)
+    """)
+    p = subprocess.run([sys.executable, "-c", DECLARE + code], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "0 42 []"
+    p = subprocess.run([sys.executable, "-c", "import sys, zvmplan_addin.cli; print(sorted(m for m in "
+                        "sys.modules if m.split('.')[0] in ('formulas', 'openpyxl')))"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.stdout.strip() == "[]", p.stderr
+
+
+# -------------------------------------------------------------- functions ----
+def test_functions_lists_signature_description_and_args(capsys):
+    assert cli.main(["functions"]) == 0
+    out = capsys.readouterr().out
+    assert "ZC_DOUBLE(x)\n    twice x  -> number\n      x  a number ([MB])\n" in out
+    assert "example: =ZC_DOUBLE(2)" in out
+    assert cli.main(["functions", "--json"]) == 0
+    listed = {f["name"]: f for f in json.loads(capsys.readouterr().out)}
+    assert listed["ZC_DOUBLE"]["args"][0] == {"name": "x", "help": "a number", "unit": "MB",
+                                              "optional": False, "range": False}
+    assert set(listed) == set(REGISTRY)
+
+
+def test_subcommands_can_be_added():
+    seen = []
+    cli.register(cli.Command("hello", "say hello", lambda p: p.add_argument("who"),
+                             lambda a: seen.append(a.who) or 0))
+    try:
+        assert cli.main(["hello", "world"]) == 0
+        assert seen == ["world"]
+    finally:
+        del cli.COMMANDS["hello"]
+
+
+def test_usage_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as info:
+        cli.main(["nosuchcommand"])
+    assert info.value.code == 2

@@ -1,0 +1,462 @@
+"""The headless engine: ``calc`` recalculates builtins and registry functions, keeps the
+formulas, caches the values, leaves everything else in the file alone and never touches
+its input. Workbooks are built with openpyxl in each test; the functions under test are
+declared here (``ZT_*``) so these tests do not depend on the model's numbers."""
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import zipfile
+
+import numpy as np
+import openpyxl
+import pytest
+from openpyxl.styles import Font
+from openpyxl.workbook.defined_name import DefinedName
+from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.worksheet.formula import ArrayFormula
+
+from zvmplan import Many
+from zvmplan.errors import NoDataError, OutOfRangeError, UnknownNameError
+from zvmplan_addin import engine, shapes, xlsxio
+from zvmplan_addin.registry import REGISTRY, Param, as_number, worksheet_function
+
+
+# ---------------------------------------------------------- test functions ----
+def _declare():
+    if "ZT_SCALE" in REGISTRY:
+        return
+
+    @worksheet_function(description="x times factor; x < 0 is out of range", example="=ZT_SCALE(2,3)",
+                        returns="number", params=[
+                            Param("x", "a number; a range gives an array",
+                                  lambda v: as_number(v, "x"), vector=True),
+                            Param("factor", "multiplier, default 1",
+                                  lambda v: as_number(v, "factor"), optional=True)])
+    def zt_scale(x, factor=None):
+        f = 1.0 if factor is None else factor
+        if isinstance(x, np.ndarray):
+            errors = {i: OutOfRangeError(f"x must be >= 0; got {v}") for i, v in enumerate(x) if v < 0}
+            return Many(np.where(x < 0, np.nan, x * f), errors)
+        if x < 0:
+            raise OutOfRangeError(f"x must be >= 0; got {x}")
+        return x * f
+
+    @worksheet_function(description="the length of a name", example='=ZT_NAME("abc")',
+                        returns="count", params=[Param("name", "a name", str)])
+    def zt_name(name):
+        if name == "missing":
+            raise NoDataError("no data for 'missing'")
+        if name == "bad":
+            raise UnknownNameError("unknown name 'bad'; valid: anything else")
+        return float(len(name))
+
+    @worksheet_function(description="three names down a column", example="=ZT_COLUMN()",
+                        returns="text column", params=[], spill=True)
+    def zt_column():
+        return np.array([["a"], ["b"], ["c"]], dtype=object)
+
+
+_declare()
+
+
+# ------------------------------------------------------------------ helpers ----
+def _save(wb, path):
+    wb.save(path)
+    return path
+
+
+def _digest(path):
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def _values(path, sheet="Plan"):
+    return openpyxl.load_workbook(path, data_only=True)[sheet]
+
+
+def _formulas(path, sheet="Plan"):
+    return openpyxl.load_workbook(path)[sheet]
+
+
+@pytest.fixture
+def planner(tmp_path):
+    """Builtins and ZT_ functions, IFERROR, ranges, a defined name, a cross-sheet
+    reference, an array formula, a spill, a blocked spill, a cycle, errors as input."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    inputs = wb.create_sheet("Inputs")
+    inputs["A1"], inputs["B1"], inputs["B2"] = "rate", 1.5, 7
+    wb.defined_names["Rate"] = DefinedName("Rate", attr_text="Inputs!$B$1")
+    ws.append(["x", "factor", "scaled", "rounded", "iferror", "iserror"])
+    for r, x in zip(range(2, 7), [1, 2, -1, 4, 5]):
+        ws[f"A{r}"], ws[f"B{r}"] = x, 2
+        ws[f"C{r}"] = f"=ZT_SCALE(A{r},B{r})"
+        ws[f"D{r}"] = f"=ROUND(C{r}*Rate,2)"
+        ws[f"E{r}"] = f'=IFERROR(ZT_SCALE(A{r},B{r}),"neg")'
+        ws[f"F{r}"] = f"=ISERROR(C{r})"
+    ws["G2"] = "=SUM(A2:A6)"
+    ws["G3"] = "=ZT_SCALE(Inputs!B2)"
+    ws["G4"] = "=Inputs!B1*2"
+    ws["G5"] = "=SUM(C2:C6)"
+    ws["G6"] = '=SUMPRODUCT((A2:A6>0)*A2:A6)'
+    ws["H2"] = "=ZT_SCALE(A2:A4,10)"            # spills into H3:H4
+    ws["I2"] = "=ZT_COLUMN()"                   # blocked by I3
+    ws["I3"] = "in the way"
+    ws["J2"] = '=ZT_NAME("missing")'
+    ws["J3"] = '=ZT_NAME("bad")'
+    ws["J4"] = "=ZT_NAME(A99)"
+    ws["J5"] = '=ZT_NAME("abcd")'
+    ws["K2"] = "=_xldudf_ZVMPLAN_ZT_SCALE(3)"
+    ws["K3"] = "=_xludf.ZT_SCALE(4)"
+    ws["K4"] = "=ZVMPLAN.ZT_SCALE(5)"
+    ws["L2"] = ArrayFormula("L2:L4", "=A2:A4*2")
+    ws["N2"], ws["N3"], ws["N4"] = "=N3*2", "=N4+1", "=A5"   # computed bottom-up
+    ws["O2"], ws["O3"] = "=O3+1", "=O2+1"                    # a cycle
+    ws["P2"] = '="IUCV"&"-"&A2'
+    ws["Q2"] = "=A2>0"
+    ws["R2"] = "=ZT_SCALE(#N/A)"
+    ws["R3"] = "=ZT_SCALE(1/0)"
+    ws["R4"] = "=ZT_SCALE(S2)"                               # an error cell as input
+    ws["S2"] = "=1/0"
+    ws["T2"] = "=ISERROR(ZT_NAME(\"missing\"))"
+    ws["T3"] = "=IFERROR(ZT_NAME(\"bad\"),-1)"
+    ws["U2"] = "=ZT_SCALE(A2)+ZT_SCALE(A2)"                  # one reference twice
+    return _save(wb, tmp_path / "planner.xlsx")
+
+
+# ------------------------------------------------------------------- calc ----
+def test_calc_caches_builtin_and_registry_values(planner, tmp_path):
+    out = tmp_path / "out.xlsx"
+    report = engine.calc(planner, out)
+    ws = _values(out)
+    assert [ws[f"C{r}"].value for r in range(2, 7)] == [2, 4, "#NUM!", 8, 10]
+    assert [ws[f"D{r}"].value for r in range(2, 7)] == [3, 6, "#NUM!", 12, 15]
+    assert [ws[f"E{r}"].value for r in range(2, 7)] == [2, 4, "neg", 8, 10]
+    assert [ws[f"F{r}"].value for r in range(2, 7)] == [False, False, True, False, False]
+    assert ws["G2"].value == 11
+    assert ws["G3"].value == 7          # cross-sheet reference
+    assert ws["G4"].value == 3          # cross-sheet, builtin
+    assert ws["G5"].value == "#NUM!"    # an error inside a range propagates through SUM
+    assert ws["G6"].value == 12
+    assert ws["J2"].value == "#N/A"
+    assert ws["J3"].value == "#VALUE!"
+    assert ws["J4"].value == "#VALUE!"  # a required argument left empty
+    assert ws["J5"].value == 4
+    assert [ws["K2"].value, ws["K3"].value, ws["K4"].value] == [3, 4, 5]
+    assert [ws["N2"].value, ws["N3"].value, ws["N4"].value] == [10, 5, 4]
+    assert ws["P2"].value == "IUCV-1"
+    assert ws["Q2"].value is True
+    assert [ws["R2"].value, ws["R3"].value, ws["R4"].value] == ["#N/A", "#DIV/0!", "#DIV/0!"]
+    assert ws["T2"].value is True
+    assert ws["T3"].value == -1
+    assert ws["U2"].value == 2
+    assert report.error_cells >= 8
+    assert report.errors["Plan!J2"] == ("#N/A", "no data for 'missing'")
+    assert report.errors["Plan!C4"][0] == "#NUM!"
+
+
+def test_calc_keeps_formulas(planner, tmp_path):
+    out = tmp_path / "out.xlsx"
+    engine.calc(planner, out)
+    before, after = _formulas(planner), _formulas(out)
+    for row in before.iter_rows():
+        for cell in row:
+            if cell.data_type == "f" and not isinstance(cell.value, ArrayFormula):
+                kept = after[cell.coordinate].value
+                if isinstance(kept, ArrayFormula):  # a spilled result: same text
+                    kept = kept.text
+                assert kept == cell.value, cell.coordinate
+    assert after["C2"].value == "=ZT_SCALE(A2,B2)"
+    assert after["K2"].value == "=_xldudf_ZVMPLAN_ZT_SCALE(3)"
+    assert isinstance(after["L2"].value, ArrayFormula)
+    assert after["L2"].value.ref == "L2:L4"
+
+
+def test_array_formula_fills_its_range(planner, tmp_path):
+    out = tmp_path / "out.xlsx"
+    engine.calc(planner, out)
+    ws = _values(out)
+    assert [ws[f"L{r}"].value for r in (2, 3, 4)] == [2, 4, -2]
+
+
+def test_spill_becomes_array_formula_with_cached_values(planner, tmp_path):
+    out = tmp_path / "out.xlsx"
+    report = engine.calc(planner, out)
+    ws = _values(out)
+    assert [ws[f"H{r}"].value for r in (2, 3, 4)] == [10, 20, "#NUM!"]
+    f = _formulas(out)["H2"].value
+    assert isinstance(f, ArrayFormula) and f.ref == "H2:H4" and f.text == "=ZT_SCALE(A2:A4,10)"
+    assert report.spills == 1
+
+
+def test_blocked_spill_is_an_error_and_a_warning(planner, tmp_path):
+    out = tmp_path / "out.xlsx"
+    report = engine.calc(planner, out)
+    ws = _values(out)
+    assert ws["I2"].value == "#VALUE!"
+    assert ws["I3"].value == "in the way"
+    assert any("Plan!I2" in w and "spill" in w for w in report.warnings)
+
+
+def test_circular_references_are_zero_and_reported(planner, tmp_path):
+    out = tmp_path / "out.xlsx"
+    report = engine.calc(planner, out)
+    ws = _values(out)
+    assert ws["O2"].value == 0 and ws["O3"].value == 0
+    assert set(report.circular) == {"Plan!O2", "Plan!O3"}
+
+
+def test_input_is_never_modified(planner, tmp_path):
+    digest = _digest(planner)
+    mtime = os.stat(planner).st_mtime_ns
+    engine.calc(planner, tmp_path / "out.xlsx")
+    assert _digest(planner) == digest
+    assert os.stat(planner).st_mtime_ns == mtime
+
+
+def test_output_equal_to_input_needs_in_place(planner):
+    digest = _digest(planner)
+    with pytest.raises(engine.EngineError, match="in-place"):
+        engine.calc(planner, planner)
+    assert _digest(planner) == digest
+    engine.calc(planner, in_place=True)
+    assert _digest(planner) != digest
+    assert _values(planner)["C2"].value == 2
+    assert not [p for p in os.listdir(os.path.dirname(planner)) if p.endswith(".tmp")]
+
+
+def test_everything_else_is_kept(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    ws["A1"], ws["B1"] = 3, "=ZT_SCALE(A1,2)"
+    ws["B1"].font = Font(bold=True, color="FF0000")
+    ws["B1"].number_format = "0.000"
+    dv = DataValidation(type="list", formula1='"IUCV,VCTC"', allow_blank=True)
+    ws.add_data_validation(dv)
+    dv.add("C1:C10")
+    ws.protection.sheet = True
+    ws.column_dimensions["B"].width = 33
+    wb.defined_names["Size"] = DefinedName("Size", attr_text="Plan!$A$1")
+    path = _save(wb, tmp_path / "in.xlsx")
+    out = tmp_path / "out.xlsx"
+    engine.calc(path, out)
+    ws2 = openpyxl.load_workbook(out)["Plan"]
+    assert ws2["B1"].font.bold and ws2["B1"].font.color.rgb == "00FF0000"
+    assert ws2["B1"].number_format == "0.000"
+    assert len(ws2.data_validations.dataValidation) == 1
+    assert str(ws2.data_validations.dataValidation[0].sqref) == "C1:C10"
+    assert ws2.protection.sheet
+    assert ws2.column_dimensions["B"].width == 33
+    assert "Size" in ws2.parent.defined_names
+    assert _values(out)["B1"].value == 6
+    # every part except the sheet and workbook.xml is byte for byte the same
+    with zipfile.ZipFile(path) as a, zipfile.ZipFile(out) as b:
+        assert a.namelist() == b.namelist()
+        for name in a.namelist():
+            if name not in ("xl/worksheets/sheet1.xml", "xl/workbook.xml"):
+                assert a.read(name) == b.read(name), name
+
+
+def test_calc_pr_lets_spreadsheets_show_the_cached_values(planner, tmp_path):
+    out = tmp_path / "out.xlsx"
+    report = engine.calc(planner, out)
+    assert not report.full_calc_on_load
+    wb_xml = zipfile.ZipFile(out).read("xl/workbook.xml").decode()
+    assert 'calcId="191029"' in wb_xml and "fullCalcOnLoad" not in wb_xml
+
+
+def test_a_builtin_formulas_lacks_asks_excel_to_recalculate(tmp_path):
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = "=NOSUCHFUNCTION(1)"
+    wb.active["A2"] = "=1+1"
+    path = _save(wb, tmp_path / "in.xlsx")
+    out = tmp_path / "out.xlsx"
+    report = engine.calc(path, out)
+    assert "NOSUCHFUNCTION" in report.unsupported and report.full_calc_on_load
+    assert 'fullCalcOnLoad="1"' in zipfile.ZipFile(out).read("xl/workbook.xml").decode()
+    ws = _values(out, "Sheet")
+    assert ws["A1"].value == "#NAME?" and ws["A2"].value == 2
+
+
+def test_recalculating_the_output_gives_the_same_values(planner, tmp_path):
+    out1, out2 = tmp_path / "out1.xlsx", tmp_path / "out2.xlsx"
+    engine.calc(planner, out1)
+    engine.calc(out1, out2)
+    a, b = _values(out1), _values(out2)
+    for row in a.iter_rows():
+        for cell in row:
+            assert b[cell.coordinate].value == cell.value, cell.coordinate
+
+
+def test_many_rows_share_one_compiled_formula(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    n = 300
+    for r in range(1, n + 1):
+        ws[f"A{r}"] = r
+        ws[f"B{r}"] = f"=ZT_SCALE(A{r},2)+$A$1"
+        ws[f"C{r}"] = f"=B{r}/SUM(B$1:B${n})"
+        ws[f"D{r}"] = f"=SUM(A$1:A{r})"           # running total: a growing range
+    ws[f"E1"] = f"=SUM(C1:C{n})"
+    path = _save(wb, tmp_path / "in.xlsx")
+    out = tmp_path / "out.xlsx"
+    report = engine.calc(path, out)
+    assert report.compiled <= 6
+    ws = _values(out, "Plan")
+    total = sum(2 * r + 1 for r in range(1, n + 1))
+    for r in (1, 2, 150, n):
+        assert ws[f"B{r}"].value == 2 * r + 1
+        assert ws[f"C{r}"].value == pytest.approx((2 * r + 1) / total, rel=1e-12)
+        assert ws[f"D{r}"].value == r * (r + 1) / 2
+    assert ws["E1"].value == pytest.approx(1.0, rel=1e-12)
+
+
+def test_straight_line_run_agrees_with_formulas_pipe(tmp_path, monkeypatch):
+    """The engine runs formulas' compiled graph without schedula's bookkeeping; the
+    values must be exactly those of formulas' own DispatchPipe."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    cases = ['=IF(A{r}>2,"big","small")', "=IFERROR(1/(A{r}-3),-1)", "=MAX(A{r},B{r})*2",
+             '=TEXT(A{r},"0.00")&"x"', "=AND(A{r}>1,B{r}<5)", "=CHOOSE(MOD(A{r},3)+1,A{r},B{r},7)",
+             "=INDEX($A$1:$B$5,A{r},1)", "=VLOOKUP(A{r},$A$1:$B$5,2,FALSE)", "=ZT_SCALE(A{r},B{r})",
+             '=IFERROR(ZT_NAME(IF(A{r}=2,"missing","ok")),"none")', "=ROW()+COLUMN()",
+             "=SUM(A$1:A{r})", "=ABS(-A{r})^2", "=ISNUMBER(A{r})", "=-A{r}%"]
+    for r in range(1, 6):
+        ws[f"A{r}"], ws[f"B{r}"] = r, 6 - r
+        for k, case in enumerate(cases):
+            ws.cell(r, 3 + k).value = case.format(r=r)
+    path = _save(wb, tmp_path / "in.xlsx")
+    engine.calc(path, tmp_path / "fast.xlsx")
+    monkeypatch.setenv("ZVMPLAN_ENGINE_PIPE", "1")
+    engine.calc(path, tmp_path / "pipe.xlsx")
+    fast, pipe = _values(tmp_path / "fast.xlsx"), _values(tmp_path / "pipe.xlsx")
+    for row in pipe.iter_rows():
+        for cell in row:
+            assert fast[cell.coordinate].value == cell.value, cell.coordinate
+    assert fast["C3"].value == "big" and fast["M2"].value == 15 and fast["K4"].value == 8
+    assert fast["L2"].value == "none" and fast["L3"].value == 2
+
+
+def test_make_ranges_matches_formulas_range2parts():
+    from formulas.tokens.operand import range2parts
+    for sheet, rect in [("PLAN", (2, 1, 2, 1)), ("MY SHEET", (3, 2, 9, 4)), ("O'BRIEN", (1, 28, 1, 28))]:
+        r1, c1, r2, c2 = rect
+        mine = engine._make_ranges(sheet, r1, c1, r2, c2, np.empty((r2 - r1 + 1, c2 - c1 + 1), object))
+        theirs = range2parts(("name", "n1", "n2"), sheet=sheet, c1=shapes.col_letters(c1), r1=str(r1),
+                             c2=shapes.col_letters(c2), r2=str(r2))
+        assert mine.ranges[0] == theirs
+
+
+# ------------------------------------------------------ hand-written XML ----
+_CT = ('<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+       '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+       '<Default Extension="xml" ContentType="application/xml"/>'
+       '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
+       '<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>'
+       '{extra}</Types>')
+_RELS = ('<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+         '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>')
+_WB = ('<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
+       'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets>'
+       '<sheet name="Plan" sheetId="1" r:id="rId1"/></sheets><calcPr calcId="124519" fullCalcOnLoad="1"/></workbook>')
+_WB_RELS = ('<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/>'
+            '{extra}</Relationships>')
+_SHEET = ('<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
+          'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" '
+          'xmlns:x14ac="http://schemas.microsoft.com/office/spreadsheetml/2009/9/ac" mc:Ignorable="x14ac">'
+          '<dimension ref="A1:C4"/><sheetData>{rows}</sheetData></worksheet>')
+
+
+def make_xlsx(path, rows, calc_chain=False):
+    extra_ct = extra_rels = ""
+    if calc_chain:
+        extra_ct = ('<Override PartName="/xl/calcChain.xml" '
+                    'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.calcChain+xml"/>')
+        extra_rels = ('<Relationship Id="rId9" Type="http://schemas.openxmlformats.org/officeDocument/2006/'
+                      'relationships/calcChain" Target="calcChain.xml"/>')
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("[Content_Types].xml", _CT.format(extra=extra_ct))
+        z.writestr("_rels/.rels", _RELS)
+        z.writestr("xl/workbook.xml", _WB)
+        z.writestr("xl/_rels/workbook.xml.rels", _WB_RELS.format(extra=extra_rels))
+        z.writestr("xl/worksheets/sheet1.xml", _SHEET.format(rows=rows))
+        if calc_chain:
+            z.writestr("xl/calcChain.xml", '<?xml version="1.0"?><calcChain xmlns="http://schemas.'
+                       'openxmlformats.org/spreadsheetml/2006/main"><c r="B1" i="1"/></calcChain>')
+    return path
+
+
+def test_shared_formulas_inline_strings_and_implied_positions(tmp_path):
+    rows = ('<row r="1" spans="1:3" x14ac:dyDescent="0.25"><c r="A1"><v>1</v></c>'
+            '<c r="B1"><f t="shared" ref="B1:B3" si="0">A1*10</f><v>0</v></c>'
+            '<c r="C1" t="inlineStr"><is><t>IUCV</t></is></c></row>'
+            '<row r="2"><c><v>2</v></c><c><f t="shared" si="0"/></c>'  # no r: A2, B2
+            '<c t="b"><v>1</v></c></row>'
+            '<row r="3"><c r="A3"><v>3</v></c><c r="B3"><f t="shared" si="0"/><v>0</v></c>'
+            '<c r="C3" t="e"><v>#N/A</v></c></row>'
+            '<row r="4"><c r="A4"><f>C1&amp;"&lt;"&amp;C2</f></c><c r="B4"><f>ISNA(C3)</f></c></row>')
+    path = make_xlsx(tmp_path / "in.xlsx", rows, calc_chain=True)
+    out = tmp_path / "out.xlsx"
+    engine.calc(path, out)
+    ws = _values(out)
+    assert [ws["B1"].value, ws["B2"].value, ws["B3"].value] == [10, 20, 30]
+    assert ws["A4"].value == "IUCV<TRUE"
+    assert ws["B4"].value is True
+    with zipfile.ZipFile(out) as z:
+        names = z.namelist()
+        sheet = z.read("xl/worksheets/sheet1.xml").decode()
+        assert "xl/calcChain.xml" not in names
+        assert "calcChain" not in z.read("[Content_Types].xml").decode()
+        assert "calcChain" not in z.read("xl/_rels/workbook.xml.rels").decode()
+        assert 'mc:Ignorable="x14ac"' in sheet and 'x14ac:dyDescent="0.25"' in sheet
+        assert '<f t="shared" si="0"/><v>20.0</v>' in sheet
+        assert '<c r="A4" t="str"><f>C1&amp;"&lt;"&amp;C2</f><v>IUCV&lt;TRUE</v></c>' in sheet
+
+
+def test_spill_into_rows_that_do_not_exist_yet(tmp_path):
+    rows = '<row r="1"><c r="A1"><f>ZT_COLUMN()</f></c></row>'
+    path = make_xlsx(tmp_path / "in.xlsx", rows)
+    out = tmp_path / "out.xlsx"
+    engine.calc(path, out)
+    ws = _values(out)
+    assert [ws["A1"].value, ws["A2"].value, ws["A3"].value] == ["a", "b", "c"]
+    sheet = zipfile.ZipFile(out).read("xl/worksheets/sheet1.xml").decode()
+    assert '<f t="array" ref="A1:A3">ZT_COLUMN()</f>' in sheet
+    assert '<dimension ref="A1:C4"/>' in sheet
+
+
+# ------------------------------------------------------------------ shapes ----
+def test_rows_of_one_formula_have_one_shape():
+    a = shapes.shape("ZT_SCALE(A2,$B$1)*Plan!C2", "Plan", 2, 4)
+    b = shapes.shape("ZT_SCALE(A3,$B$1)*Plan!C3", "Plan", 3, 4)
+    c = shapes.shape("ZT_SCALE(A3,$B$2)*Plan!C3", "Plan", 3, 4)
+    assert a.key == b.key != c.key
+    assert b.rects == (("PLAN", 3, 1, 3, 1), ("PLAN", 1, 2, 1, 2), ("PLAN", 3, 3, 3, 3))
+
+
+def test_shape_ignores_text_and_function_names():
+    s = shapes.shape('LOG10(A1)&"B2"&\'My Sheet\'!$C$3:D4', "Plan", 1, 1)
+    assert s.rects == (("PLAN", 1, 1, 1, 1), ("MY SHEET", 3, 3, 4, 4))
+    assert shapes.shape("[1]Sheet1!A1", "Plan", 1, 1) is None
+
+
+def test_translate_moves_relative_parts_only():
+    assert shapes.translate('A1+$B$2+C$3+$D4+"A1"+SUM(E:E)', 2, 1) == \
+        'B3+$B$2+D$3+$D6+"A1"+SUM(F:F)'
+    assert shapes.translate("A1+B2", -1, 0) == "#REF!+B1"
+
+
+# ------------------------------------------------------------ eval engine ----
+def test_evaluate_formula_uses_the_registry_and_keeps_reasons():
+    assert engine.evaluate_formula("=ZT_SCALE(2,3)*2") == 12
+    err = engine.evaluate_formula('=ZT_NAME("missing")&"x"')
+    assert err.code == "#N/A" and "missing" in err.reason
+    assert engine.evaluate_formula("=A1+1").code == "#REF!"
+    arr = engine.evaluate_formula("=ZT_SCALE({1;2},3)")
+    assert arr.shape == (2, 1) and list(arr[:, 0]) == [3, 6]
