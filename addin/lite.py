@@ -27,8 +27,8 @@ How Lite differs from classic xlwings, and what the generated functions do about
 * **Error inputs.** Office.js passes an error cell as an error object, which xlwings
   turns into ``None`` unless the argument has ``err_to_str=True``. ``None`` means "left
   out", so an ``#N/A`` in an optional argument would silently give the default. Every
-  argument is therefore declared with ``err_to_str=True`` and error codes are turned back
-  into :class:`~zvmplan_addin.errors.ExcelError`, which the registry passes through.
+  argument is therefore declared with ``err_to_str=True``; the registry turns the codes
+  back into :class:`~zvmplan_addin.errors.ExcelError` and passes them through.
 * **Empty cells** arrive as ``None`` (xlwings declares every argument ``type: any``; an
   empty cell comes as ``""`` or JS ``null``, both cleaned to ``None``), not as ``0`` as
   they would for an Office.js ``number`` parameter, so no special case is needed.
@@ -36,7 +36,8 @@ How Lite differs from classic xlwings, and what the generated functions do about
   ``=ZVMPLAN.CPCPU_PER_MB(...)`` in Lite (:data:`NAMESPACE`), stored in the file as
   ``_xldudf_ZVMPLAN_CPCPU_PER_MB``.
 
-Command line: ``python -m zvmplan_addin.lite OUTDIR`` (and ``build/export_lite.py``).
+Command line: ``zvmplan export-lite OUTDIR`` (:mod:`zvmplan_addin.export_lite`), or
+``python -m zvmplan_addin.lite OUTDIR``, or ``python build/export_lite.py OUTDIR``.
 """
 from __future__ import annotations
 
@@ -46,12 +47,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from .registry import REGISTRY, WorksheetFunction
+from .registry import NAMESPACE, REGISTRY, WorksheetFunction  # NAMESPACE: =ZVMPLAN.X(...)
 
-try:  # Office.js namespace of the Lite functions: ``=ZVMPLAN.CPCPU_PER_MB(...)``
-    from .registry import NAMESPACE  # the one the engine also reads files with
-except ImportError:  # pragma: no cover - registry before NAMESPACE was added there
-    NAMESPACE = "ZVMPLAN"
 #: The modules the worksheet functions are built from; their imports are followed.
 ROOT_MODULES = ("zvmplan_addin.functions",)
 #: Packages whose modules are bundled into main.py.
@@ -179,19 +176,10 @@ def _render_function(fn: WorksheetFunction) -> str:
 
 _RUNTIME = '''
 # ------------------------------------------------------------------ runtime ----
-def _cell(value):
-    """A cell value as the registry expects it: error codes (arriving as text because
-    of err_to_str=True) become ExcelError, which every function passes through."""
-    if isinstance(value, str) and value in _CODES:
-        return _ExcelError(value, "error in an input cell")
-    if isinstance(value, (list, tuple)):
-        return [_cell(v) for v in value]
-    return value
-
-
 def _call(name, *args):
-    """Evaluate one worksheet function from raw cell values; never raises."""
-    return _for_xlwings(REGISTRY[name](*[_cell(a) for a in args]))
+    """Evaluate one worksheet function from raw cell values; never raises. An error cell
+    arrives as its code (err_to_str=True) and the registry passes it through."""
+    return _for_xlwings(REGISTRY[name](*args))
 
 
 def _install(files):
@@ -227,20 +215,26 @@ def _install(files):
 _LOAD = '''
 # ------------------------------------------------------------------ load ----
 _install({**_SOURCES, **_DATA})
-from zvmplan_addin.errors import CODES as _CODES, ExcelError as _ExcelError  # noqa: E402
 from zvmplan_addin.registry import REGISTRY, _for_xlwings  # noqa: E402
 
-_MISSING = sorted(set(REGISTRY) ^ set(EXCEL_NAMES))
+_MISSING = sorted(set(EXCEL_NAMES) - set(REGISTRY))
 if _MISSING:  # pragma: no cover - the export and the bundle come from one registry
     raise ImportError(f"bundle and functions disagree on {_MISSING}")
 '''
 
 
-def render_main(registry=None) -> str:
-    """The text of main.py."""
+def exported_functions(sources=None) -> dict[str, WorksheetFunction]:
+    """The registry entries the export carries: those declared in a bundled module (not,
+    say, a function a test or a plug-in registered at run time)."""
     import zvmplan_addin.functions  # noqa: F401 - fills the registry
-    registry = REGISTRY if registry is None else registry
+    sources = collect_modules() if sources is None else sources
+    return {name: fn for name, fn in REGISTRY.items() if fn.impl.__module__ in sources}
+
+
+def render_main() -> str:
+    """The text of main.py."""
     sources = collect_modules()
+    registry = exported_functions(sources)
     data = collect_data()
     files = {_bundle_path(m): s for m, s in sources.items()}
     digest = hashlib.sha256()
