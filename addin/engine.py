@@ -56,7 +56,7 @@ import numpy as np
 import schedula as sh
 import formulas
 from formulas.cell import CELL
-from formulas.functions import Array, get_functions, wrap_func
+from formulas.functions import COMPILING, Array, get_functions, wrap_func
 from formulas.ranges import Ranges
 from formulas.tokens.function import Function as FunctionToken
 from formulas.tokens.operand import Error as _ErrorToken, XlError as FXlError, range2parts
@@ -261,12 +261,20 @@ class _Program:
     sub-dispatchers, which is what formulas builds for ordinary formulas -- this runs the
     same functions in the same order, without schedula's per-call bookkeeping (~0.1 ms
     a cell). Anything else raises :class:`_NotStraight` and the pipe is used; each
-    template's first cell is evaluated both ways and must agree."""
+    template's first cell is evaluated both ways and must agree.
+
+    Parts of the formula that read only inputs shared by every cell of the template
+    (absolute references, names, constants) give the same value in every cell -- the
+    ``SUM(F$2:F$10001)`` of ``=F2/SUM(F$2:F$10001)`` -- and are computed once per pass
+    (:meth:`share`); impure functions (RAND, NOW, ...) never are."""
 
     def __init__(self, pipe):
         dsp = pipe.dsp
         self.inputs = tuple(pipe.inputs)
         self.output = pipe.outputs[0]
+        self.shared: set = set()     # function outputs equal in every cell
+        self.cache: dict = {}
+        self._impure: set = set()
         defaults, pred = dsp.default_values, dsp.dmap.pred
         steps = []
         for x, _, _ in pipe.pipe:
@@ -285,18 +293,39 @@ class _Program:
                 if set(node) - _FN_KEYS or len(node["outputs"]) != 1:
                     raise _NotStraight(v)
                 steps.append((True, node["outputs"][0], node["function"], tuple(node["inputs"])))
+                if COMPILING in node.get("extra_inputs", {}):
+                    self._impure.add(node["outputs"][0])
             else:
                 raise _NotStraight(v)
         self.steps = steps
 
-    def __call__(self, *args):
-        values = dict(zip(self.inputs, args))
+    def share(self, invariant_inputs) -> None:
+        """Mark what depends only on ``invariant_inputs`` (and constants)."""
+        fixed = set(invariant_inputs)
+        self.shared = set()
         for is_function, v, a, b in self.steps:
             if is_function:
+                if v not in self._impure and all(k in fixed for k in b):
+                    fixed.add(v)
+                    self.shared.add(v)
+            elif v not in self.inputs and (a is not _MISSING or v in fixed):
+                fixed.add(v)
+        self.cache = {}
+
+    def __call__(self, *args):
+        values = dict(zip(self.inputs, args))
+        shared, cache = self.shared, self.cache
+        for is_function, v, a, b in self.steps:
+            if is_function:
+                if v in shared and v in cache:
+                    values[v] = cache[v]
+                    continue
                 result = a(*[values[k] for k in b])
                 if result is sh.NONE:
                     raise _NotStraight(v)
                 values[v] = result
+                if v in shared:
+                    cache[v] = result
             else:
                 value = values.get(v, a)
                 if value is _MISSING:
@@ -467,12 +496,13 @@ class Engine:
                 else local_refs[dn.sheet]
             text = dn.text.strip().lstrip("=")
             rng = None
-            try:
-                rng = Ranges().push(text)
-                if len(rng.ranges) != 1 or not rng.ranges[0].get("sheet_id"):
+            if shapes.reference(text) is not None:  # exactly one reference, not a formula
+                try:
+                    rng = Ranges().push(text)
+                    if len(rng.ranges) != 1 or not rng.ranges[0].get("sheet_id"):
+                        rng = None
+                except Exception:
                     rng = None
-            except Exception:
-                rng = None
             if rng is not None:
                 target[key] = rng
             else:
@@ -526,6 +556,23 @@ class Engine:
                     names.append(x)
             self.used[i], self.name_deps[i] = tuple(used), tuple(names)
             self.unsupported |= t.unsupported
+        self._share_invariants()
+
+    def _share_invariants(self):
+        """Tell each template's program which inputs are the same in all its cells."""
+        seen: dict[int, tuple[_Template, list]] = {}
+        for i, t in enumerate(self.template):
+            if t is None or t.program is None:
+                continue
+            entry = seen.get(id(t))
+            if entry is None:
+                entry = seen[id(t)] = (t, [set() for _ in t.plan])
+            for k, (kind, x) in enumerate(t.plan):
+                if kind == REF:
+                    entry[1][k].add(self.rects[i][x])
+        for t, rects in seen.values():
+            t.program.share(name for name, (kind, _), r in zip(t.program.inputs, t.plan, rects)
+                            if kind != REF or len(r) == 1)
 
     def _compile(self, i, shp) -> _Template:
         self.compiled += 1
@@ -559,6 +606,13 @@ class Engine:
                 else:
                     plan.append((CONST, _rect_of(rng.ranges[0])))
                 continue
+            if rng is None and isinstance(key, str):  # formulas cannot name every sheet
+                rect = self._rect_from_name(key)
+                if rect is not None:
+                    j = index.get(rect)
+                    plan.append((CONST, rect) if j is None else (REF, j))
+                    shareable = shareable and j is not None
+                    continue
             if not isinstance(rng, Ranges) or len(rng.ranges) != 1:
                 code = "#NAME?" if rng is None else "#REF!"
                 plan.append((RAW, XL[code]))
@@ -580,6 +634,18 @@ class Engine:
         except _NotStraight:
             program = None
         return _Template(pipe, plan, dups, shareable, unsupported, program)
+
+    def _rect_from_name(self, key: str):
+        """``O'BRIEN!A1`` (a sheet name formulas cannot parse back) -> a rect, if the
+        sheet exists and the rest is an A1 reference or area."""
+        sheet, bang, ref = key.rpartition("!")
+        if not bang or shapes.sheet_key(sheet) not in self.sheet_index:
+            return None
+        try:
+            r1, c1, r2, c2 = shapes.parse_area(ref)
+        except ValueError:
+            return None
+        return (shapes.sheet_key(sheet), r1, c1, r2, c2)
 
     def _broken(self, i, exc) -> _Template:
         """A formula formulas cannot compile: keep the value cached in the file."""
@@ -679,6 +745,9 @@ class Engine:
 
     def _pass(self):
         self._build_index()
+        for t in {id(t): t for t in self.template}.values():
+            if t is not None and t.program is not None:
+                t.program.cache = {}
         self._done_rects: set = set()
         self._rcache: dict = {}
         self.status[:] = PENDING

@@ -64,6 +64,9 @@ def col_letters(n: int) -> str:
     return s
 
 
+_COLS: dict[str, int] = {}  # column letters (with any $) -> number
+
+
 def _split_strings(text: str) -> list[str]:
     """Even items are outside string literals, odd items inside (``""`` escapes work out)."""
     return text.split('"')
@@ -113,6 +116,23 @@ def shape(text: str, sheet: str, row: int, col: int) -> Shape | None:
             return None
         pos = 0
         for m in _REF.finditer(piece):
+            c1s, r1s, ref_sheet = m.group("c1", "r1", "sheet")
+            if c1s is not None and m.group("c2") is None:  # one cell: the common case
+                ca, ra = c1s[0] == "$", r1s[0] == "$"
+                cv = _COLS.get(c1s)
+                if cv is None:
+                    cv = _COLS[c1s] = col_number(c1s.lstrip("$"))
+                rv = int(r1s[1:] if ra else r1s)
+                if cv > MAX_COL or not 1 <= rv <= MAX_ROW:
+                    continue
+                target = sheet_key(ref_sheet[:-1]) if ref_sheet else host
+                re_ = f"${rv}" if ra else f"~{rv - row}"
+                ce = f"${cv}" if ca else f"~{cv - col}"
+                key.append(piece[pos:m.start()])
+                key.append(f"\x00{target if ref_sheet else ''}!cell{re_},{ce}\x00")
+                pos = m.end()
+                rects.append((target, rv, cv, rv, cv))
+                continue
             parts = _parts(m)
             if parts is None:
                 continue
@@ -172,6 +192,21 @@ def _shift(m, rows: int, cols: int) -> str:
     return sheet + first
 
 
+def reference(text: str) -> Rect | None:
+    """The rectangle of ``text`` if it is exactly one sheet-qualified reference
+    (``'My Sheet'!$A$1:$B$4``, as a defined name holds it), else None."""
+    m = _REF.fullmatch(text.strip())
+    if m is None or not m.group("sheet"):
+        return None
+    parts = _parts(m)
+    if parts is None:
+        return None
+    _, rows, cols = parts
+    r1, r2 = sorted((rows[0].value, rows[1].value))
+    c1, c2 = sorted((cols[0].value, cols[1].value))
+    return (sheet_key(m.group("sheet")[:-1]), r1, c1, r2, c2)
+
+
 def a1(row: int, col: int) -> str:
     return f"{col_letters(col)}{row}"
 
@@ -192,5 +227,5 @@ def parse_area(ref: str) -> tuple[int, int, int, int]:
     return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
 
 
-__all__ = ["Shape", "shape", "translate", "sheet_key", "col_number", "col_letters", "a1",
+__all__ = ["Shape", "shape", "translate", "reference", "sheet_key", "col_number", "col_letters", "a1",
            "parse_a1", "parse_area", "MAX_ROW", "MAX_COL"]
