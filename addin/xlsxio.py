@@ -329,7 +329,7 @@ def read_workbook(pkg: XlsxPackage) -> Workbook:
         rtype, target = rels.get(rid, ("", ""))
         if rtype.endswith(REL_WORKSHEET) and target in pkg.infos:
             sheet = SheetData(el.get("name", ""), target)
-            _read_sheet(pkg.read(target).decode("utf-8"), sheet, strings)
+            _read_sheet(decode_xml(pkg.read(target), target), sheet, strings)
             sheets.append(sheet)
         else:
             others.append(el.get("name", ""))
@@ -340,6 +340,15 @@ def read_workbook(pkg: XlsxPackage) -> Workbook:
             names.append(DefinedName(el.get("name", ""), el.text or "",
                                      int(local) if local is not None and local.isdigit() else None))
     return Workbook(sheets, names, others)
+
+
+def decode_xml(data: bytes, name: str) -> str:
+    """The text of an XML part that zvmplan edits: UTF-8 (what Excel writes), else refused."""
+    try:
+        return data.decode("utf-8-sig" if data[:3] == b"\xef\xbb\xbf" else "utf-8")
+    except UnicodeDecodeError:
+        raise UnsafeWorkbookError(f"{name} is not UTF-8 XML; open and save the workbook in "
+                                  "Excel first") from None
 
 
 def _shared_strings(data: bytes, name: str) -> list[str]:
@@ -391,6 +400,18 @@ def _attr(pattern: re.Pattern, attrs: str) -> str | None:
     if m is None:
         return None
     return m.group(1) if m.group(1) is not None else m.group(2)
+
+
+def _serial(iso: str):
+    import datetime as dt
+    try:
+        moment = dt.datetime.fromisoformat(iso.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return iso
+    if moment.tzinfo is not None:
+        moment = moment.replace(tzinfo=None)
+    delta = moment - dt.datetime(1899, 12, 30)
+    return delta.days + delta.seconds / 86400 + delta.microseconds / 86400e6
 
 
 def _unescape(s: str | None) -> str:
@@ -519,8 +540,10 @@ def _cell_value(t: str, inner: str, strings: list[str]) -> Any:
             return strings[int(raw)]
         except (ValueError, IndexError):
             return XlError("#REF!")
-    if t in ("str", "d"):
+    if t == "str":
         return _unescape_ooxml(raw)
+    if t == "d":  # an ISO 8601 date: Excel's serial day number
+        return _serial(raw)
     if t == "b":
         return raw.strip() in ("1", "true")
     if t == "e":
@@ -771,6 +794,7 @@ def write_package(pkg: XlsxPackage, out_path: str, replaced: dict[str, bytes],
                     zout.writestr(new, data)
             fh.flush()
             os.fsync(fh.fileno())
+        pkg.close()  # Windows cannot replace a file that is open (--in-place)
         if os.path.exists(out_path):
             try:
                 os.chmod(tmp, os.stat(out_path).st_mode & 0o7777)
@@ -793,6 +817,6 @@ def _umask() -> int:
     return mask
 
 
-__all__ = ["safe_open_xlsx", "XlsxPackage", "UnsafeWorkbookError", "read_workbook", "Workbook",
+__all__ = ["safe_open_xlsx", "XlsxPackage", "UnsafeWorkbookError", "read_workbook", "Workbook", "decode_xml",
            "SheetData", "FormulaCell", "DefinedName", "CellUpdate", "rewrite_sheet",
            "rewrite_workbook", "write_package", "encode_value", "XlError"]

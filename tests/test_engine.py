@@ -460,3 +460,54 @@ def test_evaluate_formula_uses_the_registry_and_keeps_reasons():
     assert engine.evaluate_formula("=A1+1").code == "#REF!"
     arr = engine.evaluate_formula("=ZT_SCALE({1;2},3)")
     assert arr.shape == (2, 1) and list(arr[:, 0]) == [3, 6]
+
+
+def test_names_sheets_and_whole_columns(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "My Plan"
+    other = wb.create_sheet("O'Brien")
+    other["A1"] = 5
+    ws["A1"], ws["A2"], ws["A3"] = 1, 2, 3
+    ws["B1"] = "=SUM(A:A)"
+    ws["B2"] = "='O''Brien'!A1*2"
+    ws["B3"] = "=Tax*A1"                 # a constant name
+    ws["B4"] = "=Double"                 # a formula name reading a formula cell
+    ws["B5"] = "=LocalRate"              # a sheet-local name
+    ws["B6"] = "=SUM(C1:C3)"             # reads a spilled range
+    ws["C1"] = "=ZT_SCALE(A1:A3,10)"     # spills into C2:C3
+    ws["B7"] = "='My Plan'!A2+'O''Brien'!A1"
+    ws["B8"] = "=Inputs+1"               # a range name on a quoted sheet
+    wb.defined_names["Tax"] = DefinedName("Tax", attr_text="0.25")
+    wb.defined_names["Double"] = DefinedName("Double", attr_text="'My Plan'!$B$7*2")
+    wb.defined_names["Inputs"] = DefinedName("Inputs", attr_text="'O''Brien'!$A$1")
+    ws.defined_names["LocalRate"] = DefinedName("LocalRate", attr_text="'My Plan'!$A$3")
+    path = _save(wb, tmp_path / "in.xlsx")
+    out = tmp_path / "out.xlsx"
+    report = engine.calc(path, out)
+    ws = _values(out, "My Plan")
+    assert [ws[f"B{r}"].value for r in range(1, 9)] == [6, 10, 0.25, 14, 3, 60, 7, 6]
+    assert [ws[f"C{r}"].value for r in (1, 2, 3)] == [10, 20, 30]
+    assert not report.unsupported and not report.warnings
+
+
+def test_impure_functions_are_not_shared_between_cells(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for r in range(1, 21):
+        ws[f"A{r}"] = f"=RAND()+$B$1"
+    ws["B1"] = 0
+    path = _save(wb, tmp_path / "in.xlsx")
+    engine.calc(path, tmp_path / "out.xlsx")
+    values = {_values(tmp_path / "out.xlsx", "Sheet")[f"A{r}"].value for r in range(1, 21)}
+    assert len(values) == 20 and all(0 <= v < 1 for v in values)
+
+
+def test_date_cells_are_serial_numbers(tmp_path):
+    rows = ('<row r="1"><c r="A1" t="d"><v>2024-01-31T00:00:00</v></c>'
+            '<c r="B1"><f>A1+1</f></c><c r="C1"><f>YEAR(A1)</f></c></row>')
+    path = make_xlsx(tmp_path / "in.xlsx", rows)
+    out = tmp_path / "out.xlsx"
+    engine.calc(path, out)
+    sheet = zipfile.ZipFile(out).read("xl/worksheets/sheet1.xml").decode()
+    assert "<f>A1+1</f><v>45323.0</v>" in sheet and "<f>YEAR(A1)</f><v>2024.0</v>" in sheet
