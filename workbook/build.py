@@ -1,0 +1,115 @@
+"""Build the template workbook: ``python -m zvmplan_workbook.build [-o PATH] [--no-calc]``.
+
+Lays out every sheet with openpyxl from zvmplan's data files, the worksheet-function
+registry, ``conclusions.toml`` and ``notes.toml``; saves with fixed document properties
+and zip timestamps so a rebuild gives the same bytes; then recalculates headlessly
+(:mod:`zvmplan_addin.engine`, i.e. ``zvmplan calc``) so the committed file carries
+cached values that Excel without the add-in, LibreOffice and openpyxl can show.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+
+from openpyxl import Workbook
+
+from . import about, charts, conclusions, planner, sources
+from . import styles as st
+from .book import Book
+from .xlsxio import normalize
+
+TEMPLATE = Path(__file__).with_name("zvmplan_template.xlsx")
+NOTES_FILE = Path(__file__).with_name("notes.toml")
+FIXED_TIME = dt.datetime(2024, 1, 1, 0, 0, 0)
+#: print areas leaving out the long Basis text columns (they stay on screen)
+PRINT_AREA = {
+    "Planner": lambda ws: f"A1:{planner.L(planner.CAND_COL0 + len(planner.CANDIDATES) - 1)}"
+                          f"{ws.max_row}",
+    "Upgrade": lambda ws: f"A1:R{ws.max_row}",
+}
+SHEET_ORDER = ("About", "Planner", "Upgrade", "Scenarios", "Assumptions", "Conclusions",
+               "Charts", "000", "001", "002", "003", "004")
+
+
+@lru_cache(maxsize=None)
+def notes() -> dict:
+    with NOTES_FILE.open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def layout() -> Book:
+    """The template in memory (not yet recalculated), with its checks and cell keys."""
+    wb = Workbook()
+    wb.remove(wb.active)
+    book = Book(wb)
+    sources.build_sources(book, notes())          # first: the other sheets refer to them
+    planner.sheet_planner(book)
+    planner.sheet_upgrade(book)
+    planner.sheet_scenarios(book)
+    planner.sheet_assumptions(book, notes())
+    conclusions.sheet_conclusions(book)
+    charts.sheet_charts(book)
+    about.sheet_about(book, notes())
+    wide = {"Planner", "Upgrade", "Scenarios", "Charts", "000", "001", "002", "003"}
+    for ws in wb.worksheets:
+        st.page_setup(ws, wide=ws.title in wide, print_area=PRINT_AREA.get(ws.title, lambda w: None)(ws))
+    order = {name: i for i, name in enumerate(SHEET_ORDER)}
+    wb._sheets.sort(key=lambda ws: order[ws.title])
+    wb.active = 0
+    for ws in wb.worksheets:
+        ws.sheet_view.tabSelected = ws.title == "About"
+    props = wb.properties
+    props.creator = props.lastModifiedBy = "zvmplan_workbook.build"
+    props.title = "zvmplan template"
+    props.created = props.modified = FIXED_TIME
+    return book
+
+
+def save(book: Book, path: Path) -> Path:
+    path = Path(path)
+    book.wb.save(path)
+    normalize(path, FIXED_TIME)
+    return path
+
+
+def recalculate(path: Path) -> bool:
+    """Recalculate ``path`` in place with the headless engine; False if it is not installed."""
+    try:
+        from zvmplan_addin import engine
+    except ImportError:
+        return False
+    engine.calc(path, path)
+    normalize(path, FIXED_TIME)
+    return True
+
+
+def build(path: Path = TEMPLATE, calc: bool = True) -> Book:
+    book = layout()
+    save(book, path)
+    if calc and not recalculate(path):
+        print("zvmplan_addin.engine not available: template saved without cached values",
+              file=sys.stderr)
+    return book
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m zvmplan_workbook.build",
+                                 description="Build the zvmplan template workbook.")
+    ap.add_argument("-o", "--output", type=Path, default=TEMPLATE)
+    ap.add_argument("--no-calc", action="store_true",
+                    help="do not recalculate (no cached values in the file)")
+    args = ap.parse_args(argv)
+    book = build(args.output, calc=not args.no_calc)
+    n = sum(1 for ws in book.wb.worksheets for row in ws.iter_rows() for c in row
+            if c.data_type == "f")
+    print(f"wrote {args.output} ({len(book.wb.worksheets)} sheets, {n} formulas, "
+          f"{len(book.checks)} published-number checks)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

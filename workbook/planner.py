@@ -1,0 +1,511 @@
+"""The planning sheets: Planner, Upgrade, Scenarios and Assumptions.
+
+The Planner's input columns (:data:`INPUTS`) and row block (:data:`FIRST_ROW`,
+:data:`N_ROWS`) are the contract with :mod:`zvmplan_workbook.fill`, which writes a links
+CSV into exactly those cells; the Scenarios blocks (:data:`SCENARIO_PARAMS`) likewise.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from openpyxl.formatting.rule import FormulaRule
+from openpyxl.utils import get_column_letter as L
+from openpyxl.worksheet.datavalidation import DataValidation
+
+import zvmplan
+from zvmplan import api, names
+
+from . import styles as st
+from .book import Book
+
+PLANNER, UPGRADE, SCENARIOS, ASSUMPTIONS = "Planner", "Upgrade", "Scenarios", "Assumptions"
+ENGINES_CELL = "C4"
+HEAD_ROW = 8          # column labels; units on the row below
+FIRST_ROW = 10
+N_ROWS = 12
+TOTAL_ROW = FIRST_ROW + N_ROWS
+#: transports whose source gives total CPU only (002 Table 2 prints no CP / virtual split)
+TOTAL_ONLY = ("GUEST_LAN",)
+#: transports offered as alternatives carrying the same load (CMS_IUCV is the CMS-to-CMS
+#: upper limit of IUCV, not a way to connect Linux guests)
+CANDIDATES = tuple(t for t in names.TRANSPORTS if t != "CMS_IUCV")
+TX_WORKLOADS = ("RR", "CRR")   # loads in tx/s; every other workload in MB/s
+CAND_COL0 = 21                 # column U: first "carried by each transport" column
+BASIS_COL = L(CAND_COL0 + len(CANDIDATES))
+
+
+@dataclass(frozen=True)
+class InputCol:
+    key: str        # links CSV column
+    label: str
+    unit: str
+    kind: str       # text | transport | workload | level | number | count
+    required: bool
+    help: str
+
+
+INPUTS = (
+    InputCol("link", "Link", "name", "text", True, "a name for the link, e.g. the two guests"),
+    InputCol("transport", "Transport", "", "transport", True,
+             "how the guests are connected"),
+    InputCol("workload", "Workload", "", "workload", True,
+             "STREAM (000), FTP_GET (001), RR, CRR, STRG (002/003)"),
+    InputCol("size_bytes", "MTU or transfer size", "bytes", "number", True,
+             "MTU; for CMS_IUCV the transfer size"),
+    InputCol("connections", "Connections", "count", "count", False,
+             "concurrent connections (RR, CRR, STRG); blank for STREAM and FTP_GET"),
+    InputCol("level", "z/VM level", "", "level", False,
+             "blank: the level the transport was measured at"),
+    InputCol("speed_factor", "Processor speed factor", "x measured", "number", False,
+             "processor speed relative to the machine the transport was measured on; blank = 1"),
+    InputCol("load", "Required load", "MB/s or tx/s", "number", True,
+             "MB/s for STREAM, FTP_GET and STRG; tx/s for RR and CRR"),
+)
+COL = {c.key: L(i + 1) for i, c in enumerate(INPUTS)}
+
+SCENARIO_BLOCKS = 5
+SCENARIO_WIDTH = 6
+SCENARIO_PARAMS = (
+    ("name", "Scenario name", "text"),
+    ("load_factor", "Load factor [x Planner load]", "number"),
+    ("level", "z/VM level [blank: each link's own]", "level"),
+    ("transport", "Transport [blank: each link's own]", "transport"),
+    ("speed_factor", "Speed factor [x; blank: each link's own]", "number"),
+)
+SCEN_PARAM_ROW = 6     # first parameter row
+SCEN_HEAD_ROW = 12
+SCEN_FIRST_ROW = 14
+
+EXAMPLES = (
+    ("linux1-linux2 bulk copy (IUCV)", "IUCV", "STREAM", 9000, None, "3.1.0", 1.5, 40),
+    ("web -> app over OSA (RR)", "OSA_GBE", "RR", 1492, 20, "4.4.0", 1, 5000),
+    ("backup stream over HiperSockets", "HIPERSOCKETS", "STRG", 57344, 10, "4.4.0", 1, 150),
+    ("FTP to the LAN (LCS)", "LCS", "FTP_GET", 1500, None, "4.1.0", 1, 5),
+)
+SCENARIO_EXAMPLES = (
+    ("low", 0.5, None, None, None),
+    ("base", 1, None, None, None),
+    ("high", 2, None, None, None),
+    ("high on z/VM 4.4.0", 2, "4.4.0", None, None),
+)
+UPGRADES = (
+    ("OSA web tier, RR", "OSA_GBE", "RR", 1492, 20, 1, 5000, "4.3.0", "4.4.0"),
+    ("OSA web tier, CRR", "OSA_GBE", "CRR", 8992, 50, 1, 2000, "4.3.0", "4.4.0"),
+    ("OSA bulk, STRG", "OSA_GBE", "STRG", 8992, 10, 1, 100, "4.3.0", "4.4.0"),
+    ("HiperSockets RR", "HIPERSOCKETS", "RR", 57344, 10, 1, 10000, "4.3.0", "4.4.0"),
+    ("HiperSockets bulk, STRG", "HIPERSOCKETS", "STRG", 16384, 10, 1, 150, "4.3.0", "4.4.0"),
+    ("LCS FTP", "LCS", "FTP_GET", 1500, None, 1, 5, "3.1.0", "4.1.0"),
+    ("real CTC FTP", "ESCON_CTC", "FTP_GET", 1500, None, 1, 5, "3.1.0", "4.1.0"),
+)
+UPGRADE_ROWS = 10
+
+
+# ------------------------------------------------------------- formulas -------
+def s(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def nz(ref: str) -> str:
+    """A cell's value, or "" when it is empty (a formula returning an empty cell gives 0)."""
+    return f'IF({ref}="","",{ref})'
+
+
+def conn_arg(t: str, e: str) -> str:
+    """Connections for a per-MB call: only the STRG-derived transports take it."""
+    if t.startswith('"'):  # a literal transport: decide now
+        return e if t.strip('"') in api.TX_TRANSPORTS else '""'
+    test = ",".join(f"{t}={s(x)}" for x in api.TX_TRANSPORTS)
+    return f'IF(OR({test}),{nz(e) if e.startswith("$") else e},"")'
+
+
+_FN = {"cp": ("CPCPU_PER_MB", "CPCPU_PER_TX"), "v": ("VCPU_PER_MB", "VCPU_PER_TX"),
+       "tot": ("TOTCPU_PER_MB", "TOTCPU_PER_TX")}
+
+
+def per_unit(kind: str, t, w, d, e, lv, sp, unit) -> str:
+    """CPU per unit of load: CPU-s/MB or CPU-ms/tx, by the unit of the load."""
+    mb, tx = _FN[kind]
+    return (f'IF({unit}="tx/s",{tx}({t},{w},{d},{e},{lv},{sp}),'
+            f'{mb}({t},{d},{lv},{sp},{conn_arg(t, e)}))')
+
+
+def engines(kind: str, t, w, d, e, lv, sp, unit, load) -> str:
+    """CPU-seconds per second (engines) for ``load``: load x CPU per unit."""
+    return f'{load}*{per_unit(kind, t, w, d, e, lv, sp, unit)}/IF({unit}="tx/s",1000,1)'
+
+
+def total_only(t: str) -> str:
+    return "OR(" + ",".join(f"{t}={s(x)}" for x in TOTAL_ONLY) + ")"
+
+
+def basis(t, w, d, e, lv, sp, unit) -> str:
+    return (f'IF({unit}="tx/s",ZVM_BASIS("TOTCPU_PER_TX",{t},{w},{d},{e},{lv},{sp}),'
+            f'ZVM_BASIS("TOTCPU_PER_MB",{t},{d},{lv},{sp},{conn_arg(t, e)}))')
+
+
+def unit_of(w: str) -> str:
+    test = ",".join(f"{w}={s(x)}" for x in TX_WORKLOADS)
+    return f'IF(OR({test}),"tx/s","MB/s")'
+
+
+# ---------------------------------------------------------- validation --------
+def validation(kind: str, blank_ok: bool = True) -> DataValidation:
+    if kind in ("transport", "workload", "level"):
+        items = {"transport": list(names.TRANSPORTS), "workload": list(names.WORKLOADS),
+                 "level": list(names.LEVELS)}[kind]
+        dv = DataValidation(type="list", formula1='"' + ",".join(items) + '"',
+                            allow_blank=blank_ok)
+        dv.error = f"Choose one of: {', '.join(items)}"
+    elif kind == "count":
+        dv = DataValidation(type="whole", operator="greaterThanOrEqual", formula1="1",
+                            allow_blank=blank_ok)
+        dv.error = "A whole number of connections, 1 or more"
+    else:
+        dv = DataValidation(type="decimal", operator="greaterThan", formula1="0",
+                            allow_blank=blank_ok)
+        dv.error = "A number greater than 0"
+    dv.errorTitle = "zvmplan"
+    dv.errorStyle = "stop"
+    dv.showErrorMessage = True
+    dv.showInputMessage = True
+    return dv
+
+
+def _add_validations(ws, spec: dict[str, list[str]]):
+    for kind, cells in spec.items():
+        if not cells:
+            continue
+        dv = validation(kind)
+        ws.add_data_validation(dv)
+        for ref in cells:
+            dv.add(ref)
+
+
+# ================================================================ Planner =====
+def sheet_planner(book: Book):
+    ws = book.wb.create_sheet(PLANNER)
+    ncand = len(CANDIDATES)
+    c_cand0 = CAND_COL0
+    widths = {"A": 30, "B": 14, "C": 10, "D": 11, "E": 12, "F": 9, "G": 10, "H": 11, "I": 7,
+              "J": 12, "K": 12, "L": 12, "M": 11, "N": 11, "O": 11, "P": 10, "Q": 13, "R": 12,
+              "S": 14, "T": 11}
+    widths.update({L(c_cand0 + i): 11 for i in range(ncand)})
+    widths[L(c_cand0 + ncand)] = 80
+    st.widths(ws, widths)
+    ws.sheet_view.zoomScale = 90
+    st.title(ws, "Planner - CPU for your links between virtual machines",
+             "Fill the yellow cells, one link per row. Green cells compute CPU in engines "
+             "(CPU-seconds per second) from the published measurements; Basis (far right) says "
+             "how each figure was obtained. Assumptions: see the Assumptions sheet.",
+             width_cols=16)
+    st.label(ws["A4"], "LPAR engines available [engines]", bold=True)
+    ws.merge_cells("A4:B4")
+    st.input_cell(ws[ENGINES_CELL], 2, "0.0")
+    ws["D4"] = "the processors of the LPAR the guests run in (the sources measured 2-way LPARs)"
+    ws["D4"].font = st.NOTE_FONT
+    ws["A5"] = "Yellow: input.  Green: computed (protected).  Example rows show a worked plan; " \
+               "overwrite or clear them."
+    ws["A5"].font = st.NOTE_FONT
+
+    last = L(c_cand0 + ncand)
+    st.band(ws, HEAD_ROW - 1, 1, len(INPUTS), "Inputs")
+    st.band(ws, HEAD_ROW - 1, 9, 12, "CPU per unit of load")
+    st.band(ws, HEAD_ROW - 1, 13, 16, "CPU needed")
+    st.band(ws, HEAD_ROW - 1, 17, 18, "Rate check")
+    st.band(ws, HEAD_ROW - 1, 19, 20, "Cheapest for this load")
+    st.band(ws, HEAD_ROW - 1, c_cand0, c_cand0 + ncand - 1,
+            "Total CPU if carried by each transport (same MTU, level, load; blank: not measured)")
+    st.band(ws, HEAD_ROW - 1, c_cand0 + ncand, c_cand0 + ncand, "Why")
+    for i, c in enumerate(INPUTS):
+        st.header(ws, HEAD_ROW, i + 1, c.label, c.unit)
+    heads = [("Load unit", ""), ("CP CPU per unit", "CPU-s/MB or CPU-ms/tx"),
+             ("Virtual CPU per unit", "CPU-s/MB or CPU-ms/tx"),
+             ("Total CPU per unit", "CPU-s/MB or CPU-ms/tx"),
+             ("CP CPU", "engines"), ("Virtual CPU", "engines"), ("Total CPU", "engines"),
+             ("Share of LPAR", "% of engines"),
+             ("Measured rate at this configuration", "MB/s or tx/s"),
+             ("Load within measured rate?", ""),
+             ("Cheapest transport", "lowest total CPU"), ("Its total CPU", "engines")]
+    for i, (h, u) in enumerate(heads):
+        st.header(ws, HEAD_ROW, 9 + i, h, u)
+    for i, t in enumerate(CANDIDATES):
+        st.header(ws, HEAD_ROW, c_cand0 + i, t, "engines")
+    st.header(ws, HEAD_ROW, c_cand0 + ncand, "Basis of the total CPU (ZVM_BASIS)", "")
+    ws.row_dimensions[HEAD_ROW].height = 58
+    ws.row_dimensions[HEAD_ROW + 1].height = 26
+    for c in range(1, c_cand0 + ncand + 1):
+        ws.cell(HEAD_ROW + 1, c).alignment = st.CENTER
+
+    dv_cells: dict[str, list[str]] = {"transport": [], "workload": [], "level": [],
+                                      "number": [], "count": []}
+    for i in range(N_ROWS):
+        r = FIRST_ROW + i
+        ex = EXAMPLES[i] if i < len(EXAMPLES) else (None,) * len(INPUTS)
+        for j, c in enumerate(INPUTS):
+            cell = ws.cell(r, j + 1)
+            st.input_cell(cell, ex[j], "General" if c.kind != "number" else "#,##0.###")
+            if c.kind != "text":
+                dv_cells[c.kind].append(cell.coordinate)
+        t, w, d, e, lv, sp, load = (f"$B{r}", f"$C{r}", f"$D{r}", f"$E{r}", f"$F{r}",
+                                    f"$G{r}", f"$H{r}")
+        unit = f"$I{r}"
+        blank = f'$B{r}=""'
+        st.output(ws[f"I{r}"], f'=IF({blank},"",{unit_of(w)})')
+        for col, kind in (("J", "cp"), ("K", "v")):
+            st.output(ws[f"{col}{r}"], f'=IF({blank},"",IF({total_only(t)},"total only",'
+                      f'{per_unit(kind, t, w, d, e, lv, sp, unit)}))', "0.000000")
+        st.output(ws[f"L{r}"], f'=IF({blank},"",{per_unit("tot", t, w, d, e, lv, sp, unit)})',
+                  "0.000000")
+        for col, src in (("M", "J"), ("N", "K")):
+            st.output(ws[f"{col}{r}"], f'=IF(OR({blank},${src}{r}="total only"),"",'
+                      f'{load}*${src}{r}/IF({unit}="tx/s",1000,1))', "0.000")
+        st.output(ws[f"O{r}"], f'=IF({blank},"",{load}*$L{r}/IF({unit}="tx/s",1000,1))', "0.000")
+        st.output(ws[f"P{r}"], f'=IF({blank},"",$O{r}/${ENGINES_CELL[0]}${ENGINES_CELL[1:]})',
+                  "0.0%")
+        rate = (f'IF({unit}="tx/s",TX_PER_SEC({t},{w},{d},{e},{lv},{sp}),'
+                f'MB_PER_SEC({t},{d},{lv},{sp},{conn_arg(t, e)}))')
+        st.output(ws[f"Q{r}"], f'=IF({blank},"",IFERROR({rate},"not published"))', "#,##0.0")
+        st.output(ws[f"R{r}"], f'=IF(ISNUMBER($Q{r}),IF({load}<=$Q{r},"yes","no: above it"),"")')
+        cands = f"${L(c_cand0)}{r}:${L(c_cand0 + ncand - 1)}{r}"
+        names_row = f"${L(c_cand0)}${HEAD_ROW}:${L(c_cand0 + ncand - 1)}${HEAD_ROW}"
+        st.output(ws[f"S{r}"], f'=IF({blank},"",IF(COUNT({cands})=0,"none measured",'
+                  f'INDEX({names_row},1,MATCH(MIN({cands}),{cands},0))))')
+        st.output(ws[f"T{r}"], f'=IF({blank},"",IF(COUNT({cands})=0,"",MIN({cands})))', "0.000")
+        for k, x in enumerate(CANDIDATES):
+            st.output(ws.cell(r, c_cand0 + k),
+                      f'=IF({blank},"",IFERROR({engines("tot", s(x), w, d, e, lv, sp, unit, load)},""))',
+                      "0.000")
+        c = ws.cell(r, c_cand0 + ncand)
+        st.output(c, f'=IF({blank},"",{basis(t, w, d, e, lv, sp, unit)})')
+        c.alignment = st.WRAP
+        ws.row_dimensions[r].height = 15
+    r = TOTAL_ROW
+    st.label(ws[f"A{r}"], "Total of all links", bold=True)
+    for col, fmt in (("M", "0.000"), ("N", "0.000"), ("O", "0.000"), ("P", "0.0%")):
+        st.output(ws[f"{col}{r}"], f"=SUM({col}{FIRST_ROW}:{col}{r - 1})", fmt)
+        ws[f"{col}{r}"].font = st.BOLD
+    ws.conditional_formatting.add(f"P{r}", FormulaRule(formula=[f"P{r}>1"], fill=st.BAD_FILL))
+    book.refs["planner.total_engines"] = f"Planner!$O${r}"
+    _add_validations(ws, {**dv_cells, "number": dv_cells["number"] + [ENGINES_CELL]})
+    row = r + 2
+    for text in (
+        "CPU needed = required load x CPU per unit of load: CPU-seconds per second, i.e. "
+        "engines kept busy. CP CPU is z/VM's share, virtual CPU the guests' own. "
+        "'total only': the source (002) gives only total CPU per transaction for Guest LAN.",
+        "Measured rate: the throughput the source measured (or zvmplan projects) at this "
+        "configuration; a load above it is beyond what was demonstrated. FTP_GET (001) "
+        "reports no elapsed time, hence 'not published'.",
+        "Cheapest transport: the alternative with the lowest total CPU for the same load at "
+        "the same MTU, z/VM level and speed factor; transports measured at other MTUs or "
+        "levels stay blank. Each was measured on its own machine (see Assumptions).",
+        "An error in a green cell means the sources cannot support that input: the Basis "
+        "column (or =ZVM_BASIS(...)) gives the reason, e.g. an MTU outside the measured ones.",
+    ):
+        row = st.note(ws, row, text, width_cols=16)
+    ws.freeze_panes = f"B{FIRST_ROW}"
+    st.protect(ws)
+    return ws
+
+
+# ================================================================ Upgrade =====
+def sheet_upgrade(book: Book):
+    ws = book.wb.create_sheet(UPGRADE)
+    st.widths(ws, {"A": 26, "B": 14, "C": 10, "D": 10, "E": 11, "F": 10, "G": 10, "H": 9,
+                   "I": 9, "J": 7, **{L(i): 11 for i in range(11, 19)}, "S": 70, "T": 70})
+    ws.sheet_view.zoomScale = 90
+    st.title(ws, "Upgrade what-if - what a z/VM level change saves for a given load",
+             "4.3.0 -> 4.4.0 brings Queued I/O Assist to OSA_GBE and HIPERSOCKETS (003, "
+             "measured); 3.1.0 -> 4.1.0 brings fast CCW translation to LCS and ESCON_CTC (001, "
+             "measured). Other transports change little or nothing (see Assumptions).",
+             width_cols=16)
+    head = 6
+    st.band(ws, head - 1, 1, 9, "Inputs")
+    st.band(ws, head - 1, 10, 14, "CP CPU")
+    st.band(ws, head - 1, 15, 18, "Total CPU")
+    st.band(ws, head - 1, 19, 20, "Basis (ZVM_BASIS of the total CPU per unit)")
+    heads = [("What", ""), ("Transport", ""), ("Workload", ""), ("MTU", "bytes"),
+             ("Connections", "count"), ("Speed factor", "x measured"),
+             ("Load", "MB/s or tx/s"), ("From level", ""), ("To level", ""), ("Unit", ""),
+             ("CP before", "engines"), ("CP after", "engines"), ("CP saved", "engines"),
+             ("CP saved", "%"), ("Total before", "engines"), ("Total after", "engines"),
+             ("Total saved", "engines"), ("Total saved", "%"), ("Before", ""), ("After", "")]
+    for i, (h, u) in enumerate(heads):
+        st.header(ws, head, i + 1, h, u)
+    ws.row_dimensions[head].height = 30
+    dv = {"transport": [], "workload": [], "level": [], "number": [], "count": []}
+    kinds = ("text", "transport", "workload", "number", "count", "number", "number", "level",
+             "level")
+    first = head + 2
+    for i in range(UPGRADE_ROWS):
+        r = first + i
+        ex = UPGRADES[i] if i < len(UPGRADES) else (None,) * 9
+        for j, k in enumerate(kinds):
+            st.input_cell(ws.cell(r, j + 1), ex[j])
+            if k != "text":
+                dv[k].append(ws.cell(r, j + 1).coordinate)
+        t, w, d, e, sp, load, l0, l1 = (f"$B{r}", f"$C{r}", f"$D{r}", f"$E{r}", f"$F{r}",
+                                        f"$G{r}", f"$H{r}", f"$I{r}")
+        unit = f"$J{r}"
+        blank = f'$B{r}=""'
+        st.output(ws[f"J{r}"], f'=IF({blank},"",{unit_of(w)})')
+        for col, kind, lv in (("K", "cp", l0), ("L", "cp", l1)):
+            st.output(ws[f"{col}{r}"], f'=IF({blank},"",IF({total_only(t)},"total only",'
+                      f'{engines(kind, t, w, d, e, lv, sp, unit, load)}))', "0.0000")
+        st.output(ws[f"M{r}"], f'=IF(OR({blank},$K{r}="total only"),"",$K{r}-$L{r})', "0.0000")
+        st.output(ws[f"N{r}"], f'=IF(OR({blank},$K{r}="total only"),"",$M{r}/$K{r})', "0.0%")
+        st.output(ws[f"O{r}"], f'=IF({blank},"",{engines("tot", t, w, d, e, l0, sp, unit, load)})',
+                  "0.0000")
+        st.output(ws[f"P{r}"], f'=IF({blank},"",{engines("tot", t, w, d, e, l1, sp, unit, load)})',
+                  "0.0000")
+        st.output(ws[f"Q{r}"], f'=IF({blank},"",$O{r}-$P{r})', "0.0000")
+        st.output(ws[f"R{r}"], f'=IF({blank},"",$Q{r}/$O{r})', "0.0%")
+        for col, lv in (("S", l0), ("T", l1)):
+            st.output(ws[f"{col}{r}"], f'=IF({blank},"",{basis(t, w, d, e, lv, sp, unit)})')
+            ws[f"{col}{r}"].alignment = st.WRAP
+        ws.row_dimensions[r].height = 48 if i < len(UPGRADES) else 15
+        for c in range(1, 21):
+            cell = ws.cell(r, c)
+            cell.alignment = st.Alignment(vertical="top", wrap_text=c >= 19)
+    _add_validations(ws, dv)
+    row = first + UPGRADE_ROWS + 1
+    for text in (
+        "Saved = before - after, in engines (CPU-seconds per second) for the load given; % is "
+        "of the 'before' figure. A negative saving is a cost.",
+        "Queued I/O Assist figures come from two guests in a dedicated 2-way LPAR; with many "
+        "diverse guests, or CP work other than QDIO, expect less (003 Discussion of Results).",
+    ):
+        row = st.note(ws, row, text, width_cols=18)
+    ws.freeze_panes = f"B{first}"
+    st.protect(ws)
+    return ws
+
+
+# ============================================================== Scenarios =====
+def scenario_col(block: int) -> int:
+    """First column of scenario block ``block`` (0-based)."""
+    return 1 + block * SCENARIO_WIDTH
+
+
+def sheet_scenarios(book: Book):
+    ws = book.wb.create_sheet(SCENARIOS)
+    ws.sheet_view.zoomScale = 90
+    for b in range(SCENARIO_BLOCKS):
+        c0 = scenario_col(b)
+        st.widths(ws, {L(c0): 30, L(c0 + 1): 11, L(c0 + 2): 11, L(c0 + 3): 11, L(c0 + 4): 10,
+                       L(c0 + 5): 3})
+    st.title(ws, "Scenarios - the Planner's links under several assumptions, side by side",
+             "Each block takes the Planner's links and changes them: load x factor, and "
+             "optionally one z/VM level, one transport or one speed factor for every link. "
+             "Fill the yellow cells (or: zvmplan fill ... --scenarios file). A block without "
+             "a name stays empty.", width_cols=SCENARIO_BLOCKS * SCENARIO_WIDTH - 1)
+    P = PLANNER
+    dv = {"transport": [], "level": [], "number": []}
+    for b in range(SCENARIO_BLOCKS):
+        c0 = scenario_col(b)
+        ex = SCENARIO_EXAMPLES[b] if b < len(SCENARIO_EXAMPLES) else (None,) * 5
+        st.band(ws, SCEN_PARAM_ROW - 1, c0, c0 + 4, f"Scenario {b + 1}")
+        refs = {}
+        for k, (key, lab, kind) in enumerate(SCENARIO_PARAMS):
+            r = SCEN_PARAM_ROW + k
+            st.label(ws.cell(r, c0), lab, bold=(k == 0))
+            cell = ws.cell(r, c0 + 1)
+            st.input_cell(cell, ex[k])
+            refs[key] = f"${L(c0 + 1)}${r}"
+            if kind in dv:
+                dv[kind].append(cell.coordinate)
+        heads = [("Link", ""), ("CP CPU", "engines"), ("Virtual CPU", "engines"),
+                 ("Total CPU", "engines"), ("Share of LPAR", "%")]
+        for k, (h, u) in enumerate(heads):
+            st.header(ws, SCEN_HEAD_ROW, c0 + k, h, u)
+        name = refs["name"]
+        for i in range(N_ROWS):
+            r = SCEN_FIRST_ROW + i
+            pr = FIRST_ROW + i
+            pc = {c.key: f"{P}!${COL[c.key]}${pr}" for c in INPUTS}
+            t = f'IF({refs["transport"]}="",{pc["transport"]},{refs["transport"]})'
+            lv = f'IF({refs["level"]}="",{nz(pc["level"])},{refs["level"]})'
+            sp = f'IF({refs["speed_factor"]}="",{nz(pc["speed_factor"])},{refs["speed_factor"]})'
+            load = f'{pc["load"]}*IF({refs["load_factor"]}="",1,{refs["load_factor"]})'
+            e = nz(pc["connections"])
+            unit = f"{P}!$I${pr}"
+            blank = f'OR({name}="",{pc["transport"]}="")'
+            st.output(ws.cell(r, c0), f'=IF({blank},"",{pc["link"]})')
+            for k, kind in ((1, "cp"), (2, "v")):
+                st.output(ws.cell(r, c0 + k), f'=IF({blank},"",IF({total_only(t)},"total only",'
+                          f'{engines(kind, t, pc["workload"], pc["size_bytes"], e, lv, sp, unit, load)}))',
+                          "0.000")
+            st.output(ws.cell(r, c0 + 3), f'=IF({blank},"",'
+                      f'{engines("tot", t, pc["workload"], pc["size_bytes"], e, lv, sp, unit, load)})',
+                      "0.000")
+            tot = f"{L(c0 + 3)}{r}"
+            st.output(ws.cell(r, c0 + 4), f'=IF({blank},"",{tot}/{P}!${ENGINES_CELL[0]}$'
+                      f'{ENGINES_CELL[1:]})', "0.0%")
+        r = SCEN_FIRST_ROW + N_ROWS
+        st.label(ws.cell(r, c0), "Total", bold=True)
+        for k, fmt in ((1, "0.000"), (2, "0.000"), (3, "0.000"), (4, "0.0%")):
+            col = L(c0 + k)
+            st.output(ws.cell(r, c0 + k), f'=IF({name}="","",SUM({col}{SCEN_FIRST_ROW}:'
+                      f'{col}{r - 1}))', fmt)
+            ws.cell(r, c0 + k).font = st.BOLD
+        book.refs[f"scenario.{b}.total"] = f"Scenarios!${L(c0 + 3)}${r}"
+    _add_validations(ws, dv)
+    row = SCEN_FIRST_ROW + N_ROWS + 2
+    st.note(ws, row, "Excel's Data Tables cannot be recalculated outside Excel, so each scenario "
+            "is a block of ordinary formulas; zvmplan calc recalculates them all.",
+            width_cols=SCENARIO_BLOCKS * SCENARIO_WIDTH - 1)
+    ws.freeze_panes = f"A{SCEN_FIRST_ROW}"
+    st.protect(ws)
+    return ws
+
+
+# ============================================================ Assumptions =====
+def sheet_assumptions(book: Book, notes: dict):
+    ws = book.wb.create_sheet(ASSUMPTIONS)
+    st.widths(ws, {"A": 24, "B": 95, "C": 50})
+    row = st.title(ws, "Assumptions - what the Planner's numbers rest on",
+                   "Each assumption with the source it comes from. The basis labels say how a "
+                   "particular answer was obtained (ZVM_BASIS shows it).", width_cols=3)
+    st.header(ws, row, 1, "Topic", None)
+    st.header(ws, row, 2, "Assumption", None)
+    st.header(ws, row, 3, "Source", None)
+    row += 1
+    mem = [t for t, v in names.TRANSPORTS.items() if v.memory_to_memory]
+    real = [t for t, v in names.TRANSPORTS.items() if not v.memory_to_memory]
+    for a in notes["assumption"]:
+        text = a["text"].format(memory=", ".join(mem), real=", ".join(real))
+        st.label(ws.cell(row, 1), a["topic"], bold=True, wrap=True)
+        st.label(ws.cell(row, 2), text, wrap=True)
+        st.label(ws.cell(row, 3), a["source"], wrap=True)
+        ws.row_dimensions[row].height = 15 * max(1, -(-len(text) // 100)) + 3
+        row += 1
+    row += 1
+    row = st.h2(ws, row, "Transports")
+    st.header(ws, row, 1, "Transport", None)
+    st.header(ws, row, 2, "What it is", None)
+    st.header(ws, row, 3, "Source; measured at z/VM; memory-to-memory?", None)
+    row += 1
+    for t, v in names.TRANSPORTS.items():
+        st.label(ws.cell(row, 1), t, bold=True)
+        aliases = f" (also: {', '.join(v.aliases)})" if v.aliases else ""
+        st.label(ws.cell(row, 2), v.description + aliases, wrap=True)
+        st.label(ws.cell(row, 3), f"{v.source}; z/VM {zvmplan.native_level(t)}; "
+                 f"{'yes' if v.memory_to_memory else 'no'}", wrap=True)
+        ws.row_dimensions[row].height = 30
+        row += 1
+    row += 1
+    row = st.h2(ws, row, "Workloads")
+    for w, v in names.WORKLOADS.items():
+        st.label(ws.cell(row, 1), w, bold=True)
+        st.label(ws.cell(row, 2), v.description, wrap=True)
+        st.label(ws.cell(row, 3), f"{v.mb_per_tx:g} MB per transaction" if v.mb_per_tx else "",
+                 wrap=True)
+        ws.row_dimensions[row].height = 30
+        row += 1
+    row += 1
+    row = st.h2(ws, row, "Basis labels (how an answer was obtained)")
+    for b, text in zvmplan.BASES.items():
+        st.label(ws.cell(row, 1), b, bold=True)
+        st.label(ws.cell(row, 2), text, wrap=True)
+        ws.row_dimensions[row].height = 30
+        row += 1
+    return ws

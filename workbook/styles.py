@@ -1,0 +1,190 @@
+"""Cell styles and small writing helpers shared by every sheet of the template.
+
+Inputs are the only unlocked cells and the only cells with the input fill; everything
+else is locked (protected sheets) so a planner cannot overwrite a formula by accident.
+"""
+from __future__ import annotations
+
+from openpyxl.formatting.rule import FormulaRule
+from openpyxl.styles import Alignment, Border, Font, PatternFill, Protection, Side
+from openpyxl.utils import get_column_letter
+
+INPUT_FILL = PatternFill("solid", fgColor="FFF2CC")      # pale yellow: type here
+OUTPUT_FILL = PatternFill("solid", fgColor="E2EFDA")     # pale green: computed for you
+HEADER_FILL = PatternFill("solid", fgColor="1F4E78")     # dark blue header band
+SUBHEADER_FILL = PatternFill("solid", fgColor="DDEBF7")  # light blue unit row
+PUBLISHED_FILL = PatternFill("solid", fgColor="F2F2F2")  # grey: a number printed in a source
+BAD_FILL = PatternFill("solid", fgColor="F8CBAD")        # orange-red: outside rounding
+TITLE_FONT = Font(bold=True, size=14, color="1F4E78")
+H2_FONT = Font(bold=True, size=12, color="1F4E78")
+HEADER_FONT = Font(bold=True, color="FFFFFF")
+BOLD = Font(bold=True)
+NOTE_FONT = Font(italic=True, size=9, color="595959")
+WRAP = Alignment(wrap_text=True, vertical="top")
+CENTER = Alignment(horizontal="center", vertical="center", wrap_text=True)
+THIN = Side(style="thin", color="BFBFBF")
+BOX = Border(left=THIN, right=THIN, top=THIN, bottom=THIN)
+UNLOCKED = Protection(locked=False)
+LOCKED = Protection(locked=True)
+
+
+def title(ws, text: str, subtitle: str | None = None, width_cols: int = 10) -> int:
+    """Sheet title in A1 (and a subtitle in A2); returns the next free row."""
+    ws["A1"] = text
+    ws["A1"].font = TITLE_FONT
+    if subtitle:
+        ws["A2"] = subtitle
+        ws["A2"].font = NOTE_FONT
+        ws["A2"].alignment = Alignment(wrap_text=True, vertical="top")
+        ws.merge_cells(start_row=2, start_column=1, end_row=2, end_column=width_cols)
+        ws.row_dimensions[2].height = 30
+    return 4
+
+
+def h2(ws, row: int, text: str, col: int = 1) -> int:
+    ws.cell(row, col, text).font = H2_FONT
+    return row + 1
+
+
+def note(ws, row: int, text: str, col: int = 1, width_cols: int = 10, height: float | None = None):
+    """An italic note merged across ``width_cols`` columns; returns the next row."""
+    c = ws.cell(row, col, text)
+    c.font = NOTE_FONT
+    c.alignment = Alignment(wrap_text=True, vertical="top")
+    if width_cols > 1:
+        ws.merge_cells(start_row=row, start_column=col, end_row=row, end_column=col + width_cols - 1)
+    if height is None:
+        # rough: ~1.1 characters per point of column width, 12 points per line
+        chars = sum((ws.column_dimensions[get_column_letter(col + i)].width or 9)
+                    for i in range(width_cols)) * 1.1
+        lines = max(1, -(-len(text) // max(int(chars), 20)))
+        height = 12.5 * lines + 2
+    ws.row_dimensions[row].height = height
+    return row + 1
+
+
+def header(ws, row: int, col: int, text: str, unit: str | None = None, fill=HEADER_FILL):
+    """A header cell; with ``unit`` the unit goes in the row below, in brackets."""
+    c = ws.cell(row, col, text)
+    c.font = HEADER_FONT if fill is HEADER_FILL else BOLD
+    c.fill = fill
+    c.alignment = CENTER
+    c.border = BOX
+    if unit is not None:
+        u = ws.cell(row + 1, col, f"[{unit}]" if unit else "")
+        u.fill = SUBHEADER_FILL
+        u.alignment = CENTER
+        u.font = Font(size=9)
+        u.border = BOX
+    return c
+
+
+def band(ws, row: int, col1: int, col2: int, text: str):
+    """A merged header band over columns col1..col2."""
+    c = ws.cell(row, col1, text)
+    c.font = HEADER_FONT
+    c.fill = HEADER_FILL
+    c.alignment = CENTER
+    for col in range(col1, col2 + 1):
+        ws.cell(row, col).fill = HEADER_FILL
+        ws.cell(row, col).border = BOX
+    if col2 > col1:
+        ws.merge_cells(start_row=row, start_column=col1, end_row=row, end_column=col2)
+    return c
+
+
+def published(cell, value, fmt: str):
+    cell.value = value
+    cell.number_format = fmt
+    cell.fill = PUBLISHED_FILL
+    cell.border = BOX
+    return cell
+
+
+def output(cell, formula: str, fmt: str = "General"):
+    cell.value = formula
+    cell.number_format = fmt
+    cell.fill = OUTPUT_FILL
+    cell.border = BOX
+    cell.protection = LOCKED
+    return cell
+
+
+def input_cell(cell, value=None, fmt: str = "General"):
+    cell.value = value
+    cell.number_format = fmt
+    cell.fill = INPUT_FILL
+    cell.border = BOX
+    cell.protection = UNLOCKED
+    return cell
+
+
+def label(cell, text, bold: bool = False, wrap: bool = False):
+    cell.value = text
+    cell.border = BOX
+    if bold:
+        cell.font = BOLD
+    cell.alignment = WRAP if wrap else Alignment(vertical="top")
+    return cell
+
+
+def widths(ws, spec: dict[str, float]):
+    for col, w in spec.items():
+        ws.column_dimensions[col].width = w
+
+
+def number_format(text: str) -> str:
+    """Excel number format that shows a number the way the source printed ``text``."""
+    t = text.strip().lstrip("+-")
+    if "E" in t.upper():
+        mant = t.upper().split("E")[0]
+        d = len(mant.split(".")[1]) if "." in mant else 0
+        return "0." + "0" * d + "E+00" if d else "0E+00"
+    d = len(t.split(".")[1]) if "." in t else 0
+    return "0." + "0" * d if d else "0"
+
+
+def diff_format(text: str) -> str:
+    """Format for a difference: one digit more than the published number."""
+    t = text.strip().lstrip("+-")
+    if "E" in t.upper():
+        return "0.0E+00"
+    d = (len(t.split(".")[1]) if "." in t else 0) + 1
+    return "0." + "0" * d
+
+
+def flag_outside(ws, cells_by_tol: dict[float, list[str]]):
+    """Conditional fill on difference cells whose magnitude exceeds their tolerance.
+
+    One rule per cell keeps relative references trivially right in every spreadsheet
+    program; the rules cost nothing to recalculate headlessly.
+    """
+    for tol, cells in sorted(cells_by_tol.items()):
+        for ref in cells:
+            ws.conditional_formatting.add(ref, FormulaRule(
+                formula=[f"ABS({ref})>{tol:.10g}"], fill=BAD_FILL, stopIfTrue=False))
+
+
+def protect(ws):
+    """Protect the sheet: locked cells (all but inputs) cannot be edited. No password: the
+    protection is against accidents, not people."""
+    ws.protection.sheet = True
+    ws.protection.formatCells = False
+    ws.protection.formatColumns = False
+    ws.protection.formatRows = False
+    ws.protection.sort = False
+    ws.protection.autoFilter = False
+
+
+def page_setup(ws, wide: bool = False, print_area: str | None = None):
+    """Landscape, one page wide (A3 for wide sheets), as many pages down as needed."""
+    ws.page_setup.orientation = "landscape"
+    ws.page_setup.paperSize = ws.PAPERSIZE_A3 if wide else ws.PAPERSIZE_A4
+    ws.page_setup.fitToWidth = 1
+    ws.page_setup.fitToHeight = 0
+    ws.sheet_properties.pageSetUpPr.fitToPage = True
+    ws.print_options.gridLines = False
+    ws.page_margins.left = ws.page_margins.right = 0.4
+    ws.page_margins.top = ws.page_margins.bottom = 0.5
+    if print_area:
+        ws.print_area = print_area
