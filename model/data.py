@@ -95,10 +95,16 @@ def records() -> tuple[Record, ...]:
 
 def find(**where) -> list[Record]:
     """Records whose attributes equal every keyword given (``document`` matches a prefix)."""
+    return list(_find(tuple(sorted(where.items()))))
+
+
+@lru_cache(maxsize=None)
+def _find(items: tuple) -> tuple[Record, ...]:
+    where = dict(items)
     doc = where.pop("document", None)
-    return [r for r in records()
-            if all(getattr(r, k) == v for k, v in where.items())
-            and (doc is None or r.document.startswith(doc))]
+    return tuple(r for r in records()
+                 if all(getattr(r, k) == v for k, v in where.items())
+                 and (doc is None or r.document.startswith(doc)))
 
 
 def one(**where) -> Record:
