@@ -747,13 +747,20 @@ class Engine:
             self._pass()
 
     def _spills_are_read(self) -> bool:
-        areas = [(shapes.sheet_key(self.book.sheets[self.n_sheet[i]].name), a, i)
-                 for i, a in self.spill_area.items()]
+        """Does some formula read a cell that a spill filled (other than its anchor)?"""
+        self._build_index()  # now with the spilled cells, owned by their anchors
+        spills = self.spill_area
         for i in range(len(self.n_text)):
             for rect in self.used[i]:
-                for sheet, (r1, c1, r2, c2), anchor in areas:
-                    if anchor != i and rect[0] == sheet and rect[1] <= r2 and r1 <= rect[3] \
-                            and rect[2] <= c2 and c1 <= rect[4]:
+                for j in self._ids_in(rect).tolist():
+                    area = spills.get(j)
+                    if j == i or area is None:
+                        continue
+                    _, r1, c1, r2, c2 = rect
+                    rows = range(max(r1, area[0]), min(r2, area[2]) + 1)
+                    cols = range(max(c1, area[1]), min(c2, area[3]) + 1)
+                    if len(rows) * len(cols) > 1 or (rows and cols and (
+                            rows[0], cols[0]) != (self.n_row[j], self.n_col[j])):
                         return True
         return False
 

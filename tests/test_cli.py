@@ -3,19 +3,16 @@ on stderr and a non-zero exit; eval starting without the formula engine."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
 import zipfile
 
-import numpy as np
 import openpyxl
 import pytest
 
-from zvmplan.errors import NoDataError
 from zvmplan_addin import cli
-from zvmplan_addin.registry import REGISTRY, Param, as_number, worksheet_function
+from zvmplan_addin.registry import REGISTRY
 
 # Declared in the child processes too (they start from a fresh registry).
 DECLARE = textwrap.dedent('''
@@ -29,7 +26,14 @@ DECLARE = textwrap.dedent('''
                 raise NoDataError("13 was never measured")
             return 2 * x
 ''')
-exec(DECLARE)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def zc_functions():
+    """ZC_DOUBLE, in the registry for this module's tests only."""
+    exec(DECLARE, {})
+    yield
+    REGISTRY.pop("ZC_DOUBLE", None)
 
 
 def run_cli(*args, code=""):

@@ -5,7 +5,6 @@ declared here (``ZT_*``) so these tests do not depend on the model's numbers."""
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import zipfile
 
@@ -19,7 +18,7 @@ from openpyxl.worksheet.formula import ArrayFormula
 
 from zvmplan import Many
 from zvmplan.errors import NoDataError, OutOfRangeError, UnknownNameError
-from zvmplan_addin import engine, shapes, xlsxio
+from zvmplan_addin import engine, shapes
 from zvmplan_addin.registry import REGISTRY, Param, as_number, worksheet_function
 
 
@@ -58,7 +57,14 @@ def _declare():
         return np.array([["a"], ["b"], ["c"]], dtype=object)
 
 
-_declare()
+@pytest.fixture(autouse=True, scope="module")
+def zt_functions():
+    """The ZT_ functions, in the registry for this module's tests only (other tests list
+    the registry)."""
+    _declare()
+    yield
+    for name in ("ZT_SCALE", "ZT_NAME", "ZT_COLUMN"):
+        REGISTRY.pop(name, None)
 
 
 # ------------------------------------------------------------------ helpers ----
@@ -301,7 +307,7 @@ def test_many_rows_share_one_compiled_formula(tmp_path):
         ws[f"B{r}"] = f"=ZT_SCALE(A{r},2)+$A$1"
         ws[f"C{r}"] = f"=B{r}/SUM(B$1:B${n})"
         ws[f"D{r}"] = f"=SUM(A$1:A{r})"           # running total: a growing range
-    ws[f"E1"] = f"=SUM(C1:C{n})"
+    ws["E1"] = f"=SUM(C1:C{n})"
     path = _save(wb, tmp_path / "in.xlsx")
     out = tmp_path / "out.xlsx"
     report = engine.calc(path, out)
@@ -495,7 +501,7 @@ def test_impure_functions_are_not_shared_between_cells(tmp_path):
     wb = openpyxl.Workbook()
     ws = wb.active
     for r in range(1, 21):
-        ws[f"A{r}"] = f"=RAND()+$B$1"
+        ws[f"A{r}"] = "=RAND()+$B$1"
     ws["B1"] = 0
     path = _save(wb, tmp_path / "in.xlsx")
     engine.calc(path, tmp_path / "out.xlsx")
