@@ -955,15 +955,18 @@ class Engine:
         report.spills = len(self.spill_area)
         report.warnings = list(self.warnings)
         report.unsupported = set(self.unsupported)
-        errors = 0
+        errors, shown = 0, {}
         for i in range(self.cells):
             if self.template[i].pipe is None:
                 continue
             v = self.grids[self.n_sheet[i]].get(self.n_row[i], self.n_col[i])
             if isinstance(v, FXlError):
                 errors += 1
+                why = self.reasons.get(self.n_label[i])
+                if why is not None and why[0] == str(v) and len(shown) < 1000:
+                    shown[self.n_label[i]] = why  # only errors the cell still shows
         report.error_cells = errors
-        report.errors = dict(list(self.reasons.items())[:1000])
+        report.errors = shown
         report.full_calc_on_load = bool(self.kept_cached or self.unsupported)
         return report
 

@@ -161,6 +161,7 @@ def test_calc_caches_builtin_and_registry_values(planner, tmp_path):
     assert report.error_cells >= 8
     assert report.errors["Plan!J2"] == ("#N/A", "no data for 'missing'")
     assert report.errors["Plan!C4"][0] == "#NUM!"
+    assert "Plan!E4" not in report.errors and "Plan!T3" not in report.errors  # IFERROR caught them
 
 
 def test_calc_keeps_formulas(planner, tmp_path):
