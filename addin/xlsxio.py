@@ -682,8 +682,9 @@ def _rewrite_row(rm: re.Match, row: int, cells: dict[int, CellUpdate]) -> str:
             pos = cm.end()
             i += 1
         elif attrs != cm.group(2):
+            head = len(cm.group(1)) + 2 + len(cm.group(2))  # "<" prefix "c" attrs
             out.append(rcontent[pos:cm.start()])
-            out.append(cm.group(0).replace(cm.group(2), attrs, 1))
+            out.append(f"<{cm.group(1)}c{attrs}{cm.group(0)[head:]}")
             pos = cm.end()
     out.append(rcontent[pos:])
     for c in pending[i:]:

@@ -18,7 +18,7 @@ from openpyxl.worksheet.formula import ArrayFormula
 
 from zvmplan import Many
 from zvmplan.errors import NoDataError, OutOfRangeError, UnknownNameError
-from zvmplan_addin import engine, shapes
+from zvmplan_addin import engine, shapes, xlsxio
 from zvmplan_addin.registry import REGISTRY, Param, as_number, worksheet_function
 
 
@@ -518,3 +518,24 @@ def test_date_cells_are_serial_numbers(tmp_path):
     engine.calc(path, out)
     sheet = zipfile.ZipFile(out).read("xl/worksheets/sheet1.xml").decode()
     assert "<f>A1+1</f><v>45323.0</v>" in sheet and "<f>YEAR(A1)</f><v>2024.0</v>" in sheet
+
+
+def test_excel_style_xml_round_trips(tmp_path):
+    """Dynamic-array metadata (cm), rows without spans, cells without r, a horizontal
+    spill into a row that has later cells: OUT is valid and every value lands in place."""
+    rows = ('<row r="1" spans="1:4"><c r="A1"><v>1</v></c><c r="B1" cm="1">'
+            '<f t="array" ref="B1:B2" aca="false">A1:A2*2</f><v>0</v></c></row>'
+            '<row r="2"><c r="A2"><v>5</v></c><c r="B2"><v>0</v></c></row>'
+            '<row r="3"><c><f>{1,2,3}</f></c><c r="D3"/><c><v>7</v></c></row>')
+    path = make_xlsx(tmp_path / "in.xlsx", rows)
+    out = tmp_path / "out.xlsx"
+    engine.calc(path, out)
+    xlsxio.safe_open_xlsx(out).close()  # well formed, by the same checks as any input
+    ws = _values(out)
+    assert [ws["B1"].value, ws["B2"].value] == [2, 10]
+    assert [ws["A3"].value, ws["B3"].value, ws["C3"].value, ws["D3"].value, ws["E3"].value] == \
+        [1, 2, 3, None, 7]
+    sheet = zipfile.ZipFile(out).read("xl/worksheets/sheet1.xml").decode()
+    assert '<c r="B1" cm="1"><f t="array" ref="B1:B2" aca="false">A1:A2*2</f><v>2.0</v></c>' in sheet
+    assert '<c r="A3"><f t="array" ref="A3:C3">{1,2,3}</f><v>1.0</v></c><c r="B3"><v>2.0</v></c>' \
+        '<c r="C3"><v>3.0</v></c><c r="D3"/><c r="E3"><v>7</v></c>' in sheet
