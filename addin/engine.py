@@ -83,6 +83,7 @@ from .registry import REGISTRY
 XL = _ErrorToken.errors             # Excel error code -> formulas' error value
 PENDING, ACTIVE, DONE = 0, 1, 2
 DENSE_LIMIT = 8_000_000             # cells in a sheet's bounding box held as a dense grid
+BIG_RANGE = 4_000_000               # a larger range is cut to the sheet's used area
 NO_IDS = np.empty(0, dtype=np.int64)
 log = logging.getLogger(__name__)
 
@@ -828,6 +829,8 @@ class Engine:
                 r2 = max(grid.rows, 1)
             if c1 == 1 and c2 == shapes.MAX_COL:
                 c2 = max(grid.cols, 1)
+            if (r2 - r1 + 1) * (c2 - c1 + 1) > BIG_RANGE:  # only empty cells beyond the grid
+                r2, c2 = max(r1, min(r2, grid.rows)), max(c1, min(c2, grid.cols))
             value = grid.block(r1, c1, r2, c2)
         else:
             value = np.full((min(r2 - r1 + 1, 1000), min(c2 - c1 + 1, 1000)), XL["#REF!"],

@@ -539,3 +539,57 @@ def test_excel_style_xml_round_trips(tmp_path):
     assert '<c r="B1" cm="1"><f t="array" ref="B1:B2" aca="false">A1:A2*2</f><v>2.0</v></c>' in sheet
     assert '<c r="A3"><f t="array" ref="A3:C3">{1,2,3}</f><v>1.0</v></c><c r="B3"><v>2.0</v></c>' \
         '<c r="C3"><v>3.0</v></c><c r="D3"/><c r="E3"><v>7</v></c>' in sheet
+
+
+# --------------------------------------------------------- the XML writer ----
+from hypothesis import given, settings, strategies as st  # noqa: E402
+import xml.etree.ElementTree as ET  # noqa: E402
+
+_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+
+
+def _read_back(xml):
+    """Cell values by position, read with ElementTree (independently of the scanner),
+    honouring implied positions; and whether rows and cells are in order."""
+    root = ET.fromstring(xml)
+    values, ordered, row_no = {}, True, 0
+    for row in root.iter(_NS + "row"):
+        r = int(row.get("r")) if row.get("r") else row_no + 1
+        ordered &= r > row_no
+        row_no, col = r, 0
+        for c in row.findall(_NS + "c"):
+            ref = c.get("r")
+            nc = shapes.parse_a1(ref)[1] if ref else col + 1
+            ordered &= nc > col
+            col = nc
+            v = c.find(_NS + "v")
+            values[(r, nc)] = None if v is None else v.text
+    return values, ordered
+
+
+@settings(max_examples=200, deadline=None)
+@given(existing=st.dictionaries(st.tuples(st.integers(1, 6), st.integers(1, 6)),
+                                st.tuples(st.integers(0, 99), st.booleans()), max_size=20),
+       updates=st.dictionaries(st.tuples(st.integers(1, 7), st.integers(1, 7)),
+                               st.integers(100, 199), max_size=12))
+def test_rewrite_sheet_puts_every_value_in_its_cell(existing, updates):
+    rows = []
+    for r in sorted({r for r, _ in existing}):
+        cells, prev = [], 0
+        for c in sorted(c for rr, c in existing if rr == r):
+            value, explicit = existing[(r, c)]
+            # a cell may omit r only if it directly follows the previous one
+            attr = f' r="{shapes.a1(r, c)}"' if explicit or c != prev + 1 else ""
+            cells.append(f"<c{attr}><v>{value}</v></c>")
+            prev = c
+        rows.append(f'<row r="{r}">{"".join(cells)}</row>')
+    xml = _SHEET.format(rows="".join(rows))
+    by_row = {}
+    for (r, c), v in updates.items():
+        by_row.setdefault(r, {})[c] = xlsxio.CellUpdate(float(v))
+    new = xlsxio.rewrite_sheet(xml, by_row)
+    values, ordered = _read_back(new)
+    assert ordered
+    expected = {k: str(v) for k, (v, _) in existing.items()}
+    expected.update({k: repr(float(v)) for k, v in updates.items()})
+    assert values == expected
