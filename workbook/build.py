@@ -76,14 +76,53 @@ def save(book: Book, path: Path) -> Path:
     return path
 
 
+def engine_defects() -> list[str]:
+    """What the headless engine gets wrong that this template relies on (empty list: none).
+
+    The template tests blank input cells (``=IF($B10="","",...)``) and has sheets named
+    000 .. 004; a tiny workbook with both is recalculated and its values checked."""
+    import tempfile
+    from zvmplan_addin import engine
+    with tempfile.TemporaryDirectory(prefix="zvmplan-probe-") as tmp:
+        wb = Workbook()
+        ws = wb.active
+        ws.title = "S"
+        ws["B1"] = '=IF(A1="","blank","not blank")'
+        ws["B2"] = '=CPCPU_PER_MB("IUCV",9000,A1,A1)'
+        ws["B3"] = "='000'!B1"
+        digits = wb.create_sheet("000")
+        digits["A1"] = 2
+        digits["B1"] = "=A1*2"
+        src, out = Path(tmp) / "probe.xlsx", Path(tmp) / "probe-calc.xlsx"
+        wb.save(src)
+        engine.calc(src, out)
+        from openpyxl import load_workbook
+        got = load_workbook(out, data_only=True)
+        problems = []
+        if got["S"]["B1"].value != "blank" or got["S"]["B2"].value != 0.012367:
+            problems.append("a blank cell is not blank (=A1=\"\" is FALSE and a zvmplan function "
+                            f"gets text 'empty': got {got['S']['B1'].value!r}, "
+                            f"{got['S']['B2'].value!r})")
+        if got["000"]["B1"].value != 4 or got["S"]["B3"].value != 4:
+            problems.append("formulas on, or referring to, a sheet named 000 are not evaluated "
+                            f"(got {got['000']['B1'].value!r}, {got['S']['B3'].value!r})")
+        return problems
+
+
 def recalculate(path: Path) -> bool:
     """Recalculate ``path`` in place with the headless engine; False if it is not installed."""
     try:
         from zvmplan_addin import engine
     except ImportError:
         return False
-    engine.calc(path, path)
+    for problem in engine_defects():
+        print(f"warning: zvmplan calc cannot recalculate this template correctly: {problem}",
+              file=sys.stderr)
+    report = engine.calc(path, in_place=True)
     normalize(path, FIXED_TIME)
+    if getattr(report, "warnings", None):
+        for w in report.warnings[:20]:
+            print(f"zvmplan calc: {w}", file=sys.stderr)
     return True
 
 

@@ -70,6 +70,7 @@ def sheet_charts(book: Book):
         for k, (h, u) in enumerate((("Size", "bytes"), ("MB/s", "MB/s"),
                                     ("CP CPU per MB", "CPU-s/MB"))):
             st.header(ws, top + 1, col + k, h, u)
+        ws.row_dimensions[top + 1].height = 30
         r0 = top + 3
         for i, size in enumerate(CURVE_SIZES[t]):
             r = r0 + i

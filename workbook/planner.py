@@ -189,7 +189,7 @@ def sheet_planner(book: Book):
     widths = {"A": 30, "B": 14, "C": 10, "D": 11, "E": 12, "F": 9, "G": 10, "H": 11, "I": 7,
               "J": 12, "K": 12, "L": 12, "M": 11, "N": 11, "O": 11, "P": 10, "Q": 13, "R": 12,
               "S": 14, "T": 11}
-    widths.update({L(c_cand0 + i): 11 for i in range(ncand)})
+    widths.update({L(c_cand0 + i): 14 for i in range(ncand)})
     widths[L(c_cand0 + ncand)] = 80
     st.widths(ws, widths)
     ws.sheet_view.zoomScale = 90
@@ -244,6 +244,8 @@ def sheet_planner(book: Book):
         for j, c in enumerate(INPUTS):
             cell = ws.cell(r, j + 1)
             st.input_cell(cell, ex[j], "General" if c.kind != "number" else "#,##0.###")
+            if c.kind == "level":
+                cell.alignment = st.Alignment(horizontal="center")
             if c.kind != "text":
                 dv_cells[c.kind].append(cell.coordinate)
         t, w, d, e, lv, sp, load = (f"$B{r}", f"$C{r}", f"$D{r}", f"$E{r}", f"$F{r}",

@@ -653,7 +653,7 @@ def _summary_003(book, ws, row, pct_cells):
 # ===================================================================== 004 ====
 def sheet_004(book: Book, findings: list[dict]):
     ws = book.wb.create_sheet("004")
-    setup(ws, {"A": 22, "B": 13, "C": 13, "D": 13, "E": 13, "F": 13, "G": 13, "H": 60})
+    setup(ws, {"A": 30, "B": 13, "C": 13, "D": 13, "E": 13, "F": 13, "G": 13, "H": 60})
     row = st.title(ws, f"004 - {doc_title('004')}",
                    "A presentation whose charts did not survive conversion: only its text "
                    "remains. Measured (VM TCP/IP stack runs): "
@@ -666,6 +666,7 @@ def sheet_004(book: Book, findings: list[dict]):
     st.header(ws, row, 1, "Workload", "")
     st.header(ws, row, 2, "decrease, low", "% CPU per unit")
     st.header(ws, row, 3, "decrease, high", "% CPU per unit")
+    ws.row_dimensions[row].height = 30
     row += 2
     wl = {"STRG": "Streaming (CPU/MB)", "CRR": "CRR (CPU/tx)", "RR": "RR (CPU/tx)"}
     for w in ("STRG", "CRR", "RR"):
@@ -688,6 +689,7 @@ def sheet_004(book: Book, findings: list[dict]):
              ("RR, low", "RR", "low"), ("RR, high", "RR", "high")]
     for i, (h, _, _) in enumerate(heads):
         st.header(ws, row, 2 + i, h, "% tx/s")
+    ws.row_dimensions[row].height = 30
     row += 2
     for t, lab in (("HIPERSOCKETS", "HiperSockets"), ("GUEST_LAN", "Guest LAN"),
                    ("CLAW", "CLAW"), ("VCTC", "Virtual CTC")):
@@ -707,6 +709,7 @@ def sheet_004(book: Book, findings: list[dict]):
                                 ("zvmplan low", "% CP CPU"), ("zvmplan high", "% CP CPU"),
                                 ("low: pub - zvmplan", "%"), ("high: pub - zvmplan", "%")]):
         st.header(ws, row, 2 + i, h, u)
+    ws.row_dimensions[row].height = 30
     row += 2
     st.label(ws.cell(row, 1), "CP CPU reduction", bold=True)
     cut = "(1-CPCPU_PER_MB({t},1500,\"4.1.0\")/CPCPU_PER_MB({t},1500,\"3.1.0\"))*100"
@@ -742,7 +745,8 @@ def sheet_004(book: Book, findings: list[dict]):
         c = ws.cell(row, 2, f["text"])
         c.alignment = st.WRAP
         ws.merge_cells(start_row=row, start_column=2, end_row=row, end_column=8)
-        ws.row_dimensions[row].height = 15 * max(1, -(-len(f["text"]) // 130)) + 3
+        lines = max(-(-len(f["text"]) // 125), -(-len(f["slide"]) // 30), 1)
+        ws.row_dimensions[row].height = 15 * lines + 3
         row += 1
     return ws
 

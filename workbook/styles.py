@@ -71,7 +71,7 @@ def header(ws, row: int, col: int, text: str, unit: str | None = None, fill=HEAD
     c.alignment = CENTER
     c.border = BOX
     if unit is not None:
-        u = ws.cell(row + 1, col, f"[{unit}]" if unit else "")
+        u = ws.cell(row + 1, col, f"[{unit}]" if unit else None)
         u.fill = SUBHEADER_FILL
         u.alignment = CENTER
         u.font = Font(size=9)
