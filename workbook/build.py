@@ -109,29 +109,45 @@ def engine_defects() -> list[str]:
         return problems
 
 
+class EngineDefect(RuntimeError):
+    """The headless engine would cache wrong values in the template."""
+
+
 def recalculate(path: Path) -> bool:
-    """Recalculate ``path`` in place with the headless engine; False if it is not installed."""
+    """Recalculate ``path`` in place with the headless engine; False if it is not installed.
+    Raises :class:`EngineDefect` (``path`` untouched) if the engine cannot do it right."""
     try:
         from zvmplan_addin import engine
     except ImportError:
         return False
-    for problem in engine_defects():
-        print(f"warning: zvmplan calc cannot recalculate this template correctly: {problem}",
-              file=sys.stderr)
+    defects = engine_defects()
+    if defects:
+        raise EngineDefect("zvmplan calc cannot recalculate this template correctly: "
+                           + "; ".join(defects))
     report = engine.calc(path, in_place=True)
     normalize(path, FIXED_TIME)
-    if getattr(report, "warnings", None):
-        for w in report.warnings[:20]:
-            print(f"zvmplan calc: {w}", file=sys.stderr)
+    for w in getattr(report, "warnings", [])[:20]:
+        print(f"zvmplan calc: {w}", file=sys.stderr)
     return True
 
 
 def build(path: Path = TEMPLATE, calc: bool = True) -> Book:
+    """Lay out, save and (``calc``) recalculate. The file at ``path`` is replaced only
+    when everything succeeded."""
+    import os
+    import tempfile
+    path = Path(path)
     book = layout()
-    save(book, path)
-    if calc and not recalculate(path):
-        print("zvmplan_addin.engine not available: template saved without cached values",
-              file=sys.stderr)
+    fd, tmp = tempfile.mkstemp(suffix=".xlsx", dir=path.parent)
+    os.close(fd)
+    try:
+        save(book, Path(tmp))
+        if calc and not recalculate(Path(tmp)):
+            print("zvmplan_addin.engine not available: template saved without cached values",
+                  file=sys.stderr)
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
     return book
 
 
@@ -142,7 +158,11 @@ def main(argv=None) -> int:
     ap.add_argument("--no-calc", action="store_true",
                     help="do not recalculate (no cached values in the file)")
     args = ap.parse_args(argv)
-    book = build(args.output, calc=not args.no_calc)
+    try:
+        book = build(args.output, calc=not args.no_calc)
+    except EngineDefect as exc:
+        print(f"error: {exc}; {args.output} left as it was", file=sys.stderr)
+        return 1
     n = sum(1 for ws in book.wb.worksheets for row in ws.iter_rows() for c in row
             if c.data_type == "f")
     print(f"wrote {args.output} ({len(book.wb.worksheets)} sheets, {n} formulas, "
