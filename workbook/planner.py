@@ -312,7 +312,7 @@ def sheet_planner(book: Book):
 # ================================================================ Upgrade =====
 def sheet_upgrade(book: Book):
     ws = book.wb.create_sheet(UPGRADE)
-    st.widths(ws, {"A": 26, "B": 14, "C": 10, "D": 10, "E": 11, "F": 10, "G": 10, "H": 9,
+    st.widths(ws, {"A": 26, "B": 14, "C": 10, "D": 10, "E": 12, "F": 10, "G": 10, "H": 9,
                    "I": 9, "J": 7, **{L(i): 11 for i in range(11, 19)}, "S": 70, "T": 70})
     ws.sheet_view.zoomScale = 90
     st.title(ws, "Upgrade what-if - what a z/VM level change saves for a given load",
@@ -342,7 +342,7 @@ def sheet_upgrade(book: Book):
         r = first + i
         ex = UPGRADES[i] if i < len(UPGRADES) else (None,) * 9
         for j, k in enumerate(kinds):
-            st.input_cell(ws.cell(r, j + 1), ex[j])
+            st.input_cell(ws.cell(r, j + 1), ex[j], "#,##0.###" if k == "number" else "General")
             if k != "text":
                 dv[k].append(ws.cell(r, j + 1).coordinate)
         t, w, d, e, sp, load, l0, l1 = (f"$B{r}", f"$C{r}", f"$D{r}", f"$E{r}", f"$F{r}",
