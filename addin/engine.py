@@ -61,6 +61,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -191,6 +192,14 @@ def _input_value(v):
     return v
 
 
+def _filled(shape, value, dtype=object) -> np.ndarray:
+    """An object array of ``value``. Not ``np.full``: it turns str subclasses such as
+    ``sh.EMPTY`` and formulas' error values into plain strings ('empty', '#REF!')."""
+    out = np.empty(shape, dtype=dtype)
+    out.fill(value)
+    return out
+
+
 class _Grid:
     """The values of one sheet: a dense object array over its used area (or a dict for a
     huge, sparse one). Missing cells are ``sh.EMPTY``."""
@@ -203,7 +212,7 @@ class _Grid:
         self.rows, self.cols = rows, cols
         self.dense = rows * cols <= DENSE_LIMIT
         if self.dense:
-            self.a = np.full((rows, cols), sh.EMPTY, dtype=object)
+            self.a = _filled((rows, cols), sh.EMPTY, dtype=object)
         else:
             self.d = {}
         for (r, c), v in sheet.values.items():
@@ -229,12 +238,12 @@ class _Grid:
 
     def _grow(self, r, c):
         rows, cols = max(r, self.rows), max(c, self.cols)
-        a = np.full((rows, cols), sh.EMPTY, dtype=object)
+        a = _filled((rows, cols), sh.EMPTY, dtype=object)
         a[:self.rows, :self.cols] = self.a
         self.a, self.rows, self.cols = a, rows, cols
 
     def block(self, r1, c1, r2, c2) -> np.ndarray:
-        out = np.full((r2 - r1 + 1, c2 - c1 + 1), sh.EMPTY, dtype=object)
+        out = _filled((r2 - r1 + 1, c2 - c1 + 1), sh.EMPTY, dtype=object)
         if self.dense:
             rr, cc = min(r2, self.rows), min(c2, self.cols)
             if rr >= r1 and cc >= c1:
@@ -253,7 +262,8 @@ class _Grid:
 
 
 # ----------------------------------------------------------- templates ----
-REF, CONST, NAME, RAW = range(4)
+REF, CONST, NAME, RAW, LIT, UNION = range(6)
+_LITERAL = re.compile(re.escape(shapes.LITERAL_PREFIX) + r"([0-9]+)_")
 
 
 class _NotStraight(Exception):
@@ -360,6 +370,8 @@ class _Template:
     unsupported: set
     program: Any = None              # the same, as a straight line (None: use the pipe)
     checked: bool = False            # program and pipe compared on a first cell
+    literals: bool = False           # compiled with literals as inputs (a generic shape)
+    exact_only: bool = False         # ... which disagreed with the formula as written
 
     def accepts(self, rects) -> bool:
         return all(rects[j] == rects[j0] for j, j0 in self.dups)
@@ -481,6 +493,13 @@ class Engine:
         n = len(self.n_text)
         self.template: list[_Template | None] = [None] * n
         self.rects: list[tuple] = [()] * n
+        self.lits: list[tuple] = [()] * n       # each cell's literals (generic shapes)
+        self.exact: dict[int, _Template] = {}   # cells compiled as written
+        self.generic = not os.environ.get("ZVMPLAN_ENGINE_EXACT")
+        self.check_literals = bool(os.environ.get("ZVMPLAN_ENGINE_CHECK"))
+        self._scopes = {dn.sheet: shapes.sheet_key(book.sheets[dn.sheet].name)
+                        for dn in book.names
+                        if dn.sheet is not None and dn.sheet < len(book.sheets)}
         self.used: list[tuple] = [()] * n       # rects read by each node
         self.name_deps: list[tuple] = [()] * n  # name nodes read by each node
         self.status = np.zeros(n, dtype=np.int8)
@@ -538,10 +557,7 @@ class Engine:
         return len(self.n_text) - 1
 
     def _label(self, s, r, c):
-        name = self.book.sheets[s].name
-        if not name.replace("_", "").isalnum():
-            name = "'" + name.replace("'", "''") + "'"
-        return f"{name}!{shapes.a1(r, c)}"
+        return f"{_display(self.book.sheets[s].name)}!{shapes.a1(r, c)}"
 
     # --- compiling -------------------------------------------------------
     def compile_all(self):
@@ -549,10 +565,13 @@ class Engine:
         for i in range(len(self.n_text)):
             s, r, c, text = self.n_sheet[i], self.n_row[i], self.n_col[i], self.n_text[i]
             sheet_name = self.book.sheets[s].name if s is not None else ""
-            shp = shapes.shape(text, sheet_name, r or 1, c or 1) if i < self.cells else None
+            shp = None
+            if i < self.cells:
+                shp = shapes.shape(text, sheet_name, r, c, generic=self.generic,
+                                   scope=self._scopes.get(s, ""))
             t = None
             if shp is not None:
-                self.rects[i] = shp.rects
+                self.rects[i], self.lits[i] = shp.rects, shp.literals
                 # several templates per shape when references coincide in some cells
                 # (=F(A1)+$A$1 in row 1 reads one cell twice, in row 2 two cells)
                 t = next((t for t in cache.get(shp.key, ()) if t.accepts(shp.rects)), None)
@@ -567,6 +586,8 @@ class Engine:
                     used.append(self.rects[i][x])
                 elif kind == CONST:
                     used.append(x)
+                elif kind == UNION:
+                    used.extend(x)
                 elif kind == NAME:
                     names.append(x)
             self.used[i], self.name_deps[i] = tuple(used), tuple(names)
@@ -585,19 +606,31 @@ class Engine:
             for k, (kind, x) in enumerate(t.plan):
                 if kind == REF:
                     entry[1][k].add(self.rects[i][x])
+                elif kind == LIT:
+                    entry[1][k].add((type(self.lits[i][x]), self.lits[i][x]))
         for t, rects in seen.values():
             t.program.share(name for name, (kind, _), r in zip(t.program.inputs, t.plan, rects)
-                            if kind != REF or len(r) == 1)
+                            if kind not in (REF, LIT) or len(r) == 1)
 
-    def _compile(self, i, shp) -> _Template:
+    def _compile(self, i, shp, exact: bool = False) -> _Template:
+        """Compile node ``i``: from its generic text (literals as inputs) unless ``exact``
+        or it has no literals."""
         self.compiled += 1
         s, r, c, text = self.n_sheet[i], self.n_row[i], self.n_col[i], self.n_text[i]
+        if shp is not None and shp.generic is not None and not exact:
+            text = shp.generic
+        else:
+            exact = True
         sheet = self.book.sheets[s].name.upper() if s is not None else ""
         ctx = {"sheet": sheet, "cr": str(r or 1), "cc": c or 1}
         refs = self.refs[s] if s is not None and s < len(self.refs) else self.refs[0]
         _Reasons.cell = self.n_label[i]  # compiling evaluates constant calls
         try:
             tokens, builder = formulas.Parser(True).ast("=" + text, context=ctx)
+            if not exact and not _literals_stand_alone(tokens, len(shp.literals)):
+                _Reasons.cell = None
+                self.compiled -= 1
+                return self._compile(i, shp, exact=True)
             cell = Ranges().push(f"{_quote(sheet)}!{shapes.a1(r or 1, c or 1)}")
             pipe = builder.compile(references=refs, context=ctx, **{CELL: cell})
         except Exception as exc:
@@ -607,7 +640,8 @@ class Engine:
         table = get_functions()
         names = {t.name.upper() for t in tokens if isinstance(t, FunctionToken)}
         unsupported = {n for n in names if n not in table and n not in refs}
-        shareable = shp is not None and not (names & _PRIVATE)
+        shareable = shp is not None and not (names & _PRIVATE) and \
+            not _range_operators(tokens)
         index = {}
         if shp is not None:
             for j, rect in enumerate(shp.rects):
@@ -615,6 +649,10 @@ class Engine:
         plan = []
         for k, rng in pipe.inputs.items():
             key = k.upper() if isinstance(k, str) else k
+            lit = _LITERAL.fullmatch(key) if isinstance(key, str) and not exact else None
+            if lit is not None:
+                plan.append((LIT, int(lit.group(1))))
+                continue
             if isinstance(key, str) and key in refs:
                 if rng is None or not getattr(rng, "ranges", None):
                     plan.append((NAME, self._name_node(s, key)))
@@ -628,6 +666,10 @@ class Engine:
                     plan.append((CONST, rect) if j is None else (REF, j))
                     shareable = shareable and j is not None
                     continue
+            if isinstance(rng, Ranges) and len(rng.ranges) > 1:  # a union: (A1,B2:B4)
+                plan.append((UNION, tuple(_rect_of(g) for g in rng.ranges)))
+                shareable = False
+                continue
             if not isinstance(rng, Ranges) or len(rng.ranges) != 1:
                 code = "#NAME?" if rng is None else "#REF!"
                 plan.append((RAW, XL[code]))
@@ -648,7 +690,8 @@ class Engine:
             program = None if os.environ.get("ZVMPLAN_ENGINE_PIPE") else _Program(pipe)
         except _NotStraight:
             program = None
-        return _Template(pipe, plan, dups, shareable, unsupported, program)
+        return _Template(pipe, plan, dups, shareable, unsupported, program,
+                         literals=not exact)
 
     def _rect_from_name(self, key: str):
         """``O'BRIEN!A1`` (a sheet name formulas cannot parse back) -> a rect, if the
@@ -833,7 +876,7 @@ class Engine:
                 r2, c2 = max(r1, min(r2, grid.rows)), max(c1, min(c2, grid.cols))
             value = grid.block(r1, c1, r2, c2)
         else:
-            value = np.full((min(r2 - r1 + 1, 1000), min(c2 - c1 + 1, 1000)), XL["#REF!"],
+            value = _filled((min(r2 - r1 + 1, 1000), min(c2 - c1 + 1, 1000)), XL["#REF!"],
                             dtype=object)
             r2, c2 = r1 + value.shape[0] - 1, c1 + value.shape[1] - 1
         rng = _make_ranges(sheet, r1, c1, r2, c2, value)
@@ -851,6 +894,14 @@ class Engine:
                 args.append(self._ranges(x))
             elif kind == NAME:
                 args.append(self.name_values.get(x, XL["#NAME?"]) if x is not None else XL["#NAME?"])
+            elif kind == LIT:
+                args.append(self.lits[i][x])
+            elif kind == UNION:
+                parts = [self._ranges(rect) for rect in x]
+                union = Ranges(sum((p.ranges for p in parts), ()), {})
+                for p in parts:
+                    union.values.update(p.values)
+                args.append(union)
             else:
                 args.append(x)
         return args
@@ -861,7 +912,15 @@ class Engine:
             return
         _Reasons.cell = self.n_label[i]
         try:
-            result = t.run(self._args(i, t))
+            if t.literals and t.shareable and not t.checked and self.check_literals:
+                result = self._first_generic(i, t)
+            elif t.exact_only:
+                exact = self.exact.get(i) or self._compile(i, None, exact=True)
+                self.exact[i] = exact
+                result = exact.run(self._args(i, exact)) if exact.pipe is not None else \
+                    XL["#VALUE!"]
+            else:
+                result = t.run(self._args(i, t))
         finally:
             _Reasons.cell = None
         if isinstance(result, Ranges):
@@ -887,6 +946,21 @@ class Engine:
         if isinstance(result, np.ndarray):
             result = result.reshape(-1)[0] if result.size else sh.EMPTY
         grid.set(r, c, _scalar(result))
+
+    def _first_generic(self, i, t):
+        """The first cell of a shape compiled with its literals as inputs: evaluated also
+        from the formula as written; if they differ, every cell of the shape is compiled
+        as written (slower, never wrong)."""
+        result = t.run(self._args(i, t))
+        exact = self._compile(i, None, exact=True)
+        expected = exact.run(self._args(i, exact)) if exact.pipe is not None else _MISSING
+        if not _same(_plain_result(result), _plain_result(expected)):
+            t.exact_only = True
+            self.exact[i] = exact
+            log.debug("%s: =%s differs with its literals as inputs; compiling its shape "
+                      "cell by cell", self.n_label[i], self.n_text[i])
+            return expected if expected is not _MISSING else result
+        return result
 
     def _spill(self, i, arr):
         s, r, c = self.n_sheet[i], self.n_row[i], self.n_col[i]
@@ -1003,8 +1077,61 @@ def _letters(c: int) -> str:
     return letters
 
 
+def _range_operators(tokens) -> bool:
+    """Does the formula build references from references (``A1:B2 B1:C2``, ``(A1,B2)``,
+    ``A1:INDEX(...)``)? Then formulas may fold them into one input at compile time, and
+    the compiled function is good for this cell only."""
+    from formulas.tokens.operator import Intersect, OperatorToken, Separator
+    from formulas.tokens.parenthesis import Parenthesis
+    parens, previous = [], None
+    for tok in tokens:
+        if isinstance(tok, Intersect) or (isinstance(tok, OperatorToken) and tok.name == ":"):
+            return True
+        if isinstance(tok, Parenthesis):
+            if tok.name == "(":
+                parens.append(isinstance(previous, FunctionToken))
+            elif parens:
+                parens.pop()
+        elif isinstance(tok, Separator) and tok.name == "," and parens and not parens[-1]:
+            return True
+        previous = tok
+    return False
+
+
+def _literals_stand_alone(tokens, n: int) -> bool:
+    """Did formulas read each ``ZVMLIT_<k>_`` placeholder as a name of its own (and not,
+    say, as part of a quoted sheet name)? Only then is the generic text the formula."""
+    found = set()
+    for tok in tokens:
+        name = getattr(tok, "name", None)
+        if isinstance(name, str) and shapes.LITERAL_PREFIX in name.upper():
+            m = _LITERAL.fullmatch(name.upper())
+            if m is None or type(tok).__name__ != "Range":
+                return False
+            found.add(int(m.group(1)))
+    return found == set(range(n))
+
+
+def _plain_result(v):
+    if isinstance(v, Ranges):
+        try:
+            return v.value
+        except Exception:
+            return v
+    return v
+
+
 def _quote(sheet: str) -> str:
-    return sheet if sheet.replace("_", "").isalnum() else "'" + sheet.replace("'", "''") + "'"
+    """A sheet name quoted for formulas' range parser (always quoted: it cannot read
+    an unquoted name such as 000)."""
+    return "'" + sheet.replace("'", "''") + "'"
+
+
+def _display(sheet: str) -> str:
+    """A sheet name as Excel writes it in a reference: quoted unless a plain name."""
+    plain = re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", sheet) and \
+        not re.fullmatch(r"[A-Za-z]{1,3}[0-9]+|[RrCc][0-9]*", sheet)
+    return sheet if plain else _quote(sheet)
 
 
 def _fit(arr: np.ndarray, shape) -> np.ndarray:
@@ -1017,7 +1144,7 @@ def _fit(arr: np.ndarray, shape) -> np.ndarray:
         arr = np.repeat(arr, shape[0], axis=0)
     if w == 1:
         arr = np.repeat(arr, shape[1], axis=1)
-    out = np.full(shape, XL["#N/A"], dtype=object)
+    out = _filled(shape, XL["#N/A"], dtype=object)
     hh, ww = min(arr.shape[0], shape[0]), min(arr.shape[1], shape[1])
     out[:hh, :ww] = arr[:hh, :ww]
     return out

@@ -38,8 +38,10 @@ Rect = tuple  # (SHEET_UPPER, r1, c1, r2, c2), 1-based, r1 <= r2, c1 <= c2
 
 
 class Shape(NamedTuple):
-    key: str                 # equal keys: same formula up to a relative shift
+    key: str                 # equal keys: one compiled function serves both cells
     rects: tuple[Rect, ...]  # each reference in text order, resolved for this cell
+    literals: tuple = ()     # generic shapes: each literal's value, in text order
+    generic: str | None = None  # generic shapes: the text with literals as ZVMLIT_<k>_
 
 
 def sheet_key(name: str) -> str:
@@ -101,55 +103,123 @@ def _parts(m):
     return kind, rows, cols
 
 
-def shape(text: str, sheet: str, row: int, col: int) -> Shape | None:
-    """The shape of formula ``text`` (without or with its leading ``=``) held in cell
-    (``row``, ``col``) of ``sheet``; None when the text has external or structured
-    references, which the engine then compiles on their own."""
+def shape(text: str, sheet: str, row: int, col: int, generic: bool = False,
+          scope: str = "") -> Shape | None:
+    """The shape of formula ``text`` (without its leading ``=``) held in cell (``row``,
+    ``col``) of ``sheet``; None when the text has external or structured references,
+    which the engine then compiles on their own.
+
+    By default two formulas have the same shape when one is a copy of the other (the
+    key holds relative references as offsets and absolute ones as they are). With
+    ``generic``, the key keeps only the formula's structure: every reference is a slot
+    (each cell brings its own, :attr:`Shape.rects`) and so is every number and text
+    literal outside array constants (:attr:`Shape.literals`; :attr:`Shape.generic` is
+    the text with each literal replaced by the name ``ZVMLIT_<k>_``). ``scope`` goes
+    into a generic key: the holding sheet when it has sheet-local names."""
     host = sheet_key(sheet)
-    pieces = _split_strings(text)
-    key, rects = [host, "\x01"], []
-    for i, piece in enumerate(pieces):
-        if i % 2:
-            key.append('"' + piece + '"')
-            continue
-        if "[" in piece:
-            return None
-        pos = 0
-        for m in _REF.finditer(piece):
-            c1s, r1s, ref_sheet = m.group("c1", "r1", "sheet")
-            if c1s is not None and m.group("c2") is None:  # one cell: the common case
-                ca, ra = c1s[0] == "$", r1s[0] == "$"
-                cv = _COLS.get(c1s)
-                if cv is None:
-                    cv = _COLS[c1s] = col_number(c1s.lstrip("$"))
-                rv = int(r1s[1:] if ra else r1s)
-                if cv > MAX_COL or not 1 <= rv <= MAX_ROW:
-                    continue
-                target = sheet_key(ref_sheet[:-1]) if ref_sheet else host
+    key = [scope if generic else host, "\x01"]
+    rects, literals, out = [], [], []
+    keep_literals = generic and not _BINDS.search(text)
+    pos = 0
+    for seg in _SEGMENT.finditer(text + "\uffff"):  # strings, array constants, the rest
+        gap = text[pos:seg.start()]
+        if gap:
+            if "[" in gap:
+                return None
+            _scan(gap, host, row, col, generic, keep_literals, key, rects, literals, out)
+        lit = seg.group(0)
+        if lit == "\uffff":
+            break
+        if lit[0] == '"' and keep_literals:
+            key.append("\x02S\x02")
+            out.append(_placeholder(len(literals)))
+            literals.append(lit[1:-1].replace('""', '"'))
+        else:
+            key.append(lit)
+            out.append(lit)
+        pos = seg.end()
+    return Shape("".join(key), tuple(rects), tuple(literals),
+                 "".join(out) if literals else None)
+
+
+_BINDS = re.compile(r"\b(?:_xlfn\.)?(?:LET|LAMBDA)\s*\(|_xleta\.", re.I)
+_SEGMENT = re.compile(r'"(?:[^"]|"")*"|\{(?:[^}"]|"(?:[^"]|"")*")*\}|\uffff')
+_NUMBER = re.compile(r"(?<![\w.$#])(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+                     r"(?![\w.(!:$])")
+LITERAL_PREFIX = "ZVMLIT_"
+
+
+def _placeholder(k: int) -> str:
+    return f"{LITERAL_PREFIX}{k}_"
+
+
+def _number(token: str):
+    return int(token) if token.isdigit() else float(token)
+
+
+def _scan(piece, host, row, col, generic, keep_literals, key, rects, literals, out):
+    """References (and, if ``keep_literals``, numbers) in a stretch of formula text
+    outside strings and array constants."""
+    pos = 0
+    for m in _REF.finditer(piece):
+        c1s, r1s, ref_sheet = m.group("c1", "r1", "sheet")
+        if c1s is not None and m.group("c2") is None:  # one cell: the common case
+            ca, ra = c1s[0] == "$", r1s[0] == "$"
+            cv = _COLS.get(c1s)
+            if cv is None:
+                cv = _COLS[c1s] = col_number(c1s.lstrip("$"))
+            rv = int(r1s[1:] if ra else r1s)
+            if cv > MAX_COL or not 1 <= rv <= MAX_ROW:
+                continue
+            target = sheet_key(ref_sheet[:-1]) if ref_sheet else host
+            _plain(piece[pos:m.start()], keep_literals, key, literals, out)
+            if generic:
+                key.append("\x00R1\x00")
+            else:
                 re_ = f"${rv}" if ra else f"~{rv - row}"
                 ce = f"${cv}" if ca else f"~{cv - col}"
-                key.append(piece[pos:m.start()])
                 key.append(f"\x00{target if ref_sheet else ''}!cell{re_},{ce}\x00")
-                pos = m.end()
-                rects.append((target, rv, cv, rv, cv))
-                continue
-            parts = _parts(m)
-            if parts is None:
-                continue
-            kind, rows, cols = parts
-            ref_sheet = m.group("sheet")
-            target = sheet_key(ref_sheet[:-1]) if ref_sheet else host
+            out.append(m.group(0))
+            pos = m.end()
+            rects.append((target, rv, cv, rv, cv))
+            continue
+        parts = _parts(m)
+        if parts is None:
+            continue
+        kind, rows, cols = parts
+        target = sheet_key(ref_sheet[:-1]) if ref_sheet else host
+        _plain(piece[pos:m.start()], keep_literals, key, literals, out)
+        if generic:
+            key.append(f"\x00R{kind}\x00")
+        else:
             enc = []
             for p, origin in ((rows[0], row), (cols[0], col), (rows[1], row), (cols[1], col)):
                 enc.append(f"${p.value}" if p.absolute else f"~{p.value - origin}")
-            key.append(piece[pos:m.start()])
             key.append(f"\x00{target if ref_sheet else ''}!{kind}{','.join(enc)}\x00")
-            pos = m.end()
-            r1, r2 = sorted((rows[0].value, rows[1].value))
-            c1, c2 = sorted((cols[0].value, cols[1].value))
-            rects.append((target, r1, c1, r2, c2))
-        key.append(piece[pos:])
-    return Shape("".join(key), tuple(rects))
+        out.append(m.group(0))
+        pos = m.end()
+        r1, r2 = sorted((rows[0].value, rows[1].value))
+        c1, c2 = sorted((cols[0].value, cols[1].value))
+        rects.append((target, r1, c1, r2, c2))
+    _plain(piece[pos:], keep_literals, key, literals, out)
+
+
+def _plain(text, keep_literals, key, literals, out):
+    # numbers near a single quote may sit in a quoted sheet name ('Q1 2024'!Rate): keep them
+    if not keep_literals or "'" in text or not any(ch.isdigit() for ch in text):
+        key.append(text)
+        out.append(text)
+        return
+    pos = 0
+    for m in _NUMBER.finditer(text):
+        key.append(text[pos:m.start()])
+        out.append(text[pos:m.start()])
+        key.append("\x02N\x02")
+        out.append(_placeholder(len(literals)))
+        literals.append(_number(m.group(0)))
+        pos = m.end()
+    key.append(text[pos:])
+    out.append(text[pos:])
 
 
 def translate(text: str, rows: int, cols: int) -> str:

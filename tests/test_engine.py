@@ -322,31 +322,44 @@ def test_many_rows_share_one_compiled_formula(tmp_path):
     assert ws["E1"].value == pytest.approx(1.0, rel=1e-12)
 
 
-def test_straight_line_run_agrees_with_formulas_pipe(tmp_path, monkeypatch):
-    """The engine runs formulas' compiled graph without schedula's bookkeeping; the
-    values must be exactly those of formulas' own DispatchPipe."""
+CORPUS = ['=IF(A{r}>2,"big","small")', "=IFERROR(1/(A{r}-3),-1)", "=MAX(A{r},B{r})*2",
+          '=TEXT(A{r},"0.00")&"x"', "=AND(A{r}>1,B{r}<5)", "=CHOOSE(MOD(A{r},3)+1,A{r},B{r},7)",
+          "=INDEX($A$1:$B$5,A{r},1)", "=VLOOKUP(A{r},$A$1:$B$5,2,FALSE)", "=ZT_SCALE(A{r},B{r})",
+          '=IFERROR(ZT_NAME(IF(A{r}=2,"missing","ok")),"none")', "=ROW()+COLUMN()",
+          "=SUM(A$1:A{r})", "=ABS(-A{r})^2", "=ISNUMBER(A{r})", "=-A{r}%",
+          '=COUNTIF($A$1:$A$5,">"&A{r})', '=SUMIF($A$1:$A$5,"<"&A{r},$B$1:$B$5)', "=1.5E+3*A{r}+.5",
+          '=SUM({{1,2}})+A{r}&"a""b"', '=SUM(A{r},"3",TRUE)', "=ROWS($A$1:A{r})", "=SUM(A{r}:B{r} B1:B5)",
+          "=SUM((A1,B{r}))", "=SUM(A1:INDEX(A1:A5,{r}))", "=DATE(2024,A{r},1)", '=LEN("x"&A{r}*10)',
+          "=A{r}/2-B{r}*0.25", '=IF(A{r}=3,"#N/A",#N/A)', "=ZT_SCALE(A{r}+{r},2)", "=Q{r}"]
+
+
+@pytest.mark.parametrize("mode", ["ZVMPLAN_ENGINE_PIPE", "ZVMPLAN_ENGINE_EXACT",
+                                  "ZVMPLAN_ENGINE_CHECK"])
+def test_fast_paths_agree_with_formulas_own_evaluation(tmp_path, monkeypatch, mode):
+    """The engine runs formulas' compiled graph as a straight line (not its pipe) and
+    compiles one generic shape for formulas that differ only in their references and
+    literals. The values must be those of formulas' own pipe and of a compile of each
+    formula exactly as written."""
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "Plan"
-    cases = ['=IF(A{r}>2,"big","small")', "=IFERROR(1/(A{r}-3),-1)", "=MAX(A{r},B{r})*2",
-             '=TEXT(A{r},"0.00")&"x"', "=AND(A{r}>1,B{r}<5)", "=CHOOSE(MOD(A{r},3)+1,A{r},B{r},7)",
-             "=INDEX($A$1:$B$5,A{r},1)", "=VLOOKUP(A{r},$A$1:$B$5,2,FALSE)", "=ZT_SCALE(A{r},B{r})",
-             '=IFERROR(ZT_NAME(IF(A{r}=2,"missing","ok")),"none")', "=ROW()+COLUMN()",
-             "=SUM(A$1:A{r})", "=ABS(-A{r})^2", "=ISNUMBER(A{r})", "=-A{r}%"]
     for r in range(1, 6):
         ws[f"A{r}"], ws[f"B{r}"] = r, 6 - r
-        for k, case in enumerate(cases):
+        for k, case in enumerate(CORPUS):
             ws.cell(r, 3 + k).value = case.format(r=r)
     path = _save(wb, tmp_path / "in.xlsx")
-    engine.calc(path, tmp_path / "fast.xlsx")
-    monkeypatch.setenv("ZVMPLAN_ENGINE_PIPE", "1")
-    engine.calc(path, tmp_path / "pipe.xlsx")
-    fast, pipe = _values(tmp_path / "fast.xlsx"), _values(tmp_path / "pipe.xlsx")
-    for row in pipe.iter_rows():
+    fast = engine.calc(path, tmp_path / "fast.xlsx")
+    monkeypatch.setenv(mode, "1")
+    other = engine.calc(path, tmp_path / "other.xlsx")
+    assert other.compiled > fast.compiled or mode == "ZVMPLAN_ENGINE_PIPE"
+    a, b = _values(tmp_path / "fast.xlsx"), _values(tmp_path / "other.xlsx")
+    for row in b.iter_rows():
         for cell in row:
-            assert fast[cell.coordinate].value == cell.value, cell.coordinate
-    assert fast["C3"].value == "big" and fast["M2"].value == 15 and fast["K4"].value == 8
-    assert fast["L2"].value == "none" and fast["L3"].value == 2
+            assert a[cell.coordinate].value == cell.value, cell.coordinate
+    assert a["C3"].value == "big" and a["M2"].value == 15 and a["K4"].value == 8
+    assert a["L2"].value == "none" and a["L3"].value == 2
+    assert a["W5"].value == 5 and a["T2"].value == 3000.5 and a["U1"].value == '4a"b'
+    assert a["X2"].value == 4 and a["Y3"].value == 4 and a["Z4"].value == 10
 
 
 def test_make_ranges_matches_formulas_range2parts():
