@@ -606,3 +606,22 @@ def test_rewrite_sheet_puts_every_value_in_its_cell(existing, updates):
     expected = {k: str(v) for k, (v, _) in existing.items()}
     expected.update({k: repr(float(v)) for k, v in updates.items()})
     assert values == expected
+
+
+def test_empty_cells_inside_the_used_area(tmp_path):
+    """An empty cell is "" to comparisons and None to a zvmplan function (np.full once
+    turned formulas' empty token into the text 'empty')."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["C3"] = 1                                   # A1, B2 lie inside the used area
+    ws["D1"] = '=IF(A1="","empty","full")'
+    ws["D2"] = "=ZT_NAME(B2)"                      # a required argument, empty
+    ws["D3"] = "=ZT_SCALE(3,B2)"                   # an optional argument, empty
+    ws["D4"] = "=ISBLANK(A1)"
+    ws["D5"] = "=A1+1"
+    ws["D6"] = '=A1&"x"'
+    path = _save(wb, tmp_path / "in.xlsx")
+    report = engine.calc(path, tmp_path / "out.xlsx")
+    ws = _values(tmp_path / "out.xlsx", "Sheet")
+    assert [ws[f"D{r}"].value for r in range(1, 7)] == ["empty", "#VALUE!", 3, True, 1, "x"]
+    assert "required" in report.errors["Sheet!D2"][1]
