@@ -495,6 +495,7 @@ class Engine:
         self.rects: list[tuple] = [()] * n
         self.lits: list[tuple] = [()] * n       # each cell's literals (generic shapes)
         self.exact: dict[int, _Template] = {}   # cells compiled as written
+        self._reads: dict[tuple, int] = {}      # how many cells read each multi-cell range
         self.generic = not os.environ.get("ZVMPLAN_ENGINE_EXACT")
         self.check_literals = bool(os.environ.get("ZVMPLAN_ENGINE_CHECK"))
         self._scopes = {dn.sheet: shapes.sheet_key(book.sheets[dn.sheet].name)
@@ -592,6 +593,9 @@ class Engine:
                     names.append(x)
             self.used[i], self.name_deps[i] = tuple(used), tuple(names)
             self.unsupported |= t.unsupported
+            for rect in used:
+                if rect[1] != rect[3] or rect[2] != rect[4]:
+                    self._reads[rect] = self._reads.get(rect, 0) + 1
         self._share_invariants()
 
     def _share_invariants(self):
@@ -880,8 +884,8 @@ class Engine:
                             dtype=object)
             r2, c2 = r1 + value.shape[0] - 1, c1 + value.shape[1] - 1
         rng = _make_ranges(sheet, r1, c1, r2, c2, value)
-        if rect in self._done_rects:
-            self._rcache[rect] = rng
+        if rect in self._done_rects and self._reads.get(rect, 0) > 1:
+            self._rcache[rect] = rng  # final, and read again (not a running total's range)
         return rng
 
     def _args(self, i, t: _Template) -> list:
