@@ -12,11 +12,13 @@ parsing and compiling each formula (~1 ms each, although the rows differ only in
 row number), to ``schedula``'s bookkeeping for every cell, and to dispatching the
 whole-book graph. This engine instead
 
-* compiles each distinct formula *shape* once (:mod:`zvmplan_addin.shapes`: the text
-  with references made relative to the cell) and calls that compiled function once per
-  cell with the cell's own inputs;
+* compiles each distinct formula *structure* once (:mod:`zvmplan_addin.shapes`: the
+  text with every reference and literal made a slot) and calls that compiled function
+  once per cell with the cell's own references and literals as inputs. A formula that
+  formulas would fold differently (positional functions such as ROW, references built
+  from references) gets a function of its own;
 * runs the compiled function as the straight line of formulas' own functions it is
-  (:class:`_Program`), checked against formulas' pipe on each shape's first cell:
+  (:class:`_Program`; ``ZVMPLAN_ENGINE_CHECK=1`` compares it with formulas' pipe):
   ~30 us a cell instead of ~150 us;
 * computes once per pass the parts of a shape that read only inputs every cell
   shares (``SUM(F$2:F$10001)`` in ``=F2/SUM(F$2:F$10001)``): 60,000 cells with such a
@@ -26,12 +28,15 @@ whole-book graph. This engine instead
   binary search, not a scan), with circular references detected on the way;
 * keeps cell values in one numpy object grid per sheet, so a range input is a slice.
 
-Measured (2 CPUs, ``zvmplan calc``, wall time including ~0.6 s of imports): the
-10,000-row planner of ``build/benchmarks.py`` in ~1.9 s and ~160 MB, the same with
-builtins only (MAX) in ~1.9 s; 10,000 rows x 6 formula columns (three zvmplan
-functions, IFERROR, ROUND, a share of the total) in ~5.6 s and ~245 MB. What stays
-slow is formulas' own work on big ranges: a running total ``=SUM(F$2:F2)`` down
-10,000 rows is O(n^2) element visits in Python (~15 s).
+Measured (2 CPUs, ``zvmplan calc``, wall time including ~0.75 s of Python start-up and
+imports, of which scipy, pulled in by formulas, is ~0.35 s): the 10,000-row planner of
+``build/benchmarks.py`` in ~2.0 s and ~160 MB (builtins only, MAX: ~2.0 s); the
+workbook template (3,982 formula cells, 1,247 distinct formulas but 109 structures) in
+~2.1 s and ~145 MB, of which ~0.27 s is the model's first (uncached) lookups; 10,000
+rows x 6 formula columns (three zvmplan functions, IFERROR, ROUND, a share of the
+total) in ~6.3 s and ~250 MB. What stays slow is formulas' own work on big ranges: a
+running total ``=SUM(F$2:F2)`` down 10,000 rows is O(n^2) element visits in Python
+(~15 s).
 
 Semantics worth knowing
 -----------------------
@@ -285,8 +290,9 @@ class _Program:
     graph made only of plain nodes -- one producer per data node, no domains or
     sub-dispatchers, which is what formulas builds for ordinary formulas -- this runs the
     same functions in the same order, without schedula's per-call bookkeeping (~0.1 ms
-    a cell). Anything else raises :class:`_NotStraight` and the pipe is used; each
-    template's first cell is evaluated both ways and must agree.
+    a cell). Anything else raises :class:`_NotStraight` and the pipe is used. With
+    ``ZVMPLAN_ENGINE_CHECK=1`` each template's first cell is evaluated both ways and
+    the pipe is kept if they disagree (the test suite runs this way too).
 
     Parts of the formula that read only inputs shared by every cell of the template
     (absolute references, names, constants) give the same value in every cell -- the
@@ -497,7 +503,7 @@ class Engine:
         self.exact: dict[int, _Template] = {}   # cells compiled as written
         self._reads: dict[tuple, int] = {}      # how many cells read each multi-cell range
         self.generic = not os.environ.get("ZVMPLAN_ENGINE_EXACT")
-        self.check_literals = bool(os.environ.get("ZVMPLAN_ENGINE_CHECK"))
+        self.check = bool(os.environ.get("ZVMPLAN_ENGINE_CHECK"))
         self._scopes = {dn.sheet: shapes.sheet_key(book.sheets[dn.sheet].name)
                         for dn in book.names
                         if dn.sheet is not None and dn.sheet < len(book.sheets)}
@@ -695,7 +701,7 @@ class Engine:
         except _NotStraight:
             program = None
         return _Template(pipe, plan, dups, shareable, unsupported, program,
-                         literals=not exact)
+                         checked=not self.check, literals=not exact)
 
     def _rect_from_name(self, key: str):
         """``O'BRIEN!A1`` (a sheet name formulas cannot parse back) -> a rect, if the
@@ -916,7 +922,7 @@ class Engine:
             return
         _Reasons.cell = self.n_label[i]
         try:
-            if t.literals and t.shareable and not t.checked and self.check_literals:
+            if self.check and not t.checked and t.literals and t.shareable:
                 result = self._first_generic(i, t)
             elif t.exact_only:
                 exact = self.exact.get(i) or self._compile(i, None, exact=True)
