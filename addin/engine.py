@@ -63,6 +63,7 @@ Semantics worth knowing
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import os
@@ -1228,8 +1229,7 @@ def _calc(in_path, out_path, in_place, progress, package) -> CalcReport:
         engine = Engine(book, progress)
         _Reasons.log = engine.reasons
         try:
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore")
+            with _quiet():
                 engine.run()
         finally:
             _Reasons.log = None
@@ -1245,6 +1245,24 @@ def _calc(in_path, out_path, in_place, progress, package) -> CalcReport:
     report.seconds = t4 - t0
     report.timings = {"check": t1 - t0, "read": t2 - t1, "evaluate": t3 - t2, "write": t4 - t3}
     return report
+
+
+@contextlib.contextmanager
+def _quiet():
+    """Evaluate without noise: an error in a formula is a value, not a log record
+    (schedula logs each failing function with its traceback), a warning or numpy
+    floating-point chatter."""
+    loggers = [logging.getLogger(name) for name in ("schedula", "formulas")]
+    levels = [lg.level for lg in loggers]
+    try:
+        for lg in loggers:
+            lg.setLevel(logging.CRITICAL + 1)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -1267,14 +1285,14 @@ def evaluate_formula(text: str):
     _Reasons.log, _Reasons.cell = reasons, "eval"
     try:
         try:
-            pipe = formulas.Parser().ast(text)[1].compile()
+            with _quiet():
+                pipe = formulas.Parser().ast(text)[1].compile()
         except Exception as exc:
             return ExcelError("#NAME?", f"cannot read the formula ({type(exc).__name__})")
         if pipe.inputs:
             return ExcelError("#REF!", "eval takes constants only, not cell references or "
                               f"names ({', '.join(map(str, pipe.inputs))})")
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
+        with _quiet():
             try:
                 result = pipe()
             except sh.DispatcherError as exc:

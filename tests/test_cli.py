@@ -258,3 +258,18 @@ def test_usage_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as info:
         cli.main(["nosuchcommand"])
     assert info.value.code == 2
+
+
+def test_formula_errors_make_no_noise_on_stderr(tmp_path):
+    """A formula that fails is a cell value; schedula's log of the failing function
+    (with its traceback) must not reach the terminal."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"], ws["A2"], ws["B1"] = "=NOSUCH(1)", "=IF(B1,NOSUCH(B1),2)", 1
+    path = tmp_path / "nosuch.xlsx"
+    wb.save(path)
+    rc, stdout, stderr = run_cli("calc", path, "-o", tmp_path / "out.xlsx")
+    assert rc == 0 and stderr == "", stderr
+    assert "not implemented by the engine: NOSUCH" in stdout
+    rc, stdout, stderr = run_cli("eval", "=NOSUCH(1)")
+    assert rc == 1 and stderr == "" and stdout.startswith("#NAME?")
