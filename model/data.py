@@ -98,11 +98,24 @@ def find(**where) -> list[Record]:
     return list(_find(tuple(sorted(where.items()))))
 
 
+_NARROWING = ("size_bytes", "metric", "table", "transport")  # indexed keys, most selective first
+
+
+@lru_cache(maxsize=None)
+def _index(attr: str) -> dict:
+    out: dict = {}
+    for r in records():
+        out.setdefault(getattr(r, attr), []).append(r)
+    return out
+
+
 @lru_cache(maxsize=None)
 def _find(items: tuple) -> tuple[Record, ...]:
     where = dict(items)
     doc = where.pop("document", None)
-    return tuple(r for r in records()
+    key = next((k for k in _NARROWING if k in where), None)
+    pool = records() if key is None else _index(key).get(where[key], ())
+    return tuple(r for r in pool
                  if all(getattr(r, k) == v for k, v in where.items())
                  and (doc is None or r.document.startswith(doc)))
 

@@ -9,6 +9,7 @@ density: enough for the confidence intervals and t-tests the source reports.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -26,6 +27,7 @@ def t_cdf(t: float, df: float) -> float:
     return 0.5 + float(np.sum((f[1:] + f[:-1]) * np.diff(u)) / 2)
 
 
+@lru_cache(maxsize=256)
 def t_quantile(p: float, df: float) -> float:
     """The t with P(T <= t) = p, by bisection."""
     lo, hi = -1e3, 1e3
