@@ -414,6 +414,29 @@ def _ftp_per_tx(t, w, mtu, conns, m, lvl) -> Answer:
                   "per transaction (one 100 MB GET) = mean CPU-seconds per run x 1000 / 5 GETs")
 
 
+# ------------------------------------------------------------------- planning ---
+TX_WORKLOADS = ("RR", "CRR")  # planner loads in tx/s; bulk workloads (STREAM, FTP_GET, STRG) in MB/s
+
+
+def cpu_engines(transport, workload, size_bytes, connections, level, speed_factor, load,
+                kind="tot") -> float:
+    """Engines (CPU-seconds per second) a link burns carrying ``load``: tx/s for RR and
+    CRR, MB/s for the bulk workloads. ``kind``: ``cp``, ``v`` or ``tot``.
+
+    >>> round(cpu_engines("IUCV", "STREAM", 9000, None, None, None, 40, kind="cp"), 5)
+    0.49468
+    """
+    w = names.workload(workload)
+    if w in TX_WORKLOADS:
+        metric = {"cp": "cp_cpumsec_per_tx", "v": "v_cpumsec_per_tx",
+                  "tot": "tot_cpumsec_per_tx"}[kind]
+        return load * per_tx(transport, w, size_bytes, connections, metric, level,
+                             speed_factor).value / 1000
+    metric = {"cp": "cp_cpusec_per_mb", "v": "v_cpusec_per_mb", "tot": "tot_cpusec_per_mb"}[kind]
+    conns = connections if names.transport(transport) in TX_TRANSPORTS else None
+    return load * per_mb(transport, size_bytes, metric, level, speed_factor, conns).value
+
+
 # ----------------------------------------------------------------- vectorised ---
 def per_mb_many(transport, sizes, metric="cp_cpusec_per_mb", level=None, speed_factor=None,
                 connections=None) -> Many:

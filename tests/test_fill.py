@@ -49,17 +49,6 @@ SCENARIOS = [("today", 1, None, None), ("double", 2, None, None),
              ("4.4.0, faster CPU", 1.5, "4.4.0", 1.25)]
 
 
-def expected_engines(t, w, size, conns, level, speed, load, kind="tot"):
-    """Engines for one link by direct model calls (what the Planner's formulas compute)."""
-    if w in planner.TX_WORKLOADS:
-        metric = {"cp": "cp_cpumsec_per_tx", "v": "v_cpumsec_per_tx",
-                  "tot": "tot_cpumsec_per_tx"}[kind]
-        return load * zvmplan.per_tx(t, w, size, conns, metric, level, speed).value / 1000
-    metric = {"cp": "cp_cpusec_per_mb", "v": "v_cpusec_per_mb", "tot": "tot_cpusec_per_mb"}[kind]
-    c = conns if t in api.TX_TRANSPORTS else None
-    return load * zvmplan.per_mb(t, size, metric, level, speed, c).value
-
-
 def _sha(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -98,7 +87,7 @@ def test_planner_rows_match_the_model(values, i):
     r = planner.FIRST_ROW + i
     assert [ws.cell(r, c + 1).value for c in range(len(planner.INPUTS))][:3] == [name, t, w]
     for col, kind in (("M", "cp"), ("N", "v"), ("O", "tot")):
-        want = expected_engines(t, w, size, conns, level, speed, load, kind)
+        want = api.cpu_engines(t, w, size, conns, level, speed, load, kind)
         assert _num(ws[f"{col}{r}"].value) == pytest.approx(want, rel=1e-12), (name, kind)
     assert _num(ws[f"P{r}"].value) == pytest.approx(_num(ws[f"O{r}"].value) / 4)
 
@@ -107,7 +96,7 @@ def test_unused_rows_are_cleared(values):
     ws = values[planner.PLANNER]
     for r in range(planner.FIRST_ROW + len(LINKS_CANON), planner.TOTAL_ROW):
         assert all(ws.cell(r, c).value in (None, "") for c in range(1, planner.CAND_COL0 + 8))
-    total = sum(expected_engines(*l[1:]) for l in LINKS_CANON)
+    total = sum(api.cpu_engines(*l[1:]) for l in LINKS_CANON)
     assert _num(ws[f"O{planner.TOTAL_ROW}"].value) == pytest.approx(total)
     assert _num(ws[planner.ENGINES_CELL].value) == 4
 
@@ -119,7 +108,7 @@ def test_scenario_blocks_match_the_model(values):
         assert ws.cell(planner.SCEN_PARAM_ROW, c0 + 1).value == name
         total = 0.0
         for i, (_, t, w, size, conns, lv, sp, load) in enumerate(LINKS_CANON):
-            want = expected_engines(t, w, size, conns, level or lv, speed or sp, load * factor)
+            want = api.cpu_engines(t, w, size, conns, level or lv, speed or sp, load * factor)
             got = _num(ws[f"{L(c0 + 3)}{planner.SCEN_FIRST_ROW + i}"].value)
             assert got == pytest.approx(want, rel=1e-12), (name, t)
             total += want

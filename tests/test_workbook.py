@@ -97,18 +97,6 @@ def test_no_cell_shows_an_error(book, recalculated):
     assert shown == []
 
 
-# ------------------------------------------------------------ planner ----
-def expected_engines(t, w, size, conns, level, speed, load, kind="tot"):
-    """Engines for one link by direct model calls (what the Planner's formulas compute)."""
-    if w in planner.TX_WORKLOADS:
-        metric = {"cp": "cp_cpumsec_per_tx", "v": "v_cpumsec_per_tx",
-                  "tot": "tot_cpumsec_per_tx"}[kind]
-        return load * zvmplan.per_tx(t, w, size, conns, metric, level, speed).value / 1000
-    metric = {"cp": "cp_cpusec_per_mb", "v": "v_cpusec_per_mb", "tot": "tot_cpusec_per_mb"}[kind]
-    c = conns if t in api.TX_TRANSPORTS else None
-    return load * zvmplan.per_mb(t, size, metric, level, speed, c).value
-
-
 @pytest.mark.parametrize("i", range(len(planner.EXAMPLES)))
 def test_planner_examples_match_the_model(recalculated, i):
     name, t, w, size, conns, level, speed, load = planner.EXAMPLES[i]
@@ -116,7 +104,7 @@ def test_planner_examples_match_the_model(recalculated, i):
     r = planner.FIRST_ROW + i
     assert ws[f"A{r}"].value == name
     for col, kind in (("M", "cp"), ("N", "v"), ("O", "tot")):
-        want = expected_engines(t, w, size, conns, level, speed, load, kind)
+        want = api.cpu_engines(t, w, size, conns, level, speed, load, kind)
         assert _num(ws[f"{col}{r}"].value) == pytest.approx(want, rel=1e-12), (name, kind)
     engines = _num(ws[planner.ENGINES_CELL].value)
     assert _num(ws[f"P{r}"].value) == pytest.approx(_num(ws[f"O{r}"].value) / engines)
@@ -142,8 +130,8 @@ def test_upgrade_examples_match_the_model(recalculated, i):
     what, t, w, size, conns, speed, load, l0, l1 = planner.UPGRADES[i]
     ws = recalculated[planner.UPGRADE]
     r = 8 + i
-    before = expected_engines(t, w, size, conns, l0, speed, load)
-    after = expected_engines(t, w, size, conns, l1, speed, load)
+    before = api.cpu_engines(t, w, size, conns, l0, speed, load)
+    after = api.cpu_engines(t, w, size, conns, l1, speed, load)
     assert _num(ws[f"O{r}"].value) == pytest.approx(before, rel=1e-12)
     assert _num(ws[f"P{r}"].value) == pytest.approx(after, rel=1e-12)
     assert _num(ws[f"R{r}"].value) == pytest.approx((before - after) / before, rel=1e-9)
@@ -159,7 +147,7 @@ def test_scenarios_match_the_model(recalculated):
         total = 0.0
         for i, ex in enumerate(planner.EXAMPLES):
             _, t, w, size, conns, lv, sp, load = ex
-            want = expected_engines(transport or t, w, size, conns, level or lv, speed or sp,
+            want = api.cpu_engines(transport or t, w, size, conns, level or lv, speed or sp,
                                     load * factor)
             got = _num(ws[f"{L(c0 + 3)}{planner.SCEN_FIRST_ROW + i}"].value)
             assert got == pytest.approx(want, rel=1e-12), (name, ex[0])

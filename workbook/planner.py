@@ -29,7 +29,7 @@ TOTAL_ONLY = ("GUEST_LAN",)
 #: transports offered as alternatives carrying the same load (CMS_IUCV is the CMS-to-CMS
 #: upper limit of IUCV, not a way to connect Linux guests)
 CANDIDATES = tuple(t for t in names.TRANSPORTS if t != "CMS_IUCV")
-TX_WORKLOADS = ("RR", "CRR")   # loads in tx/s; every other workload in MB/s
+TX_WORKLOADS = api.TX_WORKLOADS  # loads in tx/s; every other workload in MB/s (one definition)
 CAND_COL0 = 21                 # column U: first "carried by each transport" column
 BASIS_COL = L(CAND_COL0 + len(CANDIDATES))
 
