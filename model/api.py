@@ -455,7 +455,36 @@ def per_mb_many(transport, sizes, metric="cp_cpusec_per_mb", level=None, speed_f
             for i in np.flatnonzero(ok & meas):  # measured points: exactly as published
                 values[i] = per_mb(t, s[i], metric, level, speed_factor).value
         return Many(values, errors)
+    if t in TX_TRANSPORTS and len(s) > 1:
+        return _strg_per_mb_many(t, s, names.metric(metric), level, speed_factor, connections)
     return _many(lambda x: per_mb(t, x, metric, level, speed_factor, connections), s)
+
+
+def _strg_per_mb_many(t, s, m, level, speed_factor, connections) -> Many:
+    """Vectorised :func:`_strg_per_mb`: the same formulas over per_tx_many arrays."""
+    if m not in names.PER_MB_METRICS:
+        return _many(lambda x: per_mb(t, x, m, level, speed_factor, connections), s)
+    mb = names.WORKLOADS["STRG"].mb_per_tx
+    conns = _fewest_conns(t) if connections is None else connections
+    tx = lambda met: per_tx_many(t, "STRG", s, conns, met, level, speed_factor)  # noqa: E731
+    rate, tot = tx("tx_per_sec"), tx("tot_cpumsec_per_tx")
+    parts = [rate, tot]
+    if m in ("cp_cpusec_per_mb", "v_cpusec_per_mb", "pct_cp"):
+        parts.append(tx("v_cpumsec_per_tx" if m == "v_cpusec_per_mb" else "cp_cpumsec_per_tx"))
+    values = {"mb_per_sec": lambda: rate.values * mb,
+              "tot_cpusec_per_mb": lambda: tot.values / 1000 / mb,
+              "mb_per_cpusec": lambda: mb * 1000 / tot.values,
+              "cpusec_per_sec": lambda: rate.values * tot.values / 1000,
+              "cp_cpusec_per_mb": lambda: parts[2].values / 1000 / mb,
+              "v_cpusec_per_mb": lambda: parts[2].values / 1000 / mb,
+              "pct_cp": lambda: 100 * parts[2].values / tot.values}[m]()
+    errors = {}
+    for p in reversed(parts):  # the first component's reason wins, as in the scalar path
+        errors.update(p.errors)
+    for i in np.flatnonzero(~(s > 0)):  # checked before anything else, as in per_mb
+        errors[int(i)] = OutOfRangeError(f"size_bytes must be > 0; got {s[i]:g}")
+    values[list(errors)] = np.nan
+    return Many(values, errors)
 
 
 def _curve_values(t, s, metric, level, speed_factor):
@@ -471,11 +500,45 @@ def _curve_values(t, s, metric, level, speed_factor):
 
 def per_tx_many(transport, workload, mtus, connections, metric="tot_cpumsec_per_tx", level=None,
                 speed_factor=None) -> Many:
-    """:func:`per_tx` over arrays of MTUs and connections (broadcast together)."""
+    """:func:`per_tx` over arrays of MTUs and connections (broadcast together), evaluated
+    in one vectorised pass over the grid; refused elements are reported by index."""
     mt, cn = np.broadcast_arrays(np.asarray(mtus, float).reshape(-1),
                                  np.asarray(connections, float).reshape(-1))
-    return _many(lambda a: per_tx(transport, workload, a[0], a[1], metric, level, speed_factor),
-                 np.column_stack([mt, cn]))
+    t, w = names.transport(transport), names.workload(workload)
+    scalar = lambda a: per_tx(t, w, a[0], a[1], metric, level, speed_factor)  # noqa: E731
+    if t not in TX_TRANSPORTS or w not in ("RR", "CRR", "STRG") or len(mt) < 2:
+        return _many(scalar, np.column_stack([mt, cn]))
+    try:  # validates every non-array argument once; the scale carries level and speed
+        m = names.metric(metric)
+        grid = conn_grid(t, w, level_step(t, None, _level(t, level)).from_level)
+        probe = (float(grid.mtus[0]), float(grid.conns[grid.mtus[0]][-1]))
+        scale = scalar(probe).value / grid.values[m][grid.mtus[0]][-1]
+    except ZvmplanError:  # the whole call is refused: give each element its own reason
+        return _many(scalar, np.column_stack([mt, cn]))
+    values = np.full(len(mt), np.nan)
+    errors = {}
+    cmin = max(c[0] for c in grid.conns.values())
+    ok = (np.isfinite(mt) & np.isfinite(cn) & (mt >= grid.mtus[0]) & (mt <= grid.mtus[-1])
+          & (cn >= cmin) & (cn == np.floor(cn)))
+    for i in np.flatnonzero(~ok):
+        try:
+            scalar((mt[i], cn[i]))
+        except ZvmplanError as exc:
+            errors[int(i)] = exc
+    if ok.any():
+        if m == "tot_cpumsec_per_tx" and "v_cpumsec_per_tx" in grid.values:
+            v = grid.evaluate_many("v_cpumsec_per_tx", mt[ok], cn[ok])
+            c = grid.evaluate_many("cp_cpumsec_per_tx", mt[ok], cn[ok])
+            published = grid.evaluate_many(m, mt[ok], cn[ok])
+            measured = np.zeros(len(published), bool)
+            for mval in grid.mtus:
+                sel = mt[ok] == mval
+                measured[sel] = np.isin(cn[ok][sel], grid.conns[mval])
+            raw = np.where(measured, published, v + c)  # total = virtual + CP off the grid
+        else:
+            raw = grid.evaluate_many(m, mt[ok], cn[ok])
+        values[ok] = raw * scale if scale != 1.0 else raw
+    return Many(values, errors)
 
 
 def _many(fn, xs) -> Many:

@@ -16,24 +16,39 @@ def pchip(x: np.ndarray, y: np.ndarray, xq) -> np.ndarray:
     and never overshoots the neighbouring data values. ``x`` strictly increasing;
     ``xq`` inside [x[0], x[-1]]. With two points it is the straight line.
 
+    ``y`` may be 2-D, shape (len(x), k): k curves over the same ``x``, curve j
+    evaluated at ``xq[j]`` (``xq`` of shape (k,)) -- many curves in one vectorised pass.
+
     >>> float(pchip(np.array([0., 1., 2.]), np.array([0., 1., 1.]), 1.5))
     1.0
+    >>> pchip(np.array([0., 1.]), np.array([[0., 10.], [1., 20.]]), np.array([0.5, 0.25]))
+    array([ 0.5, 12.5])
     """
     x = np.asarray(x, float)
     y = np.asarray(y, float)
     xq = np.asarray(xq, float)
+    if y.ndim == 1:
+        shape = xq.shape
+        flat = xq.reshape(-1)
+        return _pchip_columns(x, y[:, None], flat, np.zeros(flat.shape, int)).reshape(shape)
+    return _pchip_columns(x, y, xq, np.arange(y.shape[1]))
+
+
+def _pchip_columns(x, y, xq, cols):
     h = np.diff(x)
-    delta = np.diff(y) / h
+    delta = np.diff(y, axis=0) / h[:, None]
     n = len(x)
-    d = np.zeros(n)
+    d = np.zeros_like(y)
     if n == 2:
         d[:] = delta[0]
     else:
-        for k in range(1, n - 1):
-            if delta[k - 1] * delta[k] > 0:
-                w1 = 2 * h[k] + h[k - 1]
-                w2 = h[k] + 2 * h[k - 1]
-                d[k] = (w1 + w2) / (w1 / delta[k - 1] + w2 / delta[k])
+        w1 = (2 * h[1:] + h[:-1])[:, None]
+        w2 = (h[1:] + 2 * h[:-1])[:, None]
+        left, right = delta[:-1], delta[1:]
+        same = left * right > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = (w1 + w2) / (w1 / left + w2 / right)
+        d[1:-1] = np.where(same, mean, 0.0)
         d[0] = _end_slope(h[0], h[1], delta[0], delta[1])
         d[-1] = _end_slope(h[-1], h[-2], delta[-1], delta[-2])
     i = np.clip(np.searchsorted(x, xq, side="right") - 1, 0, n - 2)
@@ -42,17 +57,15 @@ def pchip(x: np.ndarray, y: np.ndarray, xq) -> np.ndarray:
     h10 = t * (1 - t) ** 2
     h01 = t * t * (3 - 2 * t)
     h11 = t * t * (t - 1)
-    return h00 * y[i] + h10 * h[i] * d[i] + h01 * y[i + 1] + h11 * h[i] * d[i + 1]
+    return (h00 * y[i, cols] + h10 * h[i] * d[i, cols] + h01 * y[i + 1, cols]
+            + h11 * h[i] * d[i + 1, cols])
 
 
 def _end_slope(h0, h1, m0, m1):
     """One-sided three-point end slope, limited to keep the shape (as in SciPy's PCHIP)."""
     d = ((2 * h0 + h1) * m0 - h0 * m1) / (h0 + h1)
-    if np.sign(d) != np.sign(m0):
-        return 0.0
-    if np.sign(m0) != np.sign(m1) and abs(d) > abs(3 * m0):
-        return 3 * m0
-    return d
+    d = np.where(np.sign(d) != np.sign(m0), 0.0, d)
+    return np.where((np.sign(m0) != np.sign(m1)) & (np.abs(d) > np.abs(3 * m0)), 3 * m0, d)
 
 
 @dataclass(frozen=True)

@@ -201,3 +201,45 @@ def test_importing_the_model_loads_no_spreadsheet_code():
             "bad = {'openpyxl', 'xlwings', 'formulas'} & set(sys.modules); print(sorted(bad))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+TX_MTUS = [1492, 8992, 3000, 8992, 12000, 57344, 20000, 500, 1e6, 8992, 16384]
+TX_CONNS = [1, 10, 15, 50, 60, 20, 7, 1, 1, 2.5, 0]
+
+
+def _same_as_scalar(many, scalar_calls):
+    for i, call in enumerate(scalar_calls):
+        try:
+            want = call().value
+        except ZvmplanError as exc:
+            assert type(many.errors[i]) is type(exc) and str(many.errors[i]) == str(exc)
+            continue
+        assert i not in many.errors
+        assert many.values[i] == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("transport, workload", [("OSA_GBE", "RR"), ("HIPERSOCKETS", "STRG"),
+                                                 ("GUEST_LAN", "CRR")])
+@pytest.mark.parametrize("level, speed", [(None, None), ("4.4.0", 2.0), ("4.2.0", None)])
+def test_per_tx_many_is_vectorised_and_equals_scalar(transport, workload, level, speed):
+    for metric in zvmplan.PER_TX_METRICS:
+        many = zvmplan.per_tx_many(transport, workload, TX_MTUS, TX_CONNS, metric, level, speed)
+        _same_as_scalar(many, [
+            (lambda a=a, b=b: zvmplan.per_tx(transport, workload, a, b, metric, level, speed))
+            for a, b in zip(TX_MTUS, TX_CONNS)])
+
+
+@pytest.mark.parametrize("transport", ["OSA_GBE", "HIPERSOCKETS", "GUEST_LAN", "LCS"])
+@pytest.mark.parametrize("connections", [None, 10, 70])
+def test_per_mb_many_from_strg_equals_scalar(transport, connections):
+    sizes = [1492, 1500, 8992, 3000, 12000, 57344, 500, 0]
+    for metric in zvmplan.PER_MB_METRICS:
+        many = zvmplan.per_mb_many(transport, sizes, metric, None, 1.5, connections)
+        _same_as_scalar(many, [
+            (lambda s=s: zvmplan.per_mb(transport, s, metric, None, 1.5, connections))
+            for s in sizes])
+
+
+def test_exact_published_values_through_the_vector_path():
+    many = zvmplan.per_tx_many("HIPERSOCKETS", "RR", [8992, 8992], [10, 20], "tx_per_sec", "4.4.0")
+    assert many.values.tolist() == [19681.727, 19728.350]  # 003 Table 12
