@@ -147,7 +147,7 @@ def _eval(args: argparse.Namespace) -> int:
     else:
         print(format_value(result))
         status = 0
-    if args.basis:
+    if args.basis and status == 0:  # an error line already carries its reason
         from .registry import REGISTRY
         basis = REGISTRY.get("ZVM_BASIS")
         if basis is None:
