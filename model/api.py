@@ -200,8 +200,9 @@ def _stream_answer(t: str, s: float, m: str) -> Answer:
     notes = ()
     if code == M_EXTRAP and t != "CMS_IUCV" and s > curve.sizes[-1]:
         notes = ("a what-if: the Linux line drivers measured accepted MTUs up to 32764 bytes",)
-    return Answer(float(values[m][0]), unit, BASIS_NAMES[code],
-                  (f"{table} (all sizes)", "cost fit: zvmplan.curves.SizeCurve"), method, notes)
+    sources = (f"{table} (all sizes)",) + (
+        ("cost fit per transport: python scripts/projection_report.py",) if code == M_EXTRAP else ())
+    return Answer(float(values[m][0]), unit, BASIS_NAMES[code], sources, method, notes)
 
 
 def _level_adjust(ans: Answer, step: LevelStep, m: str) -> Answer:
