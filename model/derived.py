@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import names
 from .api import per_mb
 from .data import find
+from .errors import NoDataError
 
 COMPARISON_MTUS = (1500, 9000, 32764)
 COMPARISON_TABLE = {"mb_per_cpusec": 4, "cp_cpusec_per_mb": 5, "v_cpusec_per_mb": 6}
@@ -104,8 +106,6 @@ def stack_improvement(transport: str, workload: str) -> dict[str, tuple[float, f
     >>> stack_improvement("GUEST_LAN", "RR")
     {'throughput_increase': (24.0, 42.0), 'cpu_per_unit_decrease': (10.0, 26.0)}
     """
-    from . import names
-    from .errors import NoDataError
     t, w = names.transport(transport), names.workload(workload)
     out = {}
     for key, tr in (("throughput_increase", t), ("cpu_per_unit_decrease", "ALL")):
