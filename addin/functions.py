@@ -166,10 +166,10 @@ def zvm_basis(function, arg1=None, arg2=None, arg3=None, arg4=None, arg5=None, a
     if fn is None or fn.name == "ZVM_BASIS":
         valid = ", ".join(n for n in REGISTRY if n != "ZVM_BASIS")
         raise ArgumentTypeError(f"unknown function {function!r}; valid: {valid}")
-    args = [arg1, arg2, arg3, arg4, arg5, arg6][:len(fn.params)]
-    while args and args[-1] is None:
+    args = [arg1, arg2, arg3, arg4, arg5, arg6]
+    while args and args[-1] is None:  # trailing arguments left out
         args.pop()
-    return fn.explain(*args)
+    return fn.explain(*args)  # more than fn takes: #VALUE! naming fn and its arity
 
 
 def _column(items):

@@ -179,7 +179,7 @@ _RUNTIME = '''
 def _call(name, *args):
     """Evaluate one worksheet function from raw cell values; never raises. An error cell
     arrives as its code (err_to_str=True) and the registry passes it through."""
-    return _for_xlwings(REGISTRY[name](*args))
+    return for_xlwings(REGISTRY[name](*args))
 
 
 def _install(files):
@@ -215,7 +215,7 @@ def _install(files):
 _LOAD = '''
 # ------------------------------------------------------------------ load ----
 _install({**_SOURCES, **_DATA})
-from zvmplan_addin.registry import REGISTRY, _for_xlwings  # noqa: E402
+from zvmplan_addin.registry import REGISTRY, for_xlwings  # noqa: E402
 
 _MISSING = sorted(set(EXCEL_NAMES) - set(REGISTRY))
 if _MISSING:  # pragma: no cover - the export and the bundle come from one registry

@@ -9,21 +9,32 @@ list and the xlwings Lite export all read :data:`REGISTRY` instead.
 
 Calling a registered function (``REGISTRY["CPCPU_PER_MB"]("IUCV", 9000)``) never
 raises: it converts the raw cell values, delegates to the model and returns a
-number, text, a 2-D object array (for a range argument) or an :class:`ExcelError`.
+finite number, text of at most 32,767 characters, a 2-D object array (for a range
+argument) or an :class:`ExcelError`.
+
+Raw cell values, as every front door delivers them:
+
+* ``None`` (an empty cell; classic xlwings also passes ``None`` for an argument left
+  out), ``""`` and :data:`MISSING` (a skipped argument, ``=F(a,,c)``, from the formula
+  engine and ``zvmplan eval``) all mean "left out": an optional argument takes its
+  default, a required one is ``#VALUE!`` with the reason;
+* text is a number only as Excel's VALUE reads it in every locale
+  (:func:`as_number`); an error code as text (``"#N/A"``) is that error.
 """
 from __future__ import annotations
 
 import inspect
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
 from zvmplan.answer import Answer
-from zvmplan.errors import ArgumentTypeError, ZvmplanError
+from zvmplan.errors import ArgumentTypeError, OutOfRangeError, ZvmplanError
 
-from .errors import CODES, ExcelError, to_excel_error
+from .errors import CODES, NA, NUM, VALUE, ExcelError, to_excel_error
 
 try:  # the import that also works in xlwings Lite
     from xlwings import arg as _xw_arg, func as _xw_func
@@ -34,6 +45,34 @@ CATEGORY = "zvmplan"
 # Office.js / xlwings Lite custom functions live in this namespace: a file stores a call
 # of CPCPU_PER_MB as _xldudf_ZVMPLAN_CPCPU_PER_MB.
 NAMESPACE = "ZVMPLAN"
+#: Excel's limit on the length of a text value (a cell holds at most 32,767 characters).
+MAX_TEXT = 32_767
+
+
+class _Missing:
+    """The type of :data:`MISSING`: one instance, falsy, printed as ``MISSING``."""
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self):
+        return "MISSING"
+
+    def __bool__(self):
+        return False
+
+    def __reduce__(self):
+        return "MISSING"
+
+
+#: A skipped argument, as in ``=CPCPU_PER_MB("IUCV",9000,,2)``. Excel hands an add-in
+#: function a skipped argument as *missing* (classic xlwings turns it into the
+#: argument's default, ``None``), never as 0 or "": the formula engine and ``zvmplan
+#: eval`` pass this sentinel, and every registry function treats it as left out.
+MISSING = _Missing()
 
 
 @dataclass(frozen=True)
@@ -61,15 +100,22 @@ class WorksheetFunction:
     def __call__(self, *raw):
         """Evaluate from raw cell values; never raises."""
         try:
-            return self._call(raw)
+            return excel_value(self._call(raw), self.name)
         except Exception as exc:  # every failure becomes an Excel error with its reason
             return to_excel_error(exc)
 
+    @property
+    def unit(self) -> str:
+        """The unit of a numeric answer: the bracketed end of the description
+        (``"Data rate of a streaming transfer [MB/s]"`` -> ``"MB/s"``); "" if none."""
+        m = re.search(r"\[([^\[\]]+)\]\s*$", self.description)
+        return m.group(1) if m else ""
+
     def _call(self, raw, explain=False):
         if len(raw) > len(self.params):
-            raise ArgumentTypeError(f"{self.name} takes at most {len(self.params)} arguments "
-                                    f"({self.signature()}); got {len(raw)}")
-        raw = list(raw) + [None] * (len(self.params) - len(raw))
+            raise ArgumentTypeError(f"{self.name} takes {_arity(self)}; got {len(raw)}: "
+                                    f"{self.signature()}")
+        raw = list(raw) + [MISSING] * (len(self.params) - len(raw))
         raw = [as_error(v) for v in raw]
         for value in raw:  # an error given as input passes through
             if isinstance(value, ExcelError):
@@ -83,8 +129,9 @@ class WorksheetFunction:
                 value = value.reshape(-1)[0] if value.size == 1 else _not_a_range(self, p)
             if is_empty(value):
                 if not p.optional:
+                    how = "was left out" if value is MISSING else "is empty"
                     raise ArgumentTypeError(f"{self.name}: argument {p.name} is required "
-                                            f"({p.help})")
+                                            f"and {how} ({p.help})")
                 kwargs[p.name] = None
                 continue
             kwargs[p.name] = p.convert(value)
@@ -109,11 +156,25 @@ class WorksheetFunction:
             return f"{result.code} {result.reason}"
         return result.explain() if isinstance(result, Answer) else "computed"
 
+    def explain_each(self, *raw):
+        """:meth:`explain` for each element of the answer: a str for a one-value call, a
+        2-D object array of str (the shape of the answer) when a range argument makes the
+        answer an array."""
+        raw = list(raw)
+        where = [i for i, (p, v) in enumerate(zip(self.params, raw)) if p.vector and _is_range(v)]
+        if not where:
+            return self.explain(*raw)
+        shape, flat = _broadcast([np.asarray(raw[i], dtype=object) for i in where])
+        out = np.empty(len(flat[0]), dtype=object)
+        for k in range(len(out)):
+            for i, col in zip(where, flat):
+                raw[i] = col[k]
+            out[k] = self.explain(*raw)
+        return out.reshape(shape)
+
     def _call_vector(self, kwargs, vectors):
         names = list(vectors)
-        arrays = np.broadcast_arrays(*[np.atleast_2d(vectors[n]) for n in names])
-        shape = arrays[0].shape
-        flat = [a.reshape(-1) for a in arrays]
+        shape, flat = _broadcast([vectors[n] for n in names])
         params = {p.name: p for p in self.params}
         out = np.empty(len(flat[0]), dtype=object)
         converted = {n: np.empty(len(flat[0]), dtype=float) for n in names}
@@ -145,6 +206,36 @@ class WorksheetFunction:
         return f"{self.name}({', '.join(parts)})"
 
 
+def _arity(fn) -> str:
+    required = sum(not p.optional for p in fn.params)
+    if required == len(fn.params):
+        n = len(fn.params)
+        return "no arguments" if n == 0 else f"{n} argument" + ("s" if n > 1 else "")
+    return f"{required} to {len(fn.params)} arguments"
+
+
+def _broadcast(arrays):
+    """Pair up the elements of several ranges as Excel does for a function that takes one
+    value where a range is given: the answer is as tall as the tallest and as wide as the
+    widest; a range of one row (column) repeats down (across); a cell beyond a smaller
+    range is #N/A. Returns (shape, one flat object array per input)."""
+    arrays = [np.atleast_2d(np.asarray(a, dtype=object)) for a in arrays]
+    rows = max(a.shape[0] for a in arrays)
+    cols = max(a.shape[1] for a in arrays)
+    flat = []
+    beyond = ExcelError(NA, "the ranges given differ in size; this cell is beyond the smaller")
+    for a in arrays:
+        out = np.empty((rows, cols), dtype=object)
+        r, c = a.shape
+        for i in range(rows):
+            for j in range(cols):
+                ii = 0 if r == 1 else i
+                jj = 0 if c == 1 else j
+                out[i, j] = a[ii, jj] if ii < r and jj < c else beyond
+        flat.append(out.reshape(-1))
+    return (rows, cols), flat
+
+
 def _is_range(value) -> bool:
     return isinstance(value, (list, tuple, np.ndarray)) and np.asarray(value, dtype=object).size > 1
 
@@ -154,8 +245,29 @@ def _not_a_range(fn, p):
 
 
 def is_empty(value) -> bool:
-    """An empty cell: None (classic xlwings, formulas) or '' (text)."""
-    return value is None or (isinstance(value, str) and value.strip() == "")
+    """Left out: an empty cell (None from classic xlwings, Lite and formulas; '' as text)
+    or a skipped argument (:data:`MISSING`)."""
+    return value is None or value is MISSING or (isinstance(value, str) and value.strip() == "")
+
+
+def excel_value(result, name: str = ""):
+    """A function's result as Excel can hold it: a non-finite number is ``#NUM!`` (Excel
+    has no infinity or NaN; an overflowing calculation is #NUM!), a text longer than
+    Excel's 32,767 characters is ``#VALUE!``; arrays element by element. Everything else
+    is returned unchanged."""
+    if isinstance(result, np.ndarray):
+        out = np.empty(result.shape, dtype=object)
+        for idx, v in np.ndenumerate(result):
+            out[idx] = excel_value(v, name)
+        return out
+    who = f"{name}: " if name else ""
+    if isinstance(result, (float, np.floating)) and not math.isfinite(result):
+        return ExcelError(NUM, f"{who}the result is not a finite number ({float(result)}); "
+                          "an argument is far outside the measured range")
+    if isinstance(result, str) and len(result) > MAX_TEXT:
+        return ExcelError(VALUE, f"{who}the text result has {len(result):,} characters, more "
+                          f"than the {MAX_TEXT:,} an Excel cell holds")
+    return result
 
 
 REGISTRY: dict[str, WorksheetFunction] = {}
@@ -180,8 +292,7 @@ def worksheet_function(*, description: str, example: str, returns: str, params: 
 def _make_udf(fn: WorksheetFunction):
     """A plain function with the real argument names, for xlwings (classic, Lite)."""
     def udf(*args):
-        result = fn(*args)
-        return _for_xlwings(result)
+        return for_xlwings(fn(*args))
     udf.__name__ = udf.__qualname__ = fn.name
     udf.__doc__ = fn.description
     udf.__signature__ = inspect.Signature([
@@ -203,10 +314,13 @@ def _make_udf(fn: WorksheetFunction):
     return udf
 
 
-def _for_xlwings(result):
-    """Classic xlwings writes an exception's text into the cell (xlwings issue 776), and
+def for_xlwings(result):
+    """A registry result as an xlwings function returns it (classic and Lite alike).
+
+    Classic xlwings writes an exception's text into the cell (xlwings issue 776), and
     cannot return an error value. Return the closest thing it can show: the error code as
-    text (e.g. ``#N/A``), never a traceback. Arrays become lists of lists."""
+    text (e.g. ``#N/A``), never a traceback; xlwings Lite turns exactly that text into a
+    real error cell. Arrays become lists of lists."""
     if isinstance(result, ExcelError):
         return result.code
     if isinstance(result, np.ndarray):
@@ -222,23 +336,53 @@ def as_error(value):
     return value
 
 
+# Text that is a number to Excel's VALUE in every locale: optional spaces, a sign, ASCII
+# digits with one "." as decimal point, an exponent, a trailing percent sign.
+_TEXT_NUMBER = re.compile(r" *([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)(%?) *")
+
+
 def as_number(value, what: str) -> float:
-    """Convert a cell value to a finite float (bools and text refused)."""
+    """Convert a cell value to a finite float.
+
+    A number is taken as it is (``#NUM!`` if it is not finite: Excel has no infinity or
+    NaN, so one can only come from an overflow). TRUE/FALSE are refused, as Excel refuses
+    them where a function wants a number from a cell. Text is a number only in the forms
+    Excel's VALUE reads the same in every locale: ``"1000"``, ``" 1000 "`` (spaces
+    around), ``"+1.5"``, ``".5"``, ``"1e3"``/``"1E+3"``, ``"50%"`` (0.5). Everything else
+    is ``#VALUE!``: a thousands separator or decimal comma (``"1,000"``, ``"1,5"``: Excel
+    reads them by locale, so ``"1,5"`` is 15 in one country and 1.5 in another),
+    underscores (``"1_000"``), digits other than 0-9 (full-width, Arabic-Indic),
+    ``"nan"``/``"inf"``, hexadecimal, dates and times -- Python's ``float()`` accepts
+    several of these, Excel does not."""
     if isinstance(value, (bool, np.bool_)):
         raise ArgumentTypeError(f"{what} must be a number, not TRUE/FALSE")
     if isinstance(value, str):
-        try:
-            value = float(value.strip())
-        except ValueError:
-            raise ArgumentTypeError(f"{what} must be a number; got text {value!r}") from None
+        m = _TEXT_NUMBER.fullmatch(value)
+        if m is None:
+            hint = ""
+            if "," in value:
+                hint = " (write it without a thousands separator, with \".\" as decimal point)"
+            raise ArgumentTypeError(f"{what} must be a number; got text {_short(value)}{hint}")
+        number = float(m.group(1)) / (100 if m.group(2) else 1)
+        if not math.isfinite(number):
+            raise ArgumentTypeError(f"{what}: {_short(value)} is beyond Excel's number range")
+        return number
+    if not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ArgumentTypeError(f"{what} must be a number; got {_short(value)}")
     try:
         number = float(value)
-    except (TypeError, ValueError):
-        raise ArgumentTypeError(f"{what} must be a number; got {value!r}") from None
+    except OverflowError:  # an int beyond a float's range
+        number = math.inf
     if not math.isfinite(number):
-        raise ArgumentTypeError(f"{what} must be a finite number; got {number}")
+        raise OutOfRangeError(f"{what} must be a finite number; got {number}")
     return number
 
 
+def _short(value, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 __all__ = ["REGISTRY", "WorksheetFunction", "Param", "worksheet_function", "as_number",
-           "is_empty", "CATEGORY", "NAMESPACE", "ExcelError", "ZvmplanError"]
+           "is_empty", "excel_value", "for_xlwings", "MISSING", "MAX_TEXT", "CATEGORY",
+           "NAMESPACE", "ExcelError", "ZvmplanError"]

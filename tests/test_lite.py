@@ -26,7 +26,7 @@ import pytest
 import zvmplan_addin.functions  # noqa: F401 - fills the registry
 from zvmplan_addin.lite import (NAMESPACE, REQUIREMENTS, collect_data, export_lite,
                                 exported_functions)
-from zvmplan_addin.registry import REGISTRY, _for_xlwings
+from zvmplan_addin.registry import REGISTRY, for_xlwings
 
 # (Excel name, raw cell values as Lite delivers them). Ranges are lists of lists.
 CALLS = [
@@ -54,6 +54,16 @@ CALLS = [
     ("CPCPU_PER_MB", ["linux_iucv", "9000", 3.1]),
     ("CPCPU_PER_MB", ["IUCV", 9000, None, None, None]),
     ("CPCPU_PER_MB", ["IUCV", 9000, ""]),
+    # a skipped middle argument: Office.js passes null, xlwings None -> level left out
+    ("CPCPU_PER_MB", ["IUCV", 9000, None, 2]),
+    # text Excel's VALUE reads, and text it refuses (Python's float() would take it)
+    ("CPCPU_PER_MB", ["IUCV", " 9e3 "]),
+    ("CPCPU_PER_MB", ["IUCV", "9_000"]),
+    ("CPCPU_PER_MB", ["IUCV", "\uff19\uff10\uff10\uff10"]),
+    ("CPCPU_PER_MB", ["IUCV", "nan"]),
+    # an overflowing result is #NUM!, not a float infinity
+    ("MB_PER_SEC", ["IUCV", 9000, None, 1e308]),
+    ("ZVM_BASIS", ["CPCPU_PER_MB", "IUCV", 9000, None, None, None, "x"]),
     # errors: #VALUE! bad argument, #NUM! out of range, #N/A no data
     ("CPCPU_PER_MB", ["NOPE", 9000]),
     ("CPCPU_PER_MB", ["IUCV", True]),
@@ -92,7 +102,7 @@ print(json.dumps({"results": out, "zvmplan_file": zvmplan.__file__, "heavy": hea
 
 def _expected(name, args):
     """What the installed package's registry gives for the same raw cell values."""
-    return json.loads(json.dumps(_for_xlwings(REGISTRY[name](*args))))
+    return json.loads(json.dumps(for_xlwings(REGISTRY[name](*args))))
 
 
 def _same(got, want):
@@ -199,6 +209,16 @@ def test_error_input_in_optional_argument_is_not_taken_as_left_out():
     idx = CALLS.index(("CPCPU_PER_MB", ["IUCV", 9000, "#N/A"]))
     assert _expected(*CALLS[idx]) == "#N/A"
     assert _expected("CPCPU_PER_MB", ["IUCV", 9000, None]) == 0.012367
+
+
+def test_lite_and_the_registry_agree_on_skipped_and_refused_arguments():
+    """What the clean-venv run is compared with, pinned: a skipped level is left out
+    (Excel passes a skipped argument as missing; Office.js as null), text Excel's VALUE
+    refuses is #VALUE!, an overflow #NUM!."""
+    assert _expected("CPCPU_PER_MB", ["IUCV", 9000, None, 2]) == 0.012367 / 2  # 000 Table 2
+    assert _expected("CPCPU_PER_MB", ["IUCV", " 9e3 "]) == 0.012367
+    assert _expected("CPCPU_PER_MB", ["IUCV", "9_000"]) == "#VALUE!"
+    assert _expected("MB_PER_SEC", ["IUCV", 9000, None, 1e308]) == "#NUM!"
 
 
 def test_lite_export_imports_no_engine_dependency():
