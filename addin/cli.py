@@ -27,6 +27,8 @@ import sys
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 PROG = "zvmplan"
 #: modules that may add subcommands (``fill``, ``export-lite``); missing ones are skipped
 PLUGINS = ("zvmplan_workbook.fill", "zvmplan_addin.export_lite")
@@ -127,36 +129,75 @@ def _progress_bar():
 def _eval_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("formula", help="a formula, e.g. '=CPCPU_PER_MB(\"IUCV\",9000)'")
     p.add_argument("--basis", action="store_true",
-                   help="also print the basis of the answer (ZVM_BASIS)")
+                   help="also print the basis of the answer (ZVM_BASIS), for each element "
+                   "of an array")
+    p.add_argument("--no-unit", action="store_true",
+                   help="print the value alone, without its unit (for scripts)")
 
 
 def _eval(args: argparse.Namespace) -> int:
+    """Print the value, its unit, and (``--basis``) why; an error prints its code and
+    reason instead. Exit 1 when the answer is an error or an array holding one."""
     from .errors import ExcelError
-    from .evaluate import format_value, load_functions, parse_call, resolve
+    from .evaluate import format_value, load_functions, outer_function, parse_call, resolve
+    from .registry import excel_value
     load_functions()
     call = parse_call(args.formula)
     fn = resolve(call[0]) if call else None
+    if args.basis and fn is None:
+        raise UserError("--basis needs a single zvmplan function call with literal "
+                        "arguments, e.g. '=CPCPU_PER_MB(\"IUCV\",9000)'")
     if fn is not None:
         result = fn(*call[1])
-    else:
-        from .engine import evaluate_formula  # anything more than one literal call
-        result = evaluate_formula(args.formula)
+    else:  # anything more than one literal call of a zvmplan function
+        result = _eval_with_engine(args.formula)
+    result = excel_value(result)  # a non-finite number is #NUM!, whichever path gave it
     if isinstance(result, ExcelError):
         print(f"{result.code} {result.reason}".rstrip())
-        status = 1
+        return 1
+    unit_fn = fn or resolve(outer_function(args.formula) or "")
+    unit = "" if args.no_unit or unit_fn is None else unit_fn.unit
+    if not isinstance(result, np.ndarray):
+        text = format_value(result)
+        numeric = isinstance(result, (int, float)) and not isinstance(result, bool)
+        print(f"{text} {unit}" if unit and numeric else text)
+        if args.basis:
+            print(fn.explain_each(*call[1]))
+        return 0
+    grid = np.atleast_2d(result)
+    print(format_value(grid))
+    if unit:
+        print(f"unit: {unit}")
+    errors = [(idx, v) for idx, v in np.ndenumerate(grid) if isinstance(v, ExcelError)]
+    if args.basis:
+        basis = fn.explain_each(*call[1])
+        if isinstance(basis, np.ndarray) and basis.shape == grid.shape:
+            for (r, c), why in np.ndenumerate(basis):
+                print(f"({r + 1},{c + 1}) {why}")
+        else:  # one basis for the whole array (a list such as ZVM_TRANSPORTS)
+            print(basis)
     else:
-        print(format_value(result))
-        status = 0
-    if args.basis and status == 0:  # an error line already carries its reason
-        from .registry import REGISTRY
-        basis = REGISTRY.get("ZVM_BASIS")
-        if basis is None:
-            raise UserError("--basis: this installation has no ZVM_BASIS function")
-        if fn is None:
-            raise UserError("--basis needs a single zvmplan function call with literal "
-                            "arguments, e.g. '=CPCPU_PER_MB(\"IUCV\",9000)'")
-        print(format_value(basis(fn.name, *call[1])))
-    return status
+        for (r, c), err in errors:
+            print(f"({r + 1},{c + 1}) {err.code} {err.reason}".rstrip())
+    return 1 if errors else 0
+
+
+def _eval_with_engine(formula: str):
+    """Evaluate with the formula engine; a call of a function neither zvmplan nor the
+    engine knows is #NAME? naming it (even under IFERROR, which would hide it)."""
+    from .engine import evaluate_formula
+    from .errors import NAME, ExcelError
+    from .evaluate import called_functions, did_you_mean, resolve
+    from formulas.functions import get_functions, not_implemented
+    result = evaluate_formula(formula)
+    table = get_functions()  # a defaultdict: a name it was asked for maps to not_implemented
+    unknown = [n for n in called_functions(formula) if resolve(n) is None and
+               table.get(n.upper(), not_implemented) is not_implemented]
+    if unknown:
+        return ExcelError(NAME, "; ".join(
+            f"{n} is neither a zvmplan function nor one the engine implements{did_you_mean(n)}"
+            for n in unknown))
+    return result
 
 
 # -------------------------------------------------------------- functions ----

@@ -4,13 +4,14 @@
 name and literal arguments: text in double quotes (``""`` for a quote), numbers
 (``9000``, ``-1.5e3``, ``50%``), ``TRUE``/``FALSE``, an empty argument, and array
 constants such as ``{1,2;3,4}`` -- into the name and the raw cell values the registry
-takes. Anything else (operators, nested calls, references) gives None, and the caller
+takes (a skipped argument, ``=F(1,,2)``, is :data:`~zvmplan_addin.registry.MISSING`). Anything else (operators, nested calls, references) gives None, and the caller
 hands the text to the formula engine instead. This is not a formula parser: it only
 recognises the one shape that needs no engine, so that ``zvmplan eval`` starts
 without importing ``formulas`` or ``openpyxl``.
 """
 from __future__ import annotations
 
+import difflib
 import importlib
 import math
 import re
@@ -18,7 +19,7 @@ import re
 import numpy as np
 
 from .errors import ExcelError
-from .registry import NAMESPACE, REGISTRY
+from .registry import MISSING, NAMESPACE, REGISTRY
 
 FUNCTIONS_MODULE = "zvmplan_addin.functions"
 
@@ -53,7 +54,8 @@ def resolve(name: str):
 
 
 _CALL = re.compile(r"^\s*=?\s*([A-Za-z_][\w.]*)\s*\((.*)\)\s*$", re.S)
-_NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?%?$")
+# ASCII digits only: Excel's formula grammar has no full-width or Arabic-Indic digits
+_NUMBER = re.compile(r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?%?$")
 
 
 class _NotLiteral(Exception):
@@ -107,7 +109,7 @@ def _literal(arg: str, in_array: bool = False):
     if s == "":
         if in_array:
             raise _NotLiteral
-        return None
+        return MISSING
     if s[0] == '"':
         if len(s) < 2 or s[-1] != '"' or '"' in s[1:-1].replace('""', ""):
             raise _NotLiteral
@@ -125,6 +127,52 @@ def _literal(arg: str, in_array: bool = False):
     raise _NotLiteral
 
 
+_CALLED = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\s*\(")
+_BINDS = re.compile(r"\b(?:_xlfn\.)?(?:LET|LAMBDA)\s*\(", re.I)
+
+
+def called_functions(text: str) -> list[str]:
+    """The names called in formula ``text`` (``NAME(`` outside string literals), in order,
+    each once; [] for a formula that binds names of its own (LET, LAMBDA)."""
+    if _BINDS.search(text):
+        return []
+    names = []
+    for i, piece in enumerate(text.split('"')):
+        if i % 2 == 0:  # outside a string ("" inside one splits into two string pieces)
+            names += [m.group(1) for m in _CALLED.finditer(piece)]
+    return list(dict.fromkeys(names))
+
+
+def outer_function(text: str):
+    """The name of the function when formula ``text`` is one call from end to end
+    (``=ROUND(CPCPU_PER_MB("IUCV",9000),3)`` -> ``ROUND``), else None."""
+    m = re.match(r"\s*=?\s*([A-Za-z_][\w.]*)\s*\(", text)
+    if not m:
+        return None
+    depth, quoted = 0, False
+    for pos in range(m.end() - 1, len(text)):
+        ch = text[pos]
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and ch == "(":
+            depth += 1
+        elif not quoted and ch == ")":
+            depth -= 1
+            if depth == 0:
+                return m.group(1) if text[pos + 1:].strip() == "" else None
+    return None
+
+
+def did_you_mean(name: str) -> str:
+    """`` (did you mean CPCPU_PER_MB?)`` for a near miss of a registry name, else ""."""
+    key = name.strip().upper()
+    for prefix in ("_XLUDF.", "_XLFN.", f"_XLDUDF_{NAMESPACE}_", f"{NAMESPACE}."):
+        if key.startswith(prefix):
+            key = key[len(prefix):]
+    close = difflib.get_close_matches(key, list(REGISTRY), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
 def format_value(value) -> str:
     """A value as ``zvmplan eval`` prints it (arrays: tab-separated rows)."""
     if isinstance(value, np.ndarray):
@@ -139,10 +187,10 @@ def format_value(value) -> str:
         if not math.isfinite(number):
             return "#NUM!"
         return f"{number:.15g}"
-    if value is None:
+    if value is None or value is MISSING:
         return ""
     return str(value)
 
 
 __all__ = ["load_functions", "excel_names", "resolve", "parse_call", "format_value",
-           "FUNCTIONS_MODULE"]
+           "called_functions", "outer_function", "did_you_mean", "FUNCTIONS_MODULE"]

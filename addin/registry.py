@@ -262,8 +262,8 @@ def excel_value(result, name: str = ""):
         return out
     who = f"{name}: " if name else ""
     if isinstance(result, (float, np.floating)) and not math.isfinite(result):
-        return ExcelError(NUM, f"{who}the result is not a finite number ({float(result)}); "
-                          "an argument is far outside the measured range")
+        what = "not a number (NaN)" if math.isnan(result) else "beyond Excel's number range"
+        return ExcelError(NUM, f"{who}the result is not a finite number: {what}")
     if isinstance(result, str) and len(result) > MAX_TEXT:
         return ExcelError(VALUE, f"{who}the text result has {len(result):,} characters, more "
                           f"than the {MAX_TEXT:,} an Excel cell holds")
