@@ -185,7 +185,10 @@ def _eval(args: argparse.Namespace) -> int:
 def _eval_with_engine(formula: str):
     """Evaluate with the formula engine; a call of a function neither zvmplan nor the
     engine knows is #NAME? naming it (even under IFERROR, which would hide it)."""
-    from .engine import evaluate_formula
+    try:  # the recalculation engine's one parser (addin/recalc/, formerly addin/engine.py)
+        from .recalc import evaluate_formula
+    except ImportError:
+        from .engine import evaluate_formula
     from .errors import NAME, ExcelError
     from .evaluate import called_functions, did_you_mean, resolve
     from formulas.functions import get_functions, not_implemented

@@ -152,8 +152,9 @@ class WorksheetFunction:
         except Exception as exc:
             err = to_excel_error(exc)
             return f"{err.code} {err.reason}"
-        if isinstance(result, ExcelError):
-            return f"{result.code} {result.reason}"
+        value = excel_value(result.value if isinstance(result, Answer) else result, self.name)
+        if isinstance(value, ExcelError):  # an overflow has no basis, only a reason
+            return f"{value.code} {value.reason}"
         return result.explain() if isinstance(result, Answer) else "computed"
 
     def explain_each(self, *raw):

@@ -121,6 +121,9 @@ def test_non_finite_results_are_num_errors():
     result = call("MB_PER_SEC", "IUCV", 9000, MISSING, 1e308)
     assert isinstance(result, ExcelError) and result.code == "#NUM!"
     assert "not a finite number" in result.reason
+    # and its basis is that reason, not the basis of a valid answer
+    assert call("ZVM_BASIS", "MB_PER_SEC", "IUCV", 9000, None, 1e308) == \
+        f"#NUM! {result.reason}"
     out = call("MB_PER_SEC", "IUCV", np.array([[9000, 1500]], dtype=object), None, 1e308)
     assert [v.code for v in out.reshape(-1)] == ["#NUM!", "#NUM!"]
     # a non-finite number given as input is #NUM! too (it can only come from an overflow)
@@ -181,7 +184,9 @@ def test_unit_of_every_numeric_function_is_its_returns():
         if fn.unit:
             assert fn.unit == fn.returns, name
         from zvmplan_addin.evaluate import parse_call
-        example = call(name, *parse_call(fn.example)[1])
+        parsed = parse_call(fn.example)
+        assert parsed is not None, f"{name}: the example is not one literal call"
+        example = call(name, *parsed[1])
         if isinstance(example, float):
             assert fn.unit, f"{name} answers a number but has no [unit] in its description"
 
@@ -215,7 +220,7 @@ def test_discovery_spills_a_column():
 
 # ------------------------------------------------------------------ property-based ---
 cell = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-10**30, max_value=10**30),
+    st.none(), st.just(MISSING), st.booleans(), st.integers(min_value=-10**30, max_value=10**30),
     st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12),
     st.sampled_from(["IUCV", "osa", "CTC", "RR", "strg", "4.4.0", "4.3", "#N/A", "", "1e3",
                      "HIPERSOCKETS", "GUEST_LAN", "LCS", "FTP_GET", "CPCPU_PER_MB"]),

@@ -221,6 +221,17 @@ def test_lite_and_the_registry_agree_on_skipped_and_refused_arguments():
     assert _expected("MB_PER_SEC", ["IUCV", 9000, None, 1e308]) == "#NUM!"
 
 
+def test_main_py_uses_only_public_names_of_the_registry(lite_dir):
+    """main.py is generated against the registry's public interface (its __all__), so a
+    rename inside registry.py cannot break the Lite export unnoticed."""
+    from zvmplan_addin import registry
+    imported = [a.name for node in ast.walk(_main_tree(lite_dir))
+                if isinstance(node, ast.ImportFrom) and node.module == "zvmplan_addin.registry"
+                for a in node.names]
+    assert imported and set(imported) <= set(registry.__all__)
+    assert "for_xlwings" in imported
+
+
 def test_lite_export_imports_no_engine_dependency():
     """The bundle is built by following imports; openpyxl/formulas would make it fail."""
     from zvmplan_addin.lite import collect_modules
