@@ -226,13 +226,10 @@ def _broadcast(arrays):
     flat = []
     beyond = ExcelError(NA, "the ranges given differ in size; this cell is beyond the smaller")
     for a in arrays:
-        out = np.empty((rows, cols), dtype=object)
-        r, c = a.shape
-        for i in range(rows):
-            for j in range(cols):
-                ii = 0 if r == 1 else i
-                jj = 0 if c == 1 else j
-                out[i, j] = a[ii, jj] if ii < r and jj < c else beyond
+        out = np.full((rows, cols), beyond, dtype=object)
+        r = rows if a.shape[0] == 1 else a.shape[0]
+        c = cols if a.shape[1] == 1 else a.shape[1]
+        out[:r, :c] = np.broadcast_to(a, (r, c))
         flat.append(out.reshape(-1))
     return (rows, cols), flat
 
