@@ -344,14 +344,18 @@ def as_number(value, what: str) -> float:
 
     A number is taken as it is (``#NUM!`` if it is not finite: Excel has no infinity or
     NaN, so one can only come from an overflow). TRUE/FALSE are refused, as Excel refuses
-    them where a function wants a number from a cell. Text is a number only in the forms
-    Excel's VALUE reads the same in every locale: ``"1000"``, ``" 1000 "`` (spaces
-    around), ``"+1.5"``, ``".5"``, ``"1e3"``/``"1E+3"``, ``"50%"`` (0.5). Everything else
-    is ``#VALUE!``: a thousands separator or decimal comma (``"1,000"``, ``"1,5"``: Excel
-    reads them by locale, so ``"1,5"`` is 15 in one country and 1.5 in another),
-    underscores (``"1_000"``), digits other than 0-9 (full-width, Arabic-Indic),
-    ``"nan"``/``"inf"``, hexadecimal, dates and times -- Python's ``float()`` accepts
-    several of these, Excel does not."""
+    them where a function wants a number from a cell.
+
+    Text: Excel's VALUE (and its automatic text-to-number conversion) reads "any of the
+    constant number, date, or time formats" of the user's locale (Microsoft's VALUE
+    reference; ECMA-376 Part 1, VALUE): ``VALUE("$1,000")`` is 1000 in en-US, and
+    ``"1,5"`` is 15 there but 1.5 in de-DE. A worksheet function cannot know the locale
+    of the cell's author, so it reads only the forms VALUE reads alike everywhere:
+    ``"1000"``, ``" 1000 "`` (spaces around), ``"+1.5"``, ``".5"``, ``"1e3"``/``"1E+3"``,
+    ``"50%"`` (0.5). Everything else is ``#VALUE!`` with the reason: grouping separators
+    and decimal commas, currency, dates and times, and what Python's ``float()`` takes
+    but no Excel does -- underscores (``"1_000"``), digits other than 0-9 (full-width,
+    Arabic-Indic), ``"nan"``/``"inf"``, other white space (a non-breaking space)."""
     if isinstance(value, (bool, np.bool_)):
         raise ArgumentTypeError(f"{what} must be a number, not TRUE/FALSE")
     if isinstance(value, str):

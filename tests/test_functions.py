@@ -102,8 +102,9 @@ def test_text_numbers_excel_reads(text):
     "0x2328", "9000 bytes", "1e999", "--9000", "9 000",
 ])
 def test_text_excel_would_refuse_is_value_error(text):
-    """Excel's VALUE gives #VALUE! for these (and for a number beyond its range), so a
-    worksheet function must not read them as numbers."""
+    """Excel's VALUE gives #VALUE! for these in every locale (a number beyond its range
+    too), or reads them by locale ("9,000" is 9000 in en-US, 9 in de-DE): a worksheet
+    function must not read them as numbers."""
     result = call("CPCPU_PER_MB", "IUCV", text)
     assert isinstance(result, ExcelError) and result.code == "#VALUE!", result
     assert "must be a number" in result.reason or "beyond Excel's number range" in result.reason
