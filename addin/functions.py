@@ -46,7 +46,8 @@ CONNS = Param("connections", "concurrent connections; a range gives an array",
               number("connections"), unit="count", vector=True)
 LEVEL = Param("level", "z/VM level " + ", ".join(names.LEVELS) + "; default the measured level",
               level_value, optional=True)
-SPEED = Param("speed_factor", "processor speed relative to the measured machine; default 1",
+SPEED = Param("speed_factor", "per-engine capacity of the target processor relative to the "
+              "measured one (ZVM_PROCESSOR; from zPCR or LSPR); default 1",
               number("speed_factor"), unit="x", optional=True)
 STRG_CONNS = Param("connections", "for OSA_GBE, HIPERSOCKETS, GUEST_LAN (from STRG): "
                    "concurrent connections; default the fewest measured",
@@ -98,7 +99,8 @@ def vcpu_per_mb(transport, size_bytes, level=None, speed_factor=None, connection
     return _per_mb("v_cpusec_per_mb", transport, size_bytes, level, speed_factor, connections)
 
 
-@worksheet_function(description="Total (CP + virtual) CPU-seconds per MB transferred [CPU-s/MB]",
+@worksheet_function(description="Total (CP + virtual) CPU-seconds per MB transferred [CPU-s/MB]; "
+                    "ESCON_CTC: the Linux guest only (001 did not measure the VM TCP/IP stack)",
                     example='=TOTCPU_PER_MB("LCS",1500,"4.1.0")', returns="CPU-s/MB",
                     params=PER_MB_PARAMS)
 def totcpu_per_mb(transport, size_bytes, level=None, speed_factor=None, connections=None):
@@ -142,7 +144,8 @@ def vcpu_per_tx(transport, workload, mtu, connections, level=None, speed_factor=
                    speed_factor)
 
 
-@worksheet_function(description="Total CPU-milliseconds per transaction [CPU-ms/tx]",
+@worksheet_function(description="Total CPU-milliseconds per transaction [CPU-ms/tx]; "
+                    "ESCON_CTC: the Linux guest only (001 did not measure the VM TCP/IP stack)",
                     example='=TOTCPU_PER_TX("GUEST_LAN","CRR",57344,50,"4.3.0")',
                     returns="CPU-ms/tx", params=PER_TX_PARAMS)
 def totcpu_per_tx(transport, workload, mtu, connections, level=None, speed_factor=None):
@@ -205,7 +208,21 @@ def zvm_ci(transport, metric, level=None):
     lo, hi = zvmplan.confidence_interval(transport, metric, level)
     return np.array([[lo, hi]], dtype=object)
 
+@worksheet_function(description="The processor the answers for a transport were measured on "
+                    "(000: 9672-XZ7, 001: 2064-108, 002: 2064-109, 003: 2084-C24 z990); "
+                    "speed_factor is relative to it",
+                    example='=ZVM_PROCESSOR("IUCV")', returns="text",
+                    params=[TRANSPORT, LEVEL])
+def zvm_processor(transport, level=None):
+    return zvmplan.processor(transport, level).name
 
+
+@worksheet_function(description="Line or channel rate of a real device [MB/s, 10^6 bytes]: "
+                    "LCS (Fast Ethernet), OSA_GBE (Gigabit Ethernet), ESCON_CTC (channel); "
+                    "#N/A for memory-to-memory transports",
+                    example='=ZVM_LINE_RATE("OSA_GBE")', returns="MB/s", params=[TRANSPORT])
+def zvm_line_rate(transport):
+    return zvmplan.line_rate_mb_per_sec(transport)
 
 
 # Classic xlwings finds a function with getattr(module, <Excel name>): expose each under its

@@ -42,6 +42,8 @@ class Answer:
     method: str = ""
     notes: tuple[str, ...] = ()
     interval: tuple[float, float] | None = None  # 95% confidence interval, where samples exist
+    processor: str = ""  # the measured machine the value rests on (zvmplan.hardware)
+    band: tuple[float, float] | None = None  # how sure the value is (zvmplan.bands)
 
     def __float__(self):
         return float(self.value)
@@ -56,6 +58,8 @@ class Answer:
         if self.interval:
             parts.append(f"95% CI {self.interval[0]:.6g} .. {self.interval[1]:.6g} {self.unit}")
         parts.extend(self.notes)
+        if self.processor:
+            parts.append(self.processor)
         return ". ".join(p.rstrip(".") for p in parts) + "."
 
 

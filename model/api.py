@@ -18,6 +18,7 @@ only, multiplies throughput.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -27,6 +28,7 @@ from .answer import Answer, Many, weakest
 from .curves import (BASIS_NAMES, CONN_METHOD_IN, CONN_METHOD_OUT, M_EXTRAP, M_IN, MTU_METHOD_IN,
                      SIZE_METHOD_IN, SIZE_METHOD_OUT, ConnGrid, SizeCurve)
 from .data import find, one
+from . import hardware
 from .errors import ArgumentTypeError, NoDataError, OutOfRangeError, ZvmplanError
 from .levels import LevelStep, level_step
 from .stats import mean_interval
@@ -164,6 +166,10 @@ def per_mb(transport, size_bytes, metric="cp_cpusec_per_mb", level=None, speed_f
 
 @lru_cache(maxsize=65536)
 def _per_mb_cached(t, s, m, lvl, f, c) -> Answer:
+    return _finish(_per_mb_answer(t, s, m, lvl, f, c), t, m, f)
+
+
+def _per_mb_answer(t, s, m, lvl, f, c) -> Answer:
     if s <= 0:
         raise OutOfRangeError(f"size_bytes must be > 0; got {s:g}")
     if t in STREAM_TRANSPORTS:
@@ -177,6 +183,36 @@ def _per_mb_cached(t, s, m, lvl, f, c) -> Answer:
             raise NoDataError(f"{t}: 001 measured a single FTP session; connections does not apply")
         return _speed_adjust(_ftp_per_mb(t, s, m, lvl), t, m, f)
     return _speed_adjust(_strg_per_mb(t, s, m, lvl, c), t, m, f)
+
+
+ESCON_NOTE = ("ESCON_CTC CPU covers the Linux guest only: 001 measured the Linux guest, not the "
+              "VM TCP/IP stack at the other end of the CTC, so its totals are not comparable with "
+              "000's two-guest totals")
+OSA_SETUP_NOTE = ("003 ran both guests on device numbers of one OSA Express GbE chpid: the "
+                  "traffic went through one adapter and never crossed the wire")
+
+
+def _finish(ans: Answer, t: str, m: str, f: float) -> Answer:
+    """Add what every answer of ``t`` must say: the measured processor, the device's
+    setup and limits, and flags where the answer leaves what the measured machine had."""
+    proc = hardware.processor(t)
+    notes = list(ans.notes)
+    if t == "ESCON_CTC":
+        notes.append(ESCON_NOTE)
+    if t == "OSA_GBE":
+        notes.append(OSA_SETUP_NOTE)
+        if m == "mb_per_sec" and ans.value > hardware.line_rate_mb_per_sec(t):
+            notes.append(f"FLAG: {ans.value:.4g} MB/s is above the {hardware.line_rate_text(t)}: "
+                         "003 reached it only because the traffic stayed inside one adapter; a "
+                         "link that crosses the wire cannot carry more than the line rate")
+    if m == "cpusec_per_sec" and ans.value > proc.engines:
+        notes.append(f"FLAG: needs {ans.value:.3g} engines (CPU-s/s), more than the "
+                     f"{proc.engines} dedicated engines of the measured LPAR ({proc.document} "
+                     "hardware): the measured throughput could not be sustained there")
+    if f != 1.0:
+        notes.append(f"speed_factor {f:g} is the per-engine capacity of the target relative to "
+                     f"the {proc.name} (from zPCR or LSPR; zvmplan supplies none)")
+    return replace(ans, notes=tuple(dict.fromkeys(notes)), processor=proc.label)
 
 
 def _stream_answer(t: str, s: float, m: str) -> Answer:
@@ -352,6 +388,10 @@ def per_tx(transport, workload, mtu_bytes, connections, metric="tot_cpumsec_per_
 
 @lru_cache(maxsize=65536)
 def _per_tx_cached(t, w, mtu, conns, m, lvl, f) -> Answer:
+    return _finish(_per_tx_answer(t, w, mtu, conns, m, lvl, f), t, m, f)
+
+
+def _per_tx_answer(t, w, mtu, conns, m, lvl, f) -> Answer:
     if mtu <= 0:
         raise OutOfRangeError(f"mtu_bytes must be > 0; got {mtu:g}")
     if conns < 1 or conns != int(conns):
@@ -363,6 +403,7 @@ def _per_tx_cached(t, w, mtu, conns, m, lvl, f) -> Answer:
         return _speed_adjust(_ftp_per_tx(t, w, mtu, conns, m, lvl), t, m, f)
     if w not in ("RR", "CRR", "STRG"):
         raise NoDataError(f"{t}: measured with RR, CRR and STRG only; not {w}")
+    device_notes = hardware.check_mtu(t, mtu)  # an MTU the device cannot have: impossible
     step = level_step(t, None, lvl)  # which measured level to read, and any adjustment
     grid = conn_grid(t, w, step.from_level)
     if m not in grid.values:
@@ -390,7 +431,8 @@ def _per_tx_cached(t, w, mtu, conns, m, lvl, f) -> Answer:
         methods.append(MTU_METHOD_IN)
     if bc:
         methods.append(CONN_METHOD_IN if bc == 1 else CONN_METHOD_OUT)
-    ans = Answer(value, names.UNITS[m], BASIS_NAMES[code], refs, "; ".join(methods))
+    ans = Answer(value, names.UNITS[m], BASIS_NAMES[code], refs, "; ".join(methods),
+                 device_notes)
     return _speed_adjust(_level_adjust(ans, step, m), t, m, f)
 
 

@@ -28,8 +28,9 @@ from .errors import NoDataError
 
 CPU_METRICS = ("cp_cpusec_per_mb", "v_cpusec_per_mb", "tot_cpusec_per_mb", "v_cpumsec_per_tx",
                "cp_cpumsec_per_tx", "tot_cpumsec_per_tx")
-QIOA_NOTE = ("Queued I/O Assist figures come from two Linux guests in a dedicated 2-way LPAR; "
-             "with many diverse guests, or CP work other than QDIO, the saving is diluted (003)")
+QIOA_NOTE = ("Queued I/O Assist needs a z990 GA1 or later (003 Introduction): on an older "
+             "processor 4.4.0 has no assist; its figures come from two Linux guests in a "
+             "dedicated 2-way LPAR, and with many diverse guests the saving is diluted (003)")
 STACK_NOTE = ("the 4.3.0 VM TCP/IP stack improvements (004) apply to VM TCP/IP stack endpoints "
               "only and are not applied to these Linux-guest figures")
 
