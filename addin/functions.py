@@ -10,6 +10,8 @@ import numpy as np
 
 import zvmplan
 from zvmplan import names
+from zvmplan.answer import Pair
+from zvmplan.derived import STACK_NOTE_004, stack_change
 from zvmplan.errors import ArgumentTypeError
 
 from .registry import REGISTRY, Param, as_number, worksheet_function
@@ -205,8 +207,22 @@ def zvm_levels():
                                   "cp_cpumsec_per_tx or tot_cpumsec_per_tx", text("metric")),
                             LEVEL], spill=True)
 def zvm_ci(transport, metric, level=None):
-    lo, hi = zvmplan.confidence_interval(transport, metric, level)
-    return np.array([[lo, hi]], dtype=object)
+    return zvmplan.confidence_interval(transport, metric, level)  # ZVM_BASIS: carried or not
+
+
+@worksheet_function(description="004's published z/VM 4.3.0 VM TCP/IP stack change (low, high) "
+                    "in % for VM TCP/IP stack endpoints only (never Linux-guest figures): "
+                    "throughput (per transport) or cpu (CPU per unit, all devices: negative); "
+                    "spills across two cells",
+                    example='=ZVM_STACK_CHANGE("HIPERSOCKETS","RR","throughput")',
+                    returns="two numbers [%]",
+                    params=[Param("transport", "HIPERSOCKETS, GUEST_LAN, CLAW, VCTC or ALL",
+                                  text("transport")), WORKLOAD,
+                            Param("metric", "throughput or cpu", text("metric"))], spill=True)
+def zvm_stack_change(transport, workload, metric):
+    lo, hi = stack_change(transport, workload, metric)
+    return Pair(lo, hi, "%", "measured", ("004 'Stack Performance Improvements' and 'Stack "
+                                          "Performance Results'",), "", (STACK_NOTE_004,))
 
 @worksheet_function(description="The processor the answers for a transport were measured on "
                     "(000: 9672-XZ7, 001: 2064-108, 002: 2064-109, 003: 2084-C24 z990); "

@@ -63,6 +63,32 @@ class Answer:
         return ". ".join(p.rstrip(".") for p in parts) + "."
 
 
+@dataclass(frozen=True)
+class Pair:
+    """A (low, high) answer that explains itself: a confidence interval, a band, a range.
+    Unpacks as ``low, high``; a worksheet shows it as two cells across."""
+    low: float
+    high: float
+    unit: str
+    basis: str
+    sources: tuple[str, ...] = ()
+    method: str = ""
+    notes: tuple[str, ...] = ()
+
+    def __iter__(self):
+        return iter((self.low, self.high))
+
+    def to_excel(self):
+        return np.array([[self.low, self.high]], dtype=object)
+
+    def explain(self) -> str:
+        parts = [self.basis] + ([self.method] if self.method else [])
+        if self.sources:
+            parts.append("source: " + "; ".join(self.sources))
+        parts.extend(self.notes)
+        return ". ".join(p.rstrip(".") for p in parts) + "."
+
+
 @dataclass
 class Many:
     """Results of a vectorised call: values (NaN where refused) and the refusals by index."""

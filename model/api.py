@@ -24,7 +24,7 @@ from functools import lru_cache
 import numpy as np
 
 from . import names
-from .answer import Answer, Many, weakest
+from .answer import Answer, Many, Pair, weakest
 from .curves import (BASIS_NAMES, CONN_METHOD_IN, CONN_METHOD_OUT, M_EXTRAP, M_IN, MTU_METHOD_IN,
                      SIZE_METHOD_IN, SIZE_METHOD_OUT, ConnGrid, SizeCurve)
 from .data import find, one
@@ -41,13 +41,15 @@ FTP_GETS_PER_RUN = 5
 FTP_MTU = 1500
 _000_TABLE = {"CMS_IUCV": "Table 1", "IUCV": "Table 2", "VCTC": "Table 3"}
 #: sizes the sources support, per 000: CMS IUCV as measured; the Linux line drivers from the
-#: 576-byte fragmentation floor the report names to the 2 MB MTU its conclusion considers.
+#: 576-byte fragmentation floor the report names; IUCV up to the 2 MB MTU 000's conclusion
+#: considers for the IUCV driver, VCTC up to its largest measured MTU (32764).
 SIZE_RANGE = {
     "CMS_IUCV": (1.0, 8_000_000.0, "the CMS IUCV range measured in 000 Table 1"),
     "IUCV": (576.0, 2_000_000.0, "576 bytes is the fragmentation floor and 2 MB the largest "
              "MTU 000's conclusions consider"),
-    "VCTC": (576.0, 2_000_000.0, "576 bytes is the fragmentation floor and 2 MB the largest "
-             "MTU 000's conclusions consider"),
+    "VCTC": (576.0, 32764.0, "576 bytes is the fragmentation floor; 000 measured virtual CTC "
+             "up to 32764 bytes and its conclusions consider larger MTUs for the IUCV driver "
+             "only"),
 }
 
 
@@ -148,7 +150,8 @@ def per_mb(transport, size_bytes, metric="cp_cpusec_per_mb", level=None, speed_f
         Processor speed relative to the measured machine [1 = same].
     connections : int, optional
         For per-MB figures derived from STRG (OSA_GBE, HIPERSOCKETS, GUEST_LAN): the
-        number of concurrent connections; default the fewest measured.
+        number of concurrent connections; default 20 (:data:`DEFAULT_CONNS_REASON`;
+        Guest LAN: 50, the only count measured).
 
     >>> per_mb("CMS_IUCV", 1500, "mb_per_sec").value
     25.871
@@ -338,7 +341,8 @@ def _strg_per_mb(t: str, s: float, m: str, lvl: str, c) -> Answer:
     sources = tuple(dict.fromkeys(src for p in parts for src in p.sources))
     notes = tuple(dict.fromkeys(n for p in parts for n in p.notes))
     if c is None:
-        notes += (f"at {conns:g} concurrent connection(s), the fewest measured",)
+        notes += (DEFAULT_CONNS_REASON if t != "GUEST_LAN" else
+                  "at 50 concurrent connections, the only count 002 measured",)
     method = (f"derived from STRG: {mb:g} MB per transaction "
               "(per MB = per tx / 20 MB; MB/s = tx/s x 20)")
     methods = [p.method for p in parts if p.method]
@@ -346,8 +350,72 @@ def _strg_per_mb(t: str, s: float, m: str, lvl: str, c) -> Answer:
                   "; ".join(dict.fromkeys([method] + methods)), notes)
 
 
+#: default connections for per-MB figures derived from STRG, and why
+DEFAULT_CONNS_REASON = (
+    "20 concurrent connections, the default for per-MB figures derived from STRG: 004 saw "
+    "efficiency level off around 20 clients, and in 003 Tables 6-7 and 16-19 the 10-, 20- and "
+    "50-connection STRG runs agree within a few percent while 1-connection runs are low or "
+    "anomalous (Table 18)")
+
+
 def _fewest_conns(t: str) -> float:
-    return 50.0 if t == "GUEST_LAN" else 1.0
+    """Default connections of a STRG-derived per-MB figure: 20 (DEFAULT_CONNS_REASON);
+    Guest LAN was measured at 50 only (002)."""
+    return 50.0 if t == "GUEST_LAN" else 20.0
+
+
+#: a run departing from the median of its series by more than this (tx/s) is suspect
+OUTLIER_DEPARTURE = 0.5
+
+
+@lru_cache(maxsize=None)
+def outlier_runs() -> dict[tuple, str]:
+    """003 runs treated as outliers, with the reason. Rule: a run (device, workload, MTU,
+    level, connections) is an outlier when its tx/s departs from the median of its series
+    (same device, workload, MTU and level) by more than 50% while the same configuration at
+    the other z/VM level does not: the departure is that run's, not the workload's shape
+    (1-connection OSA runs are low at both levels and are not outliers).
+
+    >>> sorted(outlier_runs())
+    [('HIPERSOCKETS', 'STRG', 32768, '4.3.0', 1)]
+    """
+    series: dict[tuple, dict[int, float]] = {}
+    for r in find(document="003", metric="tx_per_sec", stat="value"):
+        series.setdefault((r.transport, r.workload, r.size_bytes, r.level), {})[
+            r.connections] = r.value
+    far = {}
+    for (t, w, mtu, lvl), runs in series.items():
+        med = float(np.median(list(runs.values())))
+        for c, v in runs.items():
+            far[(t, w, mtu, lvl, c)] = (abs(v / med - 1) > OUTLIER_DEPARTURE, v, med)
+    out = {}
+    for (t, w, mtu, lvl, c), (is_far, v, med) in far.items():
+        other = far.get((t, w, mtu, "4.4.0" if lvl == "4.3.0" else "4.3.0", c))
+        if is_far and other is not None and not other[0]:
+            out[(t, w, mtu, lvl, c)] = (
+                f"FLAG: rests on an outlier run: 003 {t} {w} MTU {mtu}, {c} connection(s), "
+                f"z/VM {lvl} gives {v:g} tx/s against a median of {med:g} for its series, while "
+                "the same run at the other level does not depart")
+    return out
+
+
+def _outlier_notes(t, w, mtu, conns, level, grid) -> tuple[str, ...]:
+    """The outlier flag of every run the answer at (mtu, conns) is computed from."""
+    notes = []
+    for (ot, ow, omtu, olvl, oc), why in outlier_runs().items():
+        if (ot, ow, olvl) != (t, w, level):
+            continue
+        i = int(np.searchsorted(grid.mtus, omtu))
+        lo = grid.mtus[max(i - 1, 0)]
+        hi = grid.mtus[min(i + 1, len(grid.mtus) - 1)]
+        cs = grid.conns[float(omtu)]
+        j = int(np.searchsorted(cs, oc))
+        clo, chi = cs[max(j - 1, 0)], cs[min(j + 1, len(cs) - 1)]
+        near_mtu = mtu == omtu or lo < mtu < hi
+        near_conn = conns == oc or clo < conns < chi
+        if near_mtu and near_conn:
+            notes.append(why)
+    return tuple(notes)
 
 
 # ------------------------------------------------------------ per transaction --
@@ -410,20 +478,28 @@ def _per_tx_answer(t, w, mtu, conns, m, lvl, f) -> Answer:
         raise NoDataError(f"{t}: the source gives only total CPU per transaction "
                           f"(002 Table 2), not the CP/virtual split ({m})")
     grid.check(mtu, conns)
+    # beyond the largest measured count every metric, totals included, is the value at
+    # that count: held flat (CONN_METHOD_OUT)
+    cmax = grid.largest_conns()
+    ce = min(conns, cmax)
     if m == "tot_cpumsec_per_tx" and "v_cpumsec_per_tx" in grid.values and \
-            not (mtu in grid.mtus and conns in grid.conns[mtu]):
-        v, bm, bc = grid.evaluate("v_cpumsec_per_tx", mtu, conns)
-        c, _, _ = grid.evaluate("cp_cpumsec_per_tx", mtu, conns)
+            not (mtu in grid.mtus and ce in grid.conns[mtu]):
+        v, bm, bc = grid.evaluate("v_cpumsec_per_tx", mtu, ce)
+        c, _, _ = grid.evaluate("cp_cpumsec_per_tx", mtu, ce)
         value = v + c  # keep total = virtual + CP off the measured points
     else:
-        value, bm, bc = grid.evaluate(m, mtu, conns)
+        value, bm, bc = grid.evaluate(m, mtu, ce)
+    if conns > cmax:
+        bc = M_EXTRAP
     code = max(bm, bc)
+    notes = device_notes + _outlier_notes(t, w, mtu, conns, step.from_level, grid)
     if t == "GUEST_LAN":
         acct = "ON" if step.from_level == "4.3.0" else "OFF"
         refs = (f"002 Table {1 if m == 'tx_per_sec' else 2}, accounting {acct}",)
     else:
         tno = _003_table(t, w, mtu) if mtu in grid.mtus else None
-        where = f"{conns:g} connection(s)" if bc == M_IN else "all connection counts"
+        where = (f"{ce:g} connection(s)" + (", held flat" if conns > cmax else "")
+                 if bc == M_IN or conns > cmax else "all connection counts")
         refs = (f"003 Table {tno}, {where}, z/VM {step.from_level}" if tno
                 else f"003 Tables for {t} {w} (all MTUs), z/VM {step.from_level}",)
     methods = []
@@ -431,8 +507,7 @@ def _per_tx_answer(t, w, mtu, conns, m, lvl, f) -> Answer:
         methods.append(MTU_METHOD_IN)
     if bc:
         methods.append(CONN_METHOD_IN if bc == 1 else CONN_METHOD_OUT)
-    ans = Answer(value, names.UNITS[m], BASIS_NAMES[code], refs, "; ".join(methods),
-                 device_notes)
+    ans = Answer(value, names.UNITS[m], BASIS_NAMES[code], refs, "; ".join(methods), notes)
     return _speed_adjust(_level_adjust(ans, step, m), t, m, f)
 
 
@@ -569,17 +644,18 @@ def per_tx_many(transport, workload, mtus, connections, metric="tot_cpumsec_per_
         except ZvmplanError as exc:
             errors[int(i)] = exc
     if ok.any():
+        ce = np.minimum(cn[ok], grid.largest_conns())  # held flat beyond, totals included
         if m == "tot_cpumsec_per_tx" and "v_cpumsec_per_tx" in grid.values:
-            v = grid.evaluate_many("v_cpumsec_per_tx", mt[ok], cn[ok])
-            c = grid.evaluate_many("cp_cpumsec_per_tx", mt[ok], cn[ok])
-            published = grid.evaluate_many(m, mt[ok], cn[ok])
+            v = grid.evaluate_many("v_cpumsec_per_tx", mt[ok], ce)
+            c = grid.evaluate_many("cp_cpumsec_per_tx", mt[ok], ce)
+            published = grid.evaluate_many(m, mt[ok], ce)
             measured = np.zeros(len(published), bool)
             for mval in grid.mtus:
                 sel = mt[ok] == mval
-                measured[sel] = np.isin(cn[ok][sel], grid.conns[mval])
+                measured[sel] = np.isin(ce[sel], grid.conns[mval])
             raw = np.where(measured, published, v + c)  # total = virtual + CP off the grid
         else:
-            raw = grid.evaluate_many(m, mt[ok], cn[ok])
+            raw = grid.evaluate_many(m, mt[ok], ce)
         values[ok] = raw * scale if scale != 1.0 else raw
     return Many(values, errors)
 
@@ -617,12 +693,16 @@ def levels() -> list[str]:
     return list(names.LEVELS)
 
 
-def confidence_interval(transport, metric="cp_cpusec_per_mb", level=None) -> tuple[float, float]:
-    """95% confidence interval where the source has samples (001: LCS, ESCON_CTC).
+def confidence_interval(transport, metric="cp_cpusec_per_mb", level=None) -> Pair:
+    """95% confidence interval where the source has samples (001: LCS, ESCON_CTC), as a
+    :class:`~zvmplan.answer.Pair` (unpacks as ``low, high``). At a level after 4.1.0 the
+    4.1.0 interval is carried unchanged, and labelled so.
 
     >>> lo, hi = confidence_interval("LCS", "cp_cpusec_per_mb", "4.1.0")
     >>> round(lo * 500, 3), round(hi * 500, 3)
     (5.866, 5.954)
+    >>> confidence_interval("LCS", "cp_cpusec_per_mb", "4.4.0").basis
+    'carried'
     """
     t = names.transport(transport)
     if t not in FTP_TRANSPORTS:
@@ -636,9 +716,16 @@ def confidence_interval(transport, metric="cp_cpusec_per_mb", level=None) -> tup
         if base.interval is None or m.startswith("v_"):
             raise NoDataError(f"{t}: no interval for {m}")
         scale = ans.value / base.value
-        return base.interval[0] * scale, base.interval[1] * scale
-    ans = per_mb(t, FTP_MTU, m, level)
-    if ans.interval is None:
-        raise NoDataError(f"{t}: the source has samples for CP and total CPU only; no interval "
-                          f"for {m}")
-    return ans.interval
+        lo, hi = base.interval[0] * scale, base.interval[1] * scale
+    else:
+        ans = per_mb(t, FTP_MTU, m, level)
+        if ans.interval is None:
+            raise NoDataError(f"{t}: the source has samples for CP and total CPU only; no "
+                              f"interval for {m}")
+        lo, hi = ans.interval
+    carried = ans.basis == "carried"
+    what = ("95% confidence interval on the mean of 001's 4 samples (Student's t)" +
+            (": the 4.1.0 interval carried unchanged, not measured at this level" if carried
+             else ""))
+    return Pair(lo, hi, ans.unit, "carried" if carried else "measured", ans.sources, what,
+                tuple(n for n in ans.notes if "carried" in n or "guest only" in n))
