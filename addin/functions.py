@@ -14,6 +14,7 @@ from zvmplan.answer import Pair
 from zvmplan.derived import STACK_NOTE_004, stack_change
 from zvmplan.errors import ArgumentTypeError
 
+from .errors import ExcelError
 from .registry import REGISTRY, Param, as_number, worksheet_function
 
 
@@ -167,14 +168,41 @@ _ANY = [Param(f"arg{i}", f"argument {i} of that function", lambda v: v, optional
                     params=[Param("function", "name of a zvmplan function, e.g. CPCPU_PER_MB",
                                   text("function"))] + _ANY)
 def zvm_basis(function, arg1=None, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None):
+    fn, args = _target(function, "ZVM_BASIS", [arg1, arg2, arg3, arg4, arg5, arg6])
+    return fn.explain(*args)
+
+
+_ABOUT = ("ZVM_BASIS", "ZVM_RANGE")
+
+
+def _target(function, caller, args):
     fn = REGISTRY.get(function.strip().upper())
-    if fn is None or fn.name == "ZVM_BASIS":
-        valid = ", ".join(n for n in REGISTRY if n != "ZVM_BASIS")
+    barred = (caller,) if caller == "ZVM_BASIS" else _ABOUT  # ZVM_BASIS explains a band too
+    if fn is None or fn.name in barred:
+        valid = ", ".join(n for n in REGISTRY if n not in barred)
         raise ArgumentTypeError(f"unknown function {function!r}; valid: {valid}")
-    args = [arg1, arg2, arg3, arg4, arg5, arg6][:len(fn.params)]
+    args = args[:len(fn.params)]
     while args and args[-1] is None:
         args.pop()
-    return fn.explain(*args)
+    return fn, args
+
+
+@worksheet_function(description="How sure a zvmplan number is: its band (low, high) by the "
+                    "rule its basis states (published rounding at measured points, 001's 95% "
+                    "confidence interval, leave-one-out errors of the same method on the same "
+                    "table for projections); spills across two cells",
+                    example='=ZVM_RANGE("CPCPU_PER_MB","IUCV",16000)', returns="two numbers",
+                    params=[Param("function", "name of a zvmplan function that returns a "
+                                  "number, e.g. CPCPU_PER_MB", text("function"))] + _ANY,
+                    spill=True)
+def zvm_range(function, arg1=None, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None):
+    fn, args = _target(function, "ZVM_RANGE", [arg1, arg2, arg3, arg4, arg5, arg6])
+    result = fn._call(args, explain=True)
+    if isinstance(result, ExcelError):
+        return result
+    if not isinstance(result, zvmplan.Answer):
+        raise ArgumentTypeError(f"ZVM_RANGE: {fn.name} does not return a zvmplan number")
+    return zvmplan.band(result)
 
 
 def _column(items):

@@ -2,7 +2,7 @@
 from .errors import (ArgumentTypeError, NoDataError, OutOfRangeError, UnknownNameError,
                      ZvmplanError)
 from .answer import BASES, Answer, Many
-from .api import (confidence_interval, levels, native_level, per_mb, per_mb_many, per_tx,
+from .api import (band, confidence_interval, levels, native_level, per_mb, per_mb_many, per_tx,
                   per_tx_many, transports, workloads)
 from .hardware import line_rate_mb_per_sec, processor
 from .names import LEVELS, METRICS, PER_MB_METRICS, PER_TX_METRICS, TRANSPORTS, WORKLOADS
@@ -11,4 +11,4 @@ __all__ = ["ZvmplanError", "UnknownNameError", "ArgumentTypeError", "OutOfRangeE
            "NoDataError", "Answer", "Many", "BASES", "per_mb", "per_tx", "per_mb_many",
            "per_tx_many", "transports", "workloads", "levels", "native_level",
            "confidence_interval", "TRANSPORTS", "WORKLOADS", "LEVELS", "METRICS",
-           "PER_MB_METRICS", "PER_TX_METRICS", "processor", "line_rate_mb_per_sec"]
+           "PER_MB_METRICS", "PER_TX_METRICS", "processor", "line_rate_mb_per_sec", "band"]

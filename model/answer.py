@@ -43,7 +43,19 @@ class Answer:
     notes: tuple[str, ...] = ()
     interval: tuple[float, float] | None = None  # 95% confidence interval, where samples exist
     processor: str = ""  # the measured machine the value rests on (zvmplan.hardware)
-    band: tuple[float, float] | None = None  # how sure the value is (zvmplan.bands)
+    #: how sure the value is, relative: the band is value x (1 + low) .. value x (1 + high);
+    #: None where no band can be derived (band_rule says why)
+    rel_band: tuple[float, float] | None = None
+    band_rule: tuple[str, ...] = ()
+
+    def bounds(self) -> tuple[float, float]:
+        """The band (low, high) in the answer's unit; :class:`NoDataError` where none."""
+        if self.rel_band is None:
+            from .errors import NoDataError
+            raise NoDataError("no band for this answer: " + ("; ".join(self.band_rule) or
+                                                              "no rule applies"))
+        lo, hi = self.rel_band
+        return self.value * (1 + lo), self.value * (1 + hi)
 
     def __float__(self):
         return float(self.value)
@@ -61,6 +73,22 @@ class Answer:
         if self.processor:
             parts.append(self.processor)
         return ". ".join(p.rstrip(".") for p in parts) + "."
+
+
+def compose(*bands):
+    """Relative bands of factors multiplied together (None if any is None)."""
+    if any(b is None for b in bands):
+        return None
+    lo = hi = 1.0
+    for b_lo, b_hi in bands:
+        lo *= 1 + b_lo
+        hi *= 1 + b_hi
+    return lo - 1, hi - 1
+
+
+def inverse(band):
+    """Relative band of 1 / x from that of x."""
+    return None if band is None else (1 / (1 + band[1]) - 1, 1 / (1 + band[0]) - 1)
 
 
 @dataclass(frozen=True)

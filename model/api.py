@@ -24,11 +24,12 @@ from functools import lru_cache
 import numpy as np
 
 from . import names
-from .answer import Answer, Many, Pair, weakest
-from .curves import (BASIS_NAMES, CONN_METHOD_IN, CONN_METHOD_OUT, M_EXTRAP, M_IN, MTU_METHOD_IN,
+from .answer import Answer, Many, Pair, compose, inverse, weakest
+from .curves import (BASIS_NAMES, CONN_METHOD_IN, CONN_METHOD_OUT, M_EXTRAP, M_IN, M_INTERP,
+                     MTU_METHOD_IN,
                      SIZE_METHOD_IN, SIZE_METHOD_OUT, ConnGrid, SizeCurve)
 from .data import find, one
-from . import hardware
+from . import hardware, validation
 from .errors import ArgumentTypeError, NoDataError, OutOfRangeError, ZvmplanError
 from .levels import LevelStep, level_step
 from .stats import mean_interval
@@ -226,34 +227,71 @@ def _stream_answer(t: str, s: float, m: str) -> Answer:
     rec = _published(document="000", transport=t, size_bytes=int(s), metric=m) \
         if s == int(s) and s in curve.sizes else None
     if rec is not None and rec.table in (_000_TABLE[t], "Table 6"):
-        return Answer(rec.value, unit, "measured", (rec.ref,))
+        return Answer(rec.value, unit, "measured", (rec.ref,), rel_band=_rounding(rec),
+                      band_rule=(BAND_ROUNDING,))
     values, basis = curve.evaluate(np.array([s]))
     code = int(basis[0])
     table = f"000 {_000_TABLE[t]}"
     if code == M_IN:
         how = {"tot_cpusec_per_mb": "1 / (MB/CPU-sec)",
                "v_cpusec_per_mb": "1 / (MB/CPU-sec) - CP CPU-sec/MB"}[m]
-        return Answer(float(values[m][0]), unit, "derived", (f"{table}, size {s:g}",),
-                      f"computed as {how} from the published row")
+        eff = one(document="000", transport=t, table=_000_TABLE[t], size_bytes=int(s),
+                  metric="mb_per_cpusec")
+        tot_band = inverse(_rounding(eff))
+        value = float(values[m][0])
+        if m == "tot_cpusec_per_mb":
+            rel = tot_band
+        else:
+            cp = one(document="000", transport=t, table=_000_TABLE[t], size_bytes=int(s),
+                     metric="cp_cpusec_per_mb")
+            tot = value + cp.value
+            rel = ((tot * (1 + tot_band[0]) - cp.value - cp.half_ulp) / value - 1,
+                   (tot * (1 + tot_band[1]) - cp.value + cp.half_ulp) / value - 1)
+        return Answer(value, unit, "derived", (f"{table}, size {s:g}",),
+                      f"computed as {how} from the published row", rel_band=rel,
+                      band_rule=(BAND_ROUNDING + ", propagated through the formula",))
     method = SIZE_METHOD_IN if code == 1 else SIZE_METHOD_OUT
     notes = ()
     if code == M_EXTRAP and t != "CMS_IUCV" and s > curve.sizes[-1]:
         notes = ("a what-if: the Linux line drivers measured accepted MTUs up to 32764 bytes",)
     sources = (f"{table} (all sizes)",) + (
         ("cost fit per transport: python scripts/projection_report.py",) if code == M_EXTRAP else ())
-    return Answer(float(values[m][0]), unit, BASIS_NAMES[code], sources, method, notes)
+    errs = validation.size_errors(t)[m]
+    rel = validation.spread([errs["interp"]] + ([errs["extrap"]] if code == M_EXTRAP else []))
+    n = len(errs["interp"]) + (len(errs["extrap"]) if code == M_EXTRAP else 0)
+    rule = (f"band: the leave-one-out errors of the same method on {table} ({n} held-out "
+            "published values; the band contains all of them)")
+    if code == M_EXTRAP:
+        rule += ("; beyond the measured sizes it covers a one-step extrapolation as tested, "
+                 "and a what-if far beyond them is less sure than that")
+    return Answer(float(values[m][0]), unit, BASIS_NAMES[code], sources, method, notes,
+                  rel_band=rel, band_rule=(rule,))
+
+
+BAND_ROUNDING = "band: the published rounding (half a unit in the last printed digit)"
+BAND_CI = "band: 001's 95% confidence interval on the mean of 4 samples"
+BAND_LEVEL = ("the band does not cover the level step itself (a carried or level-adjusted "
+              "value is as sure as the measurement it rests on only if the step holds)")
+BAND_SPEED = "the band does not cover the speed factor's own uncertainty"
+
+
+def _rounding(rec) -> tuple[float, float]:
+    q = rec.half_ulp / abs(rec.value)
+    return -q, q
 
 
 def _level_adjust(ans: Answer, step: LevelStep, m: str) -> Answer:
     if step.basis is None:
         if not step.notes:
             return ans
-        return Answer(ans.value, ans.unit, ans.basis, ans.sources, ans.method,
-                      ans.notes + step.notes, ans.interval)
+        return replace(ans, notes=ans.notes + step.notes)
     factor = step.factor_for(m)
-    return Answer(ans.value * factor, ans.unit, weakest(ans.basis, step.basis),
-                  ans.sources + step.sources, "; ".join(p for p in (ans.method, step.method) if p),
-                  ans.notes + step.notes, None if factor != 1 else ans.interval)
+    return replace(ans, value=ans.value * factor, basis=weakest(ans.basis, step.basis),
+                   sources=ans.sources + step.sources,
+                   method="; ".join(p for p in (ans.method, step.method) if p),
+                   notes=ans.notes + step.notes,
+                   interval=None if factor != 1 else ans.interval,
+                   band_rule=ans.band_rule + (BAND_LEVEL,))
 
 
 def _speed_adjust(ans: Answer, t: str, m: str, f: float) -> Answer:
@@ -275,9 +313,10 @@ def _speed_adjust(ans: Answer, t: str, m: str, f: float) -> Answer:
            "real device: CPU per unit of work divided by the factor; throughput left as measured "
            "(the device, not the processor, may limit it: 003 discussion)")
     interval = None if ans.interval is None else (ans.interval[0] * scale, ans.interval[1] * scale)
-    return Answer(ans.value * scale, ans.unit, weakest(ans.basis, "extrapolated"), ans.sources,
-                  "; ".join(p for p in (ans.method, f"processor speed factor {f:g}: {why}") if p),
-                  ans.notes, interval)
+    return replace(ans, value=ans.value * scale, basis=weakest(ans.basis, "extrapolated"),
+                   method="; ".join(p for p in (ans.method,
+                                                f"processor speed factor {f:g}: {why}") if p),
+                   interval=interval, band_rule=ans.band_rule + (BAND_SPEED,))
 
 
 def _ftp_means(t: str, lvl: str):
@@ -318,7 +357,23 @@ def _ftp_per_mb(t: str, s: float, m: str, lvl: str) -> Answer:
         notes.append(f"no sourced change for {t} after 4.1.0: carried from 4.1.0 to {lvl}")
     return Answer(values[m], names.UNITS[m], basis, (cp.ref, tot.ref),
                   f"per MB = mean CPU-seconds per run / {mb:g} MB per run (5 GETs of 100 MB)",
-                  tuple(notes), interval)
+                  tuple(notes), interval, rel_band=_ftp_band(rec, m), band_rule=(BAND_CI,))
+
+
+def _ftp_band(rec, m: str) -> tuple[float, float]:
+    """Relative band of a 001 figure from the confidence intervals of its CP and total means."""
+    (n_cp, cp, sd_cp), (n_t, tot, sd_t) = rec["cp_cpusec"], rec["tot_cpusec"]
+    cp_lo, cp_hi = mean_interval(int(n_cp.value), cp.value, sd_cp.value)
+    t_lo, t_hi = mean_interval(int(n_t.value), tot.value, sd_t.value)
+    rel_cp = (cp_lo / cp.value - 1, cp_hi / cp.value - 1)
+    rel_t = (t_lo / tot.value - 1, t_hi / tot.value - 1)
+    v = tot.value - cp.value
+    return {"cp_cpusec_per_mb": rel_cp, "cp_cpumsec_per_tx": rel_cp,
+            "tot_cpusec_per_mb": rel_t, "tot_cpumsec_per_tx": rel_t,
+            "v_cpusec_per_mb": ((t_lo - cp_hi) / v - 1, (t_hi - cp_lo) / v - 1),
+            "v_cpumsec_per_tx": ((t_lo - cp_hi) / v - 1, (t_hi - cp_lo) / v - 1),
+            "mb_per_cpusec": inverse(rel_t),
+            "pct_cp": compose(rel_cp, inverse(rel_t))}[m]
 
 
 def _strg_per_mb(t: str, s: float, m: str, lvl: str, c) -> Answer:
@@ -343,11 +398,20 @@ def _strg_per_mb(t: str, s: float, m: str, lvl: str, c) -> Answer:
     if c is None:
         notes += (DEFAULT_CONNS_REASON if t != "GUEST_LAN" else
                   "at 50 concurrent connections, the only count 002 measured",)
+    bands = {"mb_per_sec": lambda: rate.rel_band, "tot_cpusec_per_mb": lambda: tot.rel_band,
+             "mb_per_cpusec": lambda: inverse(tot.rel_band),
+             "cpusec_per_sec": lambda: compose(rate.rel_band, tot.rel_band),
+             "cp_cpusec_per_mb": lambda: parts[2].rel_band,
+             "v_cpusec_per_mb": lambda: parts[2].rel_band,
+             "pct_cp": lambda: compose(parts[2].rel_band, inverse(tot.rel_band))}
+    rule = tuple(dict.fromkeys(r for p in parts for r in p.band_rule)) + (
+        "bands of the per-transaction figures combined through the formula",)
     method = (f"derived from STRG: {mb:g} MB per transaction "
               "(per MB = per tx / 20 MB; MB/s = tx/s x 20)")
     methods = [p.method for p in parts if p.method]
     return Answer(values[m], names.UNITS[m], basis, sources,
-                  "; ".join(dict.fromkeys([method] + methods)), notes)
+                  "; ".join(dict.fromkeys([method] + methods)), notes,
+                  rel_band=bands[m](), band_rule=rule)
 
 
 #: default connections for per-MB figures derived from STRG, and why
@@ -507,8 +571,52 @@ def _per_tx_answer(t, w, mtu, conns, m, lvl, f) -> Answer:
         methods.append(MTU_METHOD_IN)
     if bc:
         methods.append(CONN_METHOD_IN if bc == 1 else CONN_METHOD_OUT)
-    ans = Answer(value, names.UNITS[m], BASIS_NAMES[code], refs, "; ".join(methods), notes)
+    rel, rule = _grid_band(t, w, m, mtu, conns, ce, bm, bc, conns > cmax, step.from_level,
+                           grid, value)
+    ans = Answer(value, names.UNITS[m], BASIS_NAMES[code], refs, "; ".join(methods), notes,
+                 rel_band=rel, band_rule=rule)
     return _speed_adjust(_level_adjust(ans, step, m), t, m, f)
+
+
+def _grid_band(t, w, m, mtu, conns, ce, bm, bc, beyond, level, grid, value):
+    """Relative band and rule of a per-transaction answer (see README, "Bands")."""
+    if bm == M_IN and bc == M_IN and not beyond:  # a measured point: its printed rounding
+        if t == "GUEST_LAN":
+            rec = one(document="002", workload=w, metric=m, stat="value",
+                      accounting="ON" if level == "4.3.0" else "OFF")
+        else:
+            rec = one(document="003", transport=t, workload=w, size_bytes=int(mtu),
+                      connections=int(conns), level=level, metric=m, stat="value")
+        return _rounding(rec), (BAND_ROUNDING,)
+    if t == "GUEST_LAN":  # one connection count, one MTU: nothing can be left out
+        return None, ("002 measured Guest LAN at one MTU and one connection count, so no "
+                      "leave-one-out band exists for a value held flat beyond them",)
+    parts, rules = [], []
+    errs = validation.conn_errors(t, w)[m]
+    if beyond:
+        parts.append(validation.spread([errs["flat"]]))
+        rules.append(f"band for holding flat: the change from the next-largest to the largest "
+                     f"measured count in every 003 {t} {w} series ({len(errs['flat'])} "
+                     "held-out values, all inside)")
+    elif bc == M_INTERP:
+        parts.append(validation.spread([errs["interp"]]))
+        rules.append(f"band for connections: the leave-one-out errors of the same PCHIP on "
+                     f"every 003 {t} {w} series ({len(errs['interp'])} held-out values, all "
+                     "inside)")
+    if bm == M_INTERP:
+        merrs = validation.mtu_errors(t, w).get(m)
+        if merrs is not None and len(merrs):
+            parts.append(validation.spread([merrs]))
+            rules.append(f"band for MTU: the leave-one-out errors of the same PCHIP over the "
+                         f"measured MTUs of 003 {t} {w} ({len(merrs)} held-out values, all "
+                         "inside)")
+        else:  # two measured MTUs: none can be left out; the neighbours bound the answer
+            i = int(np.searchsorted(grid.mtus, mtu))
+            ys = [grid.evaluate(m, float(u), ce)[0] for u in grid.mtus[i - 1:i + 1]]
+            parts.append((min(0.0, min(ys) / value - 1), max(0.0, max(ys) / value - 1)))
+            rules.append("band for MTU: the values at the two neighbouring measured MTUs (with "
+                         "only two measured, none can be left out)")
+    return compose(*parts), tuple(rules)
 
 
 def _003_table(t, w, mtu) -> int:
@@ -529,7 +637,8 @@ def _ftp_per_tx(t, w, mtu, conns, m, lvl) -> Answer:
            "v_cpumsec_per_tx": tot.value - cp.value}[m] * 1000 / FTP_GETS_PER_RUN
     basis = "derived" if lvl in ("3.1.0", "4.1.0") else "carried"
     return Answer(per, names.UNITS[m], basis, (cp.ref, tot.ref),
-                  "per transaction (one 100 MB GET) = mean CPU-seconds per run x 1000 / 5 GETs")
+                  "per transaction (one 100 MB GET) = mean CPU-seconds per run x 1000 / 5 GETs",
+                  rel_band=_ftp_band(rec, m), band_rule=(BAND_CI,))
 
 
 # ------------------------------------------------------------------- planning ---
@@ -673,6 +782,26 @@ def _many(fn, xs) -> Many:
         except ZvmplanError as exc:
             errors[i] = exc
     return Many(values, errors)
+
+
+# --------------------------------------------------------------------- bands ----
+def band(fn, *args, **kwargs) -> Pair:
+    """How sure an answer is: its band (low, high), by the rule its basis states.
+
+    ``fn`` is :func:`per_mb` or :func:`per_tx` (called with the arguments given) or an
+    :class:`Answer`. Rules: a measured point, its printed rounding; a figure computed from
+    printed numbers, that rounding propagated; 001's figures, its 95% confidence intervals;
+    an interpolated or extrapolated value, the signed leave-one-out errors of the same method
+    on the same table, so the band contains every held-out published value it was derived
+    from. Level steps and the speed factor scale the band but add nothing to it.
+
+    >>> lo, hi = band(per_mb, "IUCV", 9000, "cp_cpusec_per_mb")
+    >>> round(lo, 7), round(hi, 7)
+    (0.0123665, 0.0123675)
+    """
+    ans = fn if isinstance(fn, Answer) else fn(*args, **kwargs)
+    lo, hi = ans.bounds()
+    return Pair(lo, hi, ans.unit, "band", ans.sources, "; ".join(ans.band_rule))
 
 
 # ----------------------------------------------------------------- discovery ----
