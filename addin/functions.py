@@ -176,7 +176,8 @@ _ABOUT = ("ZVM_BASIS", "ZVM_RANGE")
 
 
 def _target(function, caller, args):
-    fn = REGISTRY.get(function.strip().upper())
+    # ASCII only: str.upper() would fold "zvm_lıne_rate" onto ZVM_LINE_RATE (issue 8)
+    fn = REGISTRY.get(function.strip().upper()) if function.isascii() else None
     barred = (caller,) if caller == "ZVM_BASIS" else _ABOUT  # ZVM_BASIS explains a band too
     if fn is None or fn.name in barred:
         valid = ", ".join(n for n in REGISTRY if n not in barred)

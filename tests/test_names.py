@@ -38,3 +38,9 @@ def test_unknown_name_suggests_the_closest_and_lists_the_valid():
         names.workload("STRGG")
     reason = REGISTRY["ZVM_BASIS"]("CPCPU_PER_MB", "hipersokets", 9000)
     assert reason.startswith("#VALUE!") and "did you mean HIPERSOCKETS?" in reason
+
+
+def test_function_names_in_basis_and_range_do_not_fold():
+    """As with transports: a dotless i is no I."""
+    assert REGISTRY["ZVM_BASIS"]("zvm_lıne_rate", "OSA_GBE") == "#VALUE!"
+    assert REGISTRY["ZVM_BASIS"]("zvm_line_rate", "OSA_GBE").startswith("computed")
