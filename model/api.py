@@ -256,6 +256,13 @@ def _stream_answer(t: str, s: float, m: str) -> Answer:
         notes = ("a what-if: the Linux line drivers measured accepted MTUs up to 32764 bytes",)
     sources = (f"{table} (all sizes)",) + (
         ("cost fit per transport: python scripts/projection_report.py",) if code == M_EXTRAP else ())
+    rel, rule = _size_band(t, m, code, table)
+    return Answer(float(values[m][0]), unit, BASIS_NAMES[code], sources, method, notes,
+                  rel_band=rel, band_rule=(rule,))
+
+
+@lru_cache(maxsize=None)
+def _size_band(t: str, m: str, code: int, table: str):
     errs = validation.size_errors(t)[m]
     rel = validation.spread([errs["interp"]] + ([errs["extrap"]] if code == M_EXTRAP else []))
     n = len(errs["interp"]) + (len(errs["extrap"]) if code == M_EXTRAP else 0)
@@ -264,8 +271,7 @@ def _stream_answer(t: str, s: float, m: str) -> Answer:
     if code == M_EXTRAP:
         rule += ("; beyond the measured sizes it covers a one-step extrapolation as tested, "
                  "and a what-if far beyond them is less sure than that")
-    return Answer(float(values[m][0]), unit, BASIS_NAMES[code], sources, method, notes,
-                  rel_band=rel, band_rule=(rule,))
+    return rel, rule
 
 
 BAND_ROUNDING = "band: the published rounding (half a unit in the last printed digit)"
@@ -592,24 +598,15 @@ def _grid_band(t, w, m, mtu, conns, ce, bm, bc, beyond, level, grid, value):
         return None, ("002 measured Guest LAN at one MTU and one connection count, so no "
                       "leave-one-out band exists for a value held flat beyond them",)
     parts, rules = [], []
-    errs = validation.conn_errors(t, w)[m]
-    if beyond:
-        parts.append(validation.spread([errs["flat"]]))
-        rules.append(f"band for holding flat: the change from the next-largest to the largest "
-                     f"measured count in every 003 {t} {w} series ({len(errs['flat'])} "
-                     "held-out values, all inside)")
-    elif bc == M_INTERP:
-        parts.append(validation.spread([errs["interp"]]))
-        rules.append(f"band for connections: the leave-one-out errors of the same PCHIP on "
-                     f"every 003 {t} {w} series ({len(errs['interp'])} held-out values, all "
-                     "inside)")
+    if beyond or bc == M_INTERP:
+        rel, rule = _loo_band(t, w, m, "flat" if beyond else "interp")
+        parts.append(rel)
+        rules.append(rule)
     if bm == M_INTERP:
-        merrs = validation.mtu_errors(t, w).get(m)
-        if merrs is not None and len(merrs):
-            parts.append(validation.spread([merrs]))
-            rules.append(f"band for MTU: the leave-one-out errors of the same PCHIP over the "
-                         f"measured MTUs of 003 {t} {w} ({len(merrs)} held-out values, all "
-                         "inside)")
+        rel, rule = _loo_band(t, w, m, "mtu")
+        if rel is not None:
+            parts.append(rel)
+            rules.append(rule)
         else:  # two measured MTUs: none can be left out; the neighbours bound the answer
             i = int(np.searchsorted(grid.mtus, mtu))
             ys = [grid.evaluate(m, float(u), ce)[0] for u in grid.mtus[i - 1:i + 1]]
@@ -617,6 +614,26 @@ def _grid_band(t, w, m, mtu, conns, ce, bm, bc, beyond, level, grid, value):
             rules.append("band for MTU: the values at the two neighbouring measured MTUs (with "
                          "only two measured, none can be left out)")
     return compose(*parts), tuple(rules)
+
+
+@lru_cache(maxsize=None)
+def _loo_band(t: str, w: str, m: str, kind: str):
+    """(relative band, rule) from the leave-one-out errors of one method on 003 t/w."""
+    if kind == "mtu":
+        errs = validation.mtu_errors(t, w).get(m)
+        if errs is None or not len(errs):
+            return None, ""
+        return validation.spread([errs]), (
+            f"band for MTU: the leave-one-out errors of the same PCHIP over the measured MTUs "
+            f"of 003 {t} {w} ({len(errs)} held-out values, all inside)")
+    errs = validation.conn_errors(t, w)[m][kind]
+    if kind == "flat":
+        return validation.spread([errs]), (
+            f"band for holding flat: the change from the next-largest to the largest measured "
+            f"count in every 003 {t} {w} series ({len(errs)} held-out values, all inside)")
+    return validation.spread([errs]), (
+        f"band for connections: the leave-one-out errors of the same PCHIP on every 003 {t} "
+        f"{w} series ({len(errs)} held-out values, all inside)")
 
 
 def _003_table(t, w, mtu) -> int:
