@@ -163,3 +163,39 @@ def check_mtu(transport: str, mtu: float) -> tuple[str, ...]:
                 f"impossible: OSA-Express Gigabit Ethernet carries an MTU of at most "
                 f"{largest:g} bytes (jumbo frames in QDIO mode; hw_limits.csv [OSA-JUMBO]); got {mtu:g}")
     return ()
+
+
+def speed_factor_for(transport, factors: dict) -> float:
+    """The speed factor of ``transport`` from the planner's per-processor capacities.
+
+    ``factors`` maps a measured processor name (:func:`processor`) to the per-engine
+    capacity of the target machine relative to it, as the planner reads it from zPCR or
+    LSPR (zvmplan supplies none). A transport whose processor is missing is not normalised:
+    :class:`NoDataError` says so, so comparisons across transports never rank silently.
+
+    >>> speed_factor_for("IUCV", {"9672-XZ7": 6.0})
+    6.0
+    """
+    p = processor(transport)
+    if p.name not in factors:
+        raise NoDataError(f"not normalised: {names.transport(transport)} was measured on a "
+                          f"{p.name}; give the target's capacity relative to it")
+    return float(factors[p.name])
+
+
+def load_flag(transport, load_mb_per_sec: float) -> str:
+    """A flag when a planned load exceeds the device's line or channel rate ('' if not, or
+    for a memory-to-memory transport, which crosses no wire).
+
+    >>> load_flag("LCS", 50)[:5]
+    'FLAG:'
+    """
+    t = names.transport(transport)
+    try:
+        rate = line_rate_mb_per_sec(t)
+    except NoDataError:
+        return ""
+    if load_mb_per_sec <= rate:
+        return ""
+    return (f"FLAG: {load_mb_per_sec:g} MB/s exceeds the {line_rate_text(t)}: a link that "
+            "crosses the wire cannot carry it")

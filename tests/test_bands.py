@@ -115,3 +115,29 @@ def test_zvm_range_refusals():
     assert REGISTRY["ZVM_RANGE"]("CPCPU_PER_MB", "IUCV", "#N/A") == "#N/A"  # error passes
     assert REGISTRY["ZVM_RANGE"]("CPCPU_PER_MB", "IUCV", 1e9) == "#NUM!"
     assert "leave-one-out" in REGISTRY["ZVM_BASIS"]("ZVM_RANGE", "CPCPU_PER_MB", "IUCV", 16000)
+
+
+@pytest.mark.parametrize("workload", ["RR", "CRR", "STRG"])
+def test_mtu_bands_contain_every_held_out_value(workload):
+    """003 Tables 8-19: HiperSockets MTUs 16384 and 32768 predicted from the other MTUs at
+    each connection count and level fall inside the stated MTU band (rows holding the
+    flagged outlier run left out)."""
+    from zvmplan.interp import pchip
+    bad = outlier_runs()
+    errs = validation.mtu_errors("HIPERSOCKETS", workload)
+    checked = 0
+    for lvl in ("4.3.0", "4.4.0"):
+        grid = conn_grid("HIPERSOCKETS", workload, lvl)
+        mt = grid.mtus
+        for m in grid.values:
+            lo, hi = validation.spread([errs[m]])
+            for k, c in enumerate(grid.conns[mt[0]]):
+                if any(("HIPERSOCKETS", workload, int(u), lvl, int(c)) in bad for u in mt):
+                    continue
+                y = np.array([grid.values[m][u][k] for u in mt])
+                for j in (1, 2):
+                    keep = np.arange(len(mt)) != j
+                    pred = float(np.exp(pchip(np.log(mt[keep]), np.log(y[keep]), np.log(mt[j]))))
+                    assert pred * (1 + lo) - 1e-12 <= y[j] <= pred * (1 + hi) + 1e-12
+                    checked += 1
+    assert checked == 64 - (8 if workload == "STRG" else 0)  # 2 levels x 4 metrics x 4 counts x 2

@@ -130,3 +130,21 @@ def test_escon_totals_cover_the_linux_guest_only():
     other end of the CTC was not."""
     assert "Linux guest only" in zvmplan.per_mb("ESCON_CTC", 1500, "tot_cpusec_per_mb").explain()
     assert "Linux guest only" in REGISTRY["TOTCPU_PER_MB"].description
+
+
+def test_normalising_needs_a_factor_per_measured_processor():
+    """Issue 9: where the planner gives no capacity for a transport's processor, the
+    comparison is "not normalised", never ranked silently."""
+    factors = {"9672-XZ7": 6.0, "2084-C24 (z990)": 1.5}
+    assert hardware.speed_factor_for("VCTC", factors) == 6.0
+    assert hardware.speed_factor_for("IQD", factors) == 1.5
+    with pytest.raises(NoDataError, match="not normalised: LCS was measured on a 2064-108"):
+        hardware.speed_factor_for("LCS", factors)
+
+
+def test_a_planned_load_above_the_wire_is_flagged():
+    """802.3u: Fast Ethernet carries 12.5 MB/s; 50 MB/s over LCS cannot cross the wire."""
+    assert hardware.load_flag("LCS", 50).startswith("FLAG: 50 MB/s exceeds the Fast Ethernet")
+    assert hardware.load_flag("LCS", 10) == ""
+    assert hardware.load_flag("ESCON_CTC", 17.5).startswith("FLAG")
+    assert hardware.load_flag("HIPERSOCKETS", 1000) == ""
