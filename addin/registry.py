@@ -107,9 +107,10 @@ class WorksheetFunction:
     @property
     def unit(self) -> str:
         """The unit of a numeric answer: the bracketed end of the description
-        (``"Data rate of a streaming transfer [MB/s]"`` -> ``"MB/s"``); "" if none."""
-        m = re.search(r"\[([^\[\]]+)\]\s*$", self.description)
-        return m.group(1) if m else ""
+        (``"Data rate of a streaming transfer [MB/s]"`` -> ``"MB/s"``), or the last bracket
+        before a trailing note (``"... [CPU-s/MB]; ESCON_CTC: ..."``); "" if none."""
+        units = re.findall(r"\[([^\[\]]+)\]", self.description)
+        return units[-1] if units else ""
 
     def _call(self, raw, explain=False):
         if len(raw) > len(self.params):
@@ -139,6 +140,8 @@ class WorksheetFunction:
             result = self.impl(**kwargs)
             if explain:
                 return result
+            if hasattr(result, "to_excel"):  # a zvmplan.answer.Pair: low and high across
+                return result.to_excel()
             return result.value if isinstance(result, Answer) else result
         if explain:
             raise ArgumentTypeError(f"{self.name}: the basis is explained for one value at a "
@@ -152,10 +155,16 @@ class WorksheetFunction:
         except Exception as exc:
             err = to_excel_error(exc)
             return f"{err.code} {err.reason}"
-        value = excel_value(result.value if isinstance(result, Answer) else result, self.name)
+        if isinstance(result, ExcelError):
+            return f"{result.code} {result.reason}"
+        value = excel_value(result.to_excel() if hasattr(result, "to_excel") else
+                            result.value if isinstance(result, Answer) else result, self.name)
         if isinstance(value, ExcelError):  # an overflow has no basis, only a reason
             return f"{value.code} {value.reason}"
-        return result.explain() if isinstance(result, Answer) else "computed"
+        if isinstance(value, np.ndarray) and any(isinstance(v, ExcelError) for v in value.flat):
+            bad = next(v for v in value.flat if isinstance(v, ExcelError))
+            return f"{bad.code} {bad.reason}"
+        return result.explain() if hasattr(result, "explain") else "computed"
 
     def explain_each(self, *raw):
         """:meth:`explain` for each element of the answer: a str for a one-value call, a
