@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from . import xml as xmlparse
 from .cells import a1, col_number, parse_area
 from .errors import UnsafeWorkbookError
-from .sheet import XlError
+from .sheet import Layout, XlError, layout_of
 
 CURRENT_CALC_ID = "191029"          # what Excel 2016..365 writes in <calcPr calcId=...>
 REL_CALC_CHAIN = "/calcChain"
@@ -280,15 +280,28 @@ def _row_edits(data: bytes, rec: _Row, cells: dict, edits: list) -> None:
 
 
 def rewrite_sheet(xml: str | bytes, updates: dict[int, dict[int, CellUpdate]],
-                  name: str = "sheet") -> str | bytes:
+                  name: str = "sheet", layout: Layout | None = None) -> str | bytes:
     """The sheet part with the cached values of ``updates`` (row -> col -> update)
     written in; cells and rows that do not exist yet are created in order. Given bytes
-    (UTF-8), returns bytes; given text, returns text."""
+    (UTF-8), returns bytes; given text, returns text.
+
+    ``layout``: the :class:`~.sheet.Layout` :func:`~.sheet.read_sheet` returned for these
+    bytes (also found by itself for the bytes :func:`~.sheet.read_workbook` read). When
+    every update is an existing formula cell with a ``<v>``, the new values are spliced
+    at the noted offsets without parsing again; otherwise the part is scanned."""
     if not updates:
         return xml
     if isinstance(xml, str):
-        return rewrite_sheet(xml.encode("utf-8"), updates, name).decode("utf-8")
+        raw = getattr(xml, "raw", None)     # decode_xml's text keeps the part's bytes
+        data = raw if raw is not None else xml.encode("utf-8")
+        return rewrite_sheet(data, updates, name, layout).decode("utf-8")
     data = utf8(xml, name)
+    if layout is None:
+        layout = layout_of(data)
+    if layout is not None and layout.size == len(data):
+        out = _rewrite_by_layout(data, updates, layout)
+        if out is not None:
+            return out
     scan = _scan(data, updates, name)
     if scan.sheet_data is None:
         raise UnsafeWorkbookError("cannot write values into a sheet without <sheetData>")
@@ -392,5 +405,52 @@ def remove_elements(data: bytes, name: str, local: str, match) -> bytes:
         if match(attrs):
             out.append(data[pos:start])
             pos = stop
+    out.append(data[pos:])
+    return b"".join(out)
+
+
+def _rewrite_by_layout(data: bytes, updates: dict, layout: Layout) -> bytes | None:
+    """The fast path: splice each update at its noted offsets; None if some update needs
+    the general path (a new cell or row, an array formula, an unusual cell)."""
+    total = sum(len(cells) for cells in updates.values())
+    prefix = layout.prefix.encode()
+    v_open, v_close = b"<" + prefix + b"v>", b"</" + prefix + b"v>"
+    c_open = b"<" + prefix + b"c"
+    edits: list = []
+    add = edits.append
+    matched = 0
+    get = updates.get
+    for r, c, c0, c1, v0, v1, flags in layout:
+        cells = get(r)
+        if cells is None:
+            continue
+        upd = cells.get(c)
+        if upd is None:
+            continue
+        if flags & 2 or v0 < 0 or upd.array_ref or not data.startswith(c_open, c0) \
+                or not data.startswith(v_open[:-1], v0):
+            return None
+        matched += 1
+        t, v = encode_value(upd.value)
+        if flags & 1 or t is not None:
+            tag = xmlparse.start_tag(data, c0)
+            attrs = tag.group(2)
+            if t is not None or b"t" in attrs:
+                attrs = set_attr(attrs, b"t", None if t is None else t.encode())
+            if b"vm" in attrs:
+                attrs = set_attr(attrs, b"vm", None)
+            add((c0, tag.end(), b"<" + tag.group(1) + attrs + b">"))
+        add((v0, v1, v_open + v.encode("utf-8") + v_close))
+    if matched != total:
+        return None
+    if layout.dimension >= 0:
+        dim: list = []
+        _dimension_edit(data, layout.dimension, updates, dim)
+        edits[:0] = dim
+    out, pos = [], 0
+    for s, e, new in edits:
+        out.append(data[pos:s])
+        out.append(new)
+        pos = e
     out.append(data[pos:])
     return b"".join(out)

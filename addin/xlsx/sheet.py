@@ -9,8 +9,12 @@ offset), cells without ``r`` take the next position, as Excel does.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import gc
 import re
+import struct
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +49,7 @@ class SheetData:
     cached: dict = field(default_factory=dict)    # (r, c) -> cached value of formula cells
     max_row: int = 0
     max_col: int = 0
+    layout: Any = field(default=None, repr=False, compare=False)  # sheet.Layout of the part
 
 
 @dataclass
@@ -159,6 +164,16 @@ def read_shared_strings(data: bytes, name: str) -> list[str]:
 
 
 _OOXML_ESC = re.compile(r"_x([0-9A-Fa-f]{4})_")
+# the references XML itself defines (expat has refused any other)
+_ENTITY = re.compile(r"&(#x[0-9A-Fa-f]+|#[0-9]+|lt|gt|amp|quot|apos);")
+_ENTITIES = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
+
+
+def _entity(m: re.Match) -> str:
+    e = m.group(1)
+    if e[0] == "#":
+        return chr(int(e[2:], 16) if e[1] in "xX" else int(e[1:]))
+    return _ENTITIES[e]
 
 
 def unescape_ooxml(s: str) -> str:
@@ -166,10 +181,18 @@ def unescape_ooxml(s: str) -> str:
     return _OOXML_ESC.sub(lambda m: chr(int(m.group(1), 16)), s) if "_x" in s else s
 
 
+class PartText(str):
+    """The text of a part, keeping its bytes (``raw``): handing it back to
+    :func:`~.rewrite.rewrite_sheet` costs no re-encoding, and finds the part's layout."""
+    __slots__ = ("raw",)
+
+
 def decode_xml(data: bytes, name: str) -> str:
     """The text of an XML part that zvmplan edits: UTF-8 (what Excel writes), else refused."""
     try:
-        return data.decode("utf-8-sig" if data[:3] == b"\xef\xbb\xbf" else "utf-8")
+        text = PartText(data.decode("utf-8-sig" if data[:3] == b"\xef\xbb\xbf" else "utf-8"))
+        text.raw = data
+        return text
     except UnicodeDecodeError:
         raise UnsafeWorkbookError(f"{name} is not UTF-8 XML; open and save the workbook in "
                                   "Excel first") from None
@@ -177,10 +200,23 @@ def decode_xml(data: bytes, name: str) -> str:
 
 # ------------------------------------------------------------------- sheet ----
 # element codes (by local name); anything else is 0
-_SHEETDATA, _ROW, _C, _F, _V, _IS, _T, _R, _RPH = range(1, 10)
+_SHEETDATA, _ROW, _C, _F, _V, _IS, _T, _R, _RPH, _DIMENSION = range(1, 11)
 _CODES = {"sheetData": _SHEETDATA, "row": _ROW, "c": _C, "f": _F, "v": _V, "is": _IS,
-          "t": _T, "r": _R, "rPh": _RPH}
+          "t": _T, "r": _R, "rPh": _RPH, "dimension": _DIMENSION}
 _DIGITS = "0123456789"
+
+
+class _Columns(dict):
+    """Column letters -> number, filled on first use."""
+
+    def __missing__(self, letters: str) -> int | None:
+        ok = 0 < len(letters) <= 3 and letters.isalpha() and letters.isascii()
+        n = col_number(letters) if ok else None
+        self[letters] = n
+        return n
+
+
+col_of = _Columns()
 
 
 def _serial(iso: str):
@@ -223,58 +259,178 @@ def cell_value(t: str, raw: str | None, strings: list[str]) -> Any:
         return None if raw.strip() == "" else raw
 
 
-def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "sheet") -> None:
-    """Fill ``sheet`` from the worksheet part ``data``."""
+class Layout:
+    """Where each formula cell of a sheet part sits in its bytes, noted while reading, so
+    that :func:`~.rewrite.rewrite_sheet` can splice new cached values without parsing the
+    part again. ``cells`` packs seven integers per formula cell (:data:`_LAYOUT`), in
+    document order (56 bytes a cell): row, column, start of ``<c``, end index of the cell (as
+    expat reports it), start and stop of its ``<v>`` element (-1: none), and flags (1:
+    the start tag has ``t`` or ``vm``; 2: the cell needs the general path: an inline
+    string, an ``extLst``, another prefix)."""
+
+    __slots__ = ("size", "prefix", "cells", "dimension", "__weakref__")
+
+    def __init__(self, size: int):
+        self.size = size
+        self.prefix = ""
+        self.cells = bytearray()
+        self.dimension = -1
+
+    def __iter__(self):
+        """(row, col, c0, c1, v0, v1, flags) of each formula cell."""
+        return _LAYOUT.iter_unpack(self.cells)
+
+
+_LAYOUT = struct.Struct("<7q")
+# the layouts of the parts read, by the hash of the bytes (cached by the bytes object):
+# held only while their SheetData holds them
+_LAYOUTS: "weakref.WeakValueDictionary[int, Layout]" = weakref.WeakValueDictionary()
+
+
+def layout_of(data: bytes) -> Layout | None:
+    """The layout :func:`read_sheet` noted for these bytes, if it is still held."""
+    layout = _LAYOUTS.get(hash(data))
+    return layout if layout is not None and layout.size == len(data) else None
+
+
+@contextlib.contextmanager
+def _no_gc():
+    """The cyclic garbage collector paused: reading creates millions of objects and no
+    cycles, and the collector would otherwise rescan them all again and again."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _slow_text(raw: bytes) -> str:
+    """The character data of element content holding markup (CDATA, comments), CRs or
+    references: parsed, never guessed."""
+    p = xmlparse.parser()
+    p.buffer_text = True
+    out: list[str] = []
+    p.CharacterDataHandler = out.append
+    xmlparse.parse(p, b"<x>" + raw + b"</x>", "a cell")
+    return "".join(out)
+
+
+def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "sheet") -> Layout:
+    """Fill ``sheet`` from the worksheet part ``data``; returns the :class:`Layout` of its
+    formula cells (also kept as ``sheet.layout``).
+
+    Text is cut from the bytes between the offsets expat reports (so no character-data
+    callback runs for every cell); content with markup, CRs or references is decoded by
+    the parser itself (:func:`_slow_text`)."""
     values, formulas, cached = sheet.values, sheet.formulas, sheet.cached
     masters: dict[str, tuple[int, int, str]] = {}
     dependents: list[tuple[int, int, str]] = []
     codes: dict[str, int] = {}
+    layout = Layout(len(data))
+    L_add = layout.cells.extend
+    pack = _LAYOUT.pack
+    row_text = ""
     p = xmlparse.parser()
-    p.buffer_text = True
-    p.buffer_size = 1 << 16
-    # parser state: kept in closure variables, the cheapest state Python has
+    find = data.find
     in_data = False
     row = col = 0           # position of the current (or last) cell
     depth = 0               # depth inside the current cell (0: not in a cell)
     child = sub = 0         # codes of the open child of the cell, and of its child
     t = "n"
-    collect = False
-    buf = ""
-    v_text = f_attrs = f_text = is_text = None
+    flags = 0
+    c0 = v0 = v1 = t0 = 0
+    v_raw = f_attrs = f_text = is_text = None
     max_row = max_col = 0
+    prefix = None
+
+    def text(start: int, end: int, qlen: int) -> bytes:
+        te = find(b">", start) + 1
+        if te - start != qlen + 2:
+            te = xmlparse.start_tag(data, start).end()
+        return data[te:end]
+
+    def decoded(raw: bytes) -> str:
+        if b"<" in raw or b"\r" in raw:
+            return _slow_text(raw)
+        s = raw.decode("utf-8")
+        return _ENTITY.sub(_entity, s) if "&" in s else s
+
+    # the names of the common elements as this part spells them (set at <sheetData>):
+    # compared first, so the usual cell costs no lookup; any other spelling of the same
+    # element takes the general path through ``codes``
+    cq = vq = fq = rowq = "\0"
 
     def start(qname, attrs):
-        nonlocal in_data, row, col, depth, child, sub, t, collect, buf, v_text, f_attrs, \
-            f_text, is_text
-        k = codes.get(qname)
-        if k is None:
-            k = codes[qname] = _CODES.get(xmlparse.local(qname), 0)
+        nonlocal in_data, row, col, depth, child, sub, t, flags, c0, v0, t0, f_attrs, \
+            v_raw, f_text, is_text, prefix, cq, vq, fq, rowq, row_text
         if depth:
             depth += 1
             if depth == 2:
+                if qname == vq:
+                    child, v0 = _V, p.CurrentByteIndex
+                    return
+                if qname == fq:
+                    child, f_attrs, t0 = _F, attrs, p.CurrentByteIndex
+                    return
+                k = codes.get(qname)
+                if k is None:
+                    k = codes[qname] = _CODES.get(xmlparse.local(qname), 0)
                 child = k
-                if k == _V or k == _F:
-                    collect, buf = True, ""
-                    if k == _F:
-                        f_attrs = attrs
+                if k == _V:
+                    v0 = p.CurrentByteIndex
+                elif k == _F:
+                    f_attrs, t0 = attrs, p.CurrentByteIndex
                 elif k == _IS:
-                    is_text = ""
-            elif depth == 3:
+                    is_text, flags = "", flags | 2
+                else:           # extLst, or anything unusual: the general path
+                    flags |= 2
+                return
+            k = codes.get(qname)
+            if k is None:
+                k = codes[qname] = _CODES.get(xmlparse.local(qname), 0)
+            if depth == 3:
                 sub = k
                 if child == _IS and k == _T:
-                    collect, buf = True, ""
+                    t0 = p.CurrentByteIndex
             elif depth == 4 and child == _IS and sub == _R and k == _T:
-                collect, buf = True, ""
+                t0 = p.CurrentByteIndex
             return
-        if not in_data:
-            if k == _SHEETDATA:
-                in_data = True
-            return
-        if k == _C:
-            depth, child, t = 1, 0, attrs.get("t", "n")
-            v_text = f_attrs = f_text = is_text = None
+        if qname != cq:
+            k = codes.get(qname)
+            if k is None:
+                k = codes[qname] = _CODES.get(xmlparse.local(qname), 0)
+            if k != _C:
+                if k == _ROW:
+                    if in_data:
+                        r = attrs.get("r")
+                        row = int(r) if r and r.isdigit() and r.isascii() else row + 1
+                        row_text = str(row)
+                        col = 0
+                elif k == _SHEETDATA:
+                    in_data = True
+                    pre = qname[:-len("sheetData")]
+                    cq, vq, fq, rowq = pre + "c", pre + "v", pre + "f", pre + "row"
+                    prefix = pre
+                elif k == _DIMENSION and layout.dimension < 0 and not in_data:
+                    layout.dimension = p.CurrentByteIndex
+                return
+        if in_data:
+            depth, child, c0 = 1, 0, p.CurrentByteIndex
+            t = attrs.get("t", "n")
+            flags = 1 if ("t" in attrs or "vm" in attrs) else 0
+            if qname != cq:
+                flags |= 2
+            v0 = -1
+            v_raw = f_attrs = f_text = is_text = None
             ref = attrs.get("r")
             if ref:
+                if ref.endswith(row_text):      # the usual case: the cell's own row
+                    c = col_of[ref[:-len(row_text)]]
+                    if c is not None:
+                        col = c
+                        return
                 letters = ref.rstrip(_DIGITS)
                 digits = ref[len(letters):]
                 if 0 < len(letters) <= 3 and letters.isalpha() and letters.isascii() \
@@ -283,50 +439,71 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
                     row = int(digits)
                     return
             col += 1
-        elif k == _ROW:
-            r = attrs.get("r")
-            row = int(r) if r and r.isdigit() and r.isascii() else row + 1
-            col = 0
 
     def end(qname):
-        nonlocal in_data, depth, child, sub, collect, v_text, f_text, is_text, max_row, max_col
+        nonlocal in_data, depth, child, v1, v_raw, f_text, is_text, max_row, max_col
         if not depth:
-            if codes[qname] == _SHEETDATA:
+            if codes.get(qname) == _SHEETDATA:
                 in_data = False
             return
         if depth == 2:
             if child == _V:
-                v_text, collect = buf, False
+                idx = p.CurrentByteIndex
+                te = find(b">", v0) + 1
+                if te - v0 != len(qname) + 2:
+                    te = xmlparse.start_tag(data, v0).end()
+                v_raw = data[te:idx]
+                v1 = idx if te == idx and data[idx - 2:idx] == b"/>" else find(b">", idx) + 1
             elif child == _F:
-                f_text, collect = buf, False
+                idx = p.CurrentByteIndex
+                te = find(b">", t0) + 1
+                if te - t0 != len(qname) + 2:
+                    te = xmlparse.start_tag(data, t0).end()
+                raw = data[te:idx]
+                if b"<" in raw or b"\r" in raw:
+                    f_text = _slow_text(raw)
+                else:
+                    f_text = raw.decode("utf-8")
+                    if "&" in f_text:
+                        f_text = _ENTITY.sub(_entity, f_text)
             child = 0
-        elif collect:           # the end of an inline string's <t>
-            is_text += buf
-            collect = False
+        elif child == _IS and codes.get(qname) == _T and (depth == 3 or sub == _R):
+            is_text += decoded(text(t0, p.CurrentByteIndex, len(qname)))
         depth -= 1
         if depth:
             return
         # the end of a cell
-        if t == "inlineStr":
-            value = None if is_text is None else unescape_ooxml(is_text)
-        elif t == "n" and v_text is not None:
+        if v_raw is None:
+            value = None if t != "inlineStr" or is_text is None else unescape_ooxml(is_text)
+        elif t == "n":
             try:
-                value = float(v_text)
+                value = float(v_raw)
             except ValueError:
-                value = cell_value(t, v_text, strings)
+                value = cell_value(t, decoded(v_raw), strings)
+        elif t == "s":
+            try:
+                value = strings[int(v_raw)]
+            except (ValueError, IndexError):
+                value = XlError("#REF!")
+        elif t == "inlineStr":
+            value = None if is_text is None else unescape_ooxml(is_text)
         else:
-            value = cell_value(t, v_text, strings)
+            value = cell_value(t, decoded(v_raw), strings)
         r, c = row, col
-        if f_attrs is not None:
-            text = f_text or ""
-            kind = f_attrs.get("t", "normal")
-            if kind == "normal":
-                formulas[(r, c)] = FormulaCell(text)
+        if f_attrs is None:
+            if value is None:
+                return
+            values[(r, c)] = value
+        else:
+            kind = f_attrs.get("t")
+            text_ = f_text or ""
+            if kind is None or kind == "normal":
+                formulas[(r, c)] = FormulaCell(text_)
             elif kind == "shared":
                 si = f_attrs.get("si", "")
-                if text.strip():
-                    masters[si] = (r, c, text)
-                    formulas[(r, c)] = FormulaCell(text, "shared")
+                if text_.strip():
+                    masters[si] = (r, c, text_)
+                    formulas[(r, c)] = FormulaCell(text_, "shared")
                 else:
                     dependents.append((r, c, si))
             elif kind == "array":
@@ -334,38 +511,34 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
                     area = parse_area(f_attrs["ref"]) if f_attrs.get("ref") else (r, c, r, c)
                 except ValueError:
                     area = (r, c, r, c)
-                formulas[(r, c)] = FormulaCell(text, "array", area)
+                formulas[(r, c)] = FormulaCell(text_, "array", area)
             elif kind == "dataTable":
-                formulas[(r, c)] = FormulaCell(text, "dataTable")
+                formulas[(r, c)] = FormulaCell(text_, "dataTable")
             else:
-                formulas[(r, c)] = FormulaCell(text)
+                formulas[(r, c)] = FormulaCell(text_)
             if value is not None:
                 cached[(r, c)] = value
-        elif value is not None:
-            values[(r, c)] = value
-        else:
-            return
+            L_add(pack(r, c, c0, p.CurrentByteIndex, v0, v1 if v0 >= 0 else -1, flags))
         if r > max_row:
             max_row = r
         if c > max_col:
             max_col = c
 
-    def chars(text):
-        nonlocal buf
-        if collect:
-            buf += text
-
-    p.StartElementHandler, p.EndElementHandler, p.CharacterDataHandler = start, end, chars
-    try:
-        xmlparse.parse(p, data, name)
-    except (ValueError, OverflowError) as exc:  # pragma: no cover - defensive
-        raise UnsafeWorkbookError(f"{name}: cannot read a cell ({one_line(exc)})") from None
+    p.StartElementHandler, p.EndElementHandler = start, end
+    with _no_gc():
+        try:
+            xmlparse.parse(p, data, name)
+        except (ValueError, OverflowError) as exc:  # pragma: no cover - defensive
+            raise UnsafeWorkbookError(f"{name}: cannot read a cell ({one_line(exc)})") from None
     for r, c, si in dependents:
         if si in masters:
-            mr, mc, text = masters[si]
-            formulas[(r, c)] = FormulaCell(_translate(text, r - mr, c - mc), "shared")
+            mr, mc, text_ = masters[si]
+            formulas[(r, c)] = FormulaCell(_translate(text_, r - mr, c - mc), "shared")
         else:
             formulas[(r, c)] = FormulaCell("#REF!", "shared")
-        max_row, max_col = max(max_row, r), max(max_col, c)
+    layout.prefix = prefix or ""
     sheet.max_row = max(sheet.max_row, max_row)
     sheet.max_col = max(sheet.max_col, max_col)
+    sheet.layout = layout
+    _LAYOUTS[hash(data)] = layout
+    return layout
