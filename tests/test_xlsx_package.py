@@ -214,3 +214,18 @@ def test_fill_guards_its_template_like_calc(tmp_path, capsys, kind, expect):
     assert err.count("\n") == 1 and expect in err and "bug" not in err, err
     assert not out.exists()
     assert [p.name for p in tmp_path.iterdir() if p.suffix == ".xlsx" and p.name.startswith("tmp")] == []
+
+
+def test_a_sheet_with_too_many_cells_or_elements_is_refused(tmp_path, monkeypatch):
+    """Memory and time of reading are bounded by counts, not only by bytes."""
+    from zvmplan_addin.xlsx import sheet
+    monkeypatch.setattr(sheet, "MAX_CELLS", 50)
+    rows = "".join(f'<row r="{r}"><c r="A{r}"><v>{r}</v></c></row>' for r in range(1, 52))
+    with safe_open_xlsx(make(tmp_path / "cells.xlsx", rows=rows)) as pkg:
+        with pytest.raises(UnsafeWorkbookError, match="more than 50 cells; refused"):
+            read_workbook(pkg)
+    monkeypatch.setattr(sheet, "MAX_OTHER_ELEMENTS", 30)
+    rows = "".join(f'<row r="{r}"/>' for r in range(1, 40))
+    with safe_open_xlsx(make(tmp_path / "rows.xlsx", rows=rows)) as pkg:
+        with pytest.raises(UnsafeWorkbookError, match="more than 30 rows and other elements"):
+            read_workbook(pkg)

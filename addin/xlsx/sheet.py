@@ -23,6 +23,11 @@ from .cells import col_number, parse_area
 from .errors import UnsafeWorkbookError, one_line
 from .package import XlsxPackage
 
+#: cells in one sheet part (the 100,000-row planner of the benchmarks has 1.4 million);
+#: bounds the memory of reading to a few hundred MB
+MAX_CELLS = 2_000_000
+#: rows and elements other than a cell's <c>, <v> and <f> in one sheet part; bounds the time
+MAX_OTHER_ELEMENTS = 4_000_000
 REL_WORKSHEET = "/worksheet"
 REL_SHARED_STRINGS = "/sharedStrings"
 ERROR_CODES = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A")
@@ -361,6 +366,14 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
     # compared first, so the usual cell costs no lookup; any other spelling of the same
     # element takes the general path through ``codes``
     cq = vq = fq = rowq = "\0"
+    cells = [MAX_CELLS + 1]         # cells left before the part is refused
+    others = [MAX_OTHER_ELEMENTS + 1]
+
+    def count_other():
+        others[0] -= 1
+        if not others[0]:
+            raise UnsafeWorkbookError(f"{name} holds more than {MAX_OTHER_ELEMENTS:,} rows and "
+                                      "other elements; refused")
 
     def start(qname, attrs):
         nonlocal in_data, row, col, depth, child, sub, t, flags, c0, v0, t0, f_attrs, \
@@ -377,6 +390,7 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
                 k = codes.get(qname)
                 if k is None:
                     k = codes[qname] = _CODES.get(xmlparse.local(qname), 0)
+                count_other()
                 child = k
                 if k == _V:
                     v0 = p.CurrentByteIndex
@@ -390,6 +404,7 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
             k = codes.get(qname)
             if k is None:
                 k = codes[qname] = _CODES.get(xmlparse.local(qname), 0)
+            count_other()
             if depth == 3:
                 sub = k
                 if child == _IS and k == _T:
@@ -402,6 +417,7 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
             if k is None:
                 k = codes[qname] = _CODES.get(xmlparse.local(qname), 0)
             if k != _C:
+                count_other()
                 if k == _ROW:
                     if in_data:
                         r = attrs.get("r")
@@ -417,6 +433,9 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
                     layout.dimension = p.CurrentByteIndex
                 return
         if in_data:
+            cells[0] -= 1
+            if not cells[0]:
+                raise UnsafeWorkbookError(f"{name} holds more than {MAX_CELLS:,} cells; refused")
             depth, child, c0 = 1, 0, p.CurrentByteIndex
             t = attrs.get("t", "n")
             flags = 1 if ("t" in attrs or "vm" in attrs) else 0
