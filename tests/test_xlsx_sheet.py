@@ -109,3 +109,18 @@ def test_a_str_given_returns_a_str_and_new_cells_go_in_order():
             '<x:c r="C2" t="b"><x:v>1</x:v></x:c></x:row>'
             '<x:row r="4"><x:c r="B4"><x:v>2.0</x:v></x:c></x:row></x:sheetData>') in out
     assert '<x:dimension ref="A1:C4"/>' in out
+
+
+def test_row_like_elements_are_neither_rows_nor_slow():
+    """Elements whose names begin like a row or a cell (``row-x``, ``rows``, ``cx``) and
+    deep nesting inside a cell: the regex scanner matched such names as rows and went
+    quadratic; the parser sees only real rows and cells."""
+    junk = '<x:row-x r="9"><x:cx r="Z9"><x:v>9</x:v></x:cx></x:row-x>' * 300
+    deep = "<x:extLst>" + "<x:e>" * 200 + "</x:e>" * 200 + "</x:extLst>"
+    xml = (HEAD + junk + f'<x:row r="2"><x:c r="B2"><x:v>4</x:v>{deep}</x:c></x:row>' + junk
+           + '<x:rows r="3"><x:c r="C3"><x:v>5</x:v></x:c></x:rows>' + TAIL)
+    sheet = _read(xml)
+    assert sheet.values == {(2, 2): 4.0} and sheet.formulas == {}
+    out = rewrite_sheet(xml.encode(), {2: {2: CellUpdate(8.0)}})
+    assert out.count(b"<x:v>9</x:v>") == 600 and b"<x:v>5</x:v>" in out
+    assert b"<x:c r=\"B2\"><x:v>8.0</x:v><x:extLst>" in out

@@ -219,7 +219,7 @@ def _render(prefix: bytes, tag_name: bytes, attrs: bytes, f: bytes, ext: bytes,
                            upd.array_ref.encode())
         f = b"<" + m.group(1) + f_attrs + (b"/>" if m.group(3) else b">") + f[m.end():]
     return b"".join((b"<", tag_name, attrs, b">", f, b"<", prefix, b"v>", v.encode("utf-8"),
-                     b"</", prefix, b"v></", tag_name, b">"))
+                     b"</", prefix, b"v>", ext, b"</", tag_name, b">"))
 
 
 def _new_cell(prefix: bytes, row: int, col: int, upd: CellUpdate) -> bytes:

@@ -339,7 +339,8 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
     row_text = ""
     p = xmlparse.parser()
     find = data.find
-    in_data = False
+    in_data = in_row = False
+    junk = 0                # depth inside elements out of place in sheetData (ignored)
     row = col = 0           # position of the current (or last) cell
     depth = 0               # depth inside the current cell (0: not in a cell)
     child = sub = 0         # codes of the open child of the cell, and of its child
@@ -377,7 +378,7 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
 
     def start(qname, attrs):
         nonlocal in_data, row, col, depth, child, sub, t, flags, c0, v0, t0, f_attrs, \
-            v_raw, f_text, is_text, prefix, cq, vq, fq, rowq, row_text
+            v_raw, f_text, is_text, prefix, cq, vq, fq, rowq, row_text, in_row, junk
         if depth:
             depth += 1
             if depth == 2:
@@ -418,21 +419,27 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
                 k = codes[qname] = _CODES.get(xmlparse.local(qname), 0)
             if k != _C:
                 count_other()
-                if k == _ROW:
-                    if in_data:
-                        r = attrs.get("r")
-                        row = int(r) if r and r.isdigit() and r.isascii() else row + 1
-                        row_text = str(row)
-                        col = 0
-                elif k == _SHEETDATA:
-                    in_data = True
-                    pre = qname[:-len("sheetData")]
-                    cq, vq, fq, rowq = pre + "c", pre + "v", pre + "f", pre + "row"
-                    prefix = pre
-                elif k == _DIMENSION and layout.dimension < 0 and not in_data:
-                    layout.dimension = p.CurrentByteIndex
+                if not in_data:
+                    if k == _SHEETDATA:
+                        in_data = True
+                        pre = qname[:-len("sheetData")]
+                        cq, vq, fq, rowq = pre + "c", pre + "v", pre + "f", pre + "row"
+                        prefix = pre
+                    elif k == _DIMENSION and layout.dimension < 0:
+                        layout.dimension = p.CurrentByteIndex
+                elif k == _ROW and not in_row and not junk:
+                    in_row = True
+                    r = attrs.get("r")
+                    row = int(r) if r and r.isdigit() and r.isascii() else row + 1
+                    row_text = str(row)
+                    col = 0
+                else:           # not where SpreadsheetML puts it: neither a row nor cells
+                    junk += 1
                 return
-        if in_data:
+        if not in_row or junk:
+            if in_data:
+                junk += 1
+        else:
             cells[0] -= 1
             if not cells[0]:
                 raise UnsafeWorkbookError(f"{name} holds more than {MAX_CELLS:,} cells; refused")
@@ -460,9 +467,14 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
             col += 1
 
     def end(qname):
-        nonlocal in_data, depth, child, v1, v_raw, f_text, is_text, max_row, max_col
+        nonlocal in_data, in_row, junk, depth, child, v1, v_raw, f_text, is_text, max_row, \
+            max_col
         if not depth:
-            if codes.get(qname) == _SHEETDATA:
+            if junk:
+                junk -= 1
+            elif in_row:
+                in_row = False
+            elif in_data:
                 in_data = False
             return
         if depth == 2:
