@@ -124,3 +124,11 @@ def test_row_like_elements_are_neither_rows_nor_slow():
     out = rewrite_sheet(xml.encode(), {2: {2: CellUpdate(8.0)}})
     assert out.count(b"<x:v>9</x:v>") == 600 and b"<x:v>5</x:v>" in out
     assert b"<x:c r=\"B2\"><x:v>8.0</x:v><x:extLst>" in out
+
+
+def test_a_cell_beyond_any_sheet_is_refused_in_one_line():
+    import pytest
+    from zvmplan_addin.xlsx import UnsafeWorkbookError
+    xml = HEAD + '<x:row r="99999999999"><x:c><x:f>1</x:f><x:v>1</x:v></x:c></x:row>' + TAIL
+    with pytest.raises(UnsafeWorkbookError, match="cannot read a cell"):
+        _read(xml)

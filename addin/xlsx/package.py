@@ -38,7 +38,7 @@ from .errors import UnsafeWorkbookError, one_line
 # ------------------------------------------------------------------ limits ----
 MAX_FILE_BYTES = 256 * 2**20        #: the .xlsx file itself
 MAX_ENTRIES = 10_000                #: parts in the zip
-MAX_PART_BYTES = 256 * 2**20        #: one part, inflated
+MAX_PART_BYTES = 256 * 2**20        #: one part, inflated (offsets into it fit in 31 bits)
 MAX_TOTAL_BYTES = 512 * 2**20       #: all parts together, inflated
 MAX_RATIO = 200                     #: inflated / compressed, for parts over RATIO_FLOOR
 RATIO_FLOOR = 2**20                 #: parts smaller than this inflated are not ratio-checked

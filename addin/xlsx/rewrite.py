@@ -420,7 +420,7 @@ def _rewrite_by_layout(data: bytes, updates: dict, layout: Layout) -> bytes | No
     add = edits.append
     matched = 0
     get = updates.get
-    for r, c, c0, c1, v0, v1, flags in layout:
+    for r, c, c0, v0, v1, flags in layout:
         cells = get(r)
         if cells is None:
             continue

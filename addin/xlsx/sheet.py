@@ -267,11 +267,10 @@ def cell_value(t: str, raw: str | None, strings: list[str]) -> Any:
 class Layout:
     """Where each formula cell of a sheet part sits in its bytes, noted while reading, so
     that :func:`~.rewrite.rewrite_sheet` can splice new cached values without parsing the
-    part again. ``cells`` packs seven integers per formula cell (:data:`_LAYOUT`), in
-    document order (56 bytes a cell): row, column, start of ``<c``, end index of the cell (as
-    expat reports it), start and stop of its ``<v>`` element (-1: none), and flags (1:
-    the start tag has ``t`` or ``vm``; 2: the cell needs the general path: an inline
-    string, an ``extLst``, another prefix)."""
+    part again. ``cells`` packs, per formula cell in document order (21 bytes a cell,
+    :data:`_LAYOUT`): row, column, start of ``<c``, start and stop of its ``<v>`` element
+    (-1: none), and flags (1: the start tag has ``t`` or ``vm``; 2: the cell needs the
+    general path: an inline string, an ``extLst``, another prefix)."""
 
     __slots__ = ("size", "prefix", "cells", "dimension", "__weakref__")
 
@@ -282,11 +281,11 @@ class Layout:
         self.dimension = -1
 
     def __iter__(self):
-        """(row, col, c0, c1, v0, v1, flags) of each formula cell."""
+        """(row, col, c0, v0, v1, flags) of each formula cell."""
         return _LAYOUT.iter_unpack(self.cells)
 
 
-_LAYOUT = struct.Struct("<7q")
+_LAYOUT = struct.Struct("<IIIiiB")   # parts are at most 256 MiB: offsets fit in 31 bits
 # the layouts of the parts read, by the hash of the bytes (cached by the bytes object):
 # held only while their SheetData holds them
 _LAYOUTS: "weakref.WeakValueDictionary[int, Layout]" = weakref.WeakValueDictionary()
@@ -549,7 +548,7 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
                 formulas[(r, c)] = FormulaCell(text_)
             if value is not None:
                 cached[(r, c)] = value
-            L_add(pack(r, c, c0, p.CurrentByteIndex, v0, v1 if v0 >= 0 else -1, flags))
+            L_add(pack(r, c, c0, v0, v1 if v0 >= 0 else -1, flags))
         if r > max_row:
             max_row = r
         if c > max_col:
@@ -559,7 +558,7 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
     with _no_gc():
         try:
             xmlparse.parse(p, data, name)
-        except (ValueError, OverflowError) as exc:  # pragma: no cover - defensive
+        except (ValueError, OverflowError, struct.error) as exc:
             raise UnsafeWorkbookError(f"{name}: cannot read a cell ({one_line(exc)})") from None
     for r, c, si in dependents:
         if si in masters:
