@@ -132,3 +132,51 @@ def test_a_cell_beyond_any_sheet_is_refused_in_one_line():
     xml = HEAD + '<x:row r="99999999999"><x:c><x:f>1</x:f><x:v>1</x:v></x:c></x:row>' + TAIL
     with pytest.raises(UnsafeWorkbookError, match="cannot read a cell"):
         _read(xml)
+
+
+def test_the_calculators_text_round_trip_uses_the_noted_layout(tmp_path, monkeypatch):
+    """The engine hands back decode_xml's text: the splice at noted offsets serves it,
+    and gives the same text as the general rewrite."""
+    import zipfile
+    from zvmplan_addin import xlsxio
+    path = tmp_path / "b.xlsx"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types xmlns="http://schemas.'
+                   'openxmlformats.org/package/2006/content-types"><Override PartName="/xl/'
+                   'workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.'
+                   'spreadsheetml.sheet.main+xml"/></Types>')
+        z.writestr("_rels/.rels", '<Relationships xmlns="http://schemas.openxmlformats.org/package/'
+                   '2006/relationships"><Relationship Id="r1" Type="http://schemas.openxmlformats.'
+                   'org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/>'
+                   '</Relationships>')
+        z.writestr("xl/workbook.xml", f'<workbook xmlns="{NS}" xmlns:r="http://schemas.openxml'
+                   'formats.org/officeDocument/2006/relationships"><sheets><sheet name="S" '
+                   'sheetId="1" r:id="r1"/></sheets></workbook>')
+        z.writestr("xl/_rels/workbook.xml.rels", '<Relationships xmlns="http://schemas.openxml'
+                   'formats.org/package/2006/relationships"><Relationship Id="r1" Type="http://'
+                   'schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" '
+                   'Target="worksheets/sheet1.xml"/></Relationships>')
+        z.writestr("xl/worksheets/sheet1.xml", HEAD + '<x:row r="1"><x:c r="A1"><x:v>2</x:v></x:c>'
+                   '<x:c r="B1" t="str"><x:f>A1*2</x:f><x:v>old</x:v></x:c></x:row>' + TAIL)
+    calls = []
+    real = rw._rewrite_by_layout
+    monkeypatch.setattr(rw, "_rewrite_by_layout", lambda *a: calls.append(1) or real(*a))
+    with xlsxio.safe_open_xlsx(path) as pkg:
+        book = xlsxio.read_workbook(pkg)
+        part = book.sheets[0].part
+        text = xlsxio.decode_xml(pkg.read(part), part)
+        new = xlsxio.rewrite_sheet(text, {1: {2: CellUpdate(4.0)}})
+        assert calls == [1] and isinstance(new, str)
+        assert '<x:c r="B1"><x:f>A1*2</x:f><x:v>4.0</x:v></x:c>' in new
+        assert new.encode() == _scan_only(pkg.read(part), {1: {2: CellUpdate(4.0)}})
+
+
+def test_the_xlsx_layer_imports_no_heavy_package():
+    """calc refuses a bad file before loading the engine: the layer is standard library."""
+    import subprocess
+    import sys
+    code = ("import sys, zvmplan_addin.xlsx, zvmplan_addin.xlsxio; "
+            "print(sorted(m for m in ('formulas', 'numpy', 'openpyxl', 'defusedxml', 'lxml') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -520,20 +520,21 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
         else:
             value = cell_value(t, decoded(v_raw), strings)
         r, c = row, col
+        key = (r, c)
         if f_attrs is None:
             if value is None:
                 return
-            values[(r, c)] = value
+            values[key] = value
         else:
             kind = f_attrs.get("t")
             text_ = f_text or ""
             if kind is None or kind == "normal":
-                formulas[(r, c)] = FormulaCell(text_)
+                formulas[key] = FormulaCell(text_)
             elif kind == "shared":
                 si = f_attrs.get("si", "")
                 if text_.strip():
                     masters[si] = (r, c, text_)
-                    formulas[(r, c)] = FormulaCell(text_, "shared")
+                    formulas[key] = FormulaCell(text_, "shared")
                 else:
                     dependents.append((r, c, si))
             elif kind == "array":
@@ -541,13 +542,13 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
                     area = parse_area(f_attrs["ref"]) if f_attrs.get("ref") else (r, c, r, c)
                 except ValueError:
                     area = (r, c, r, c)
-                formulas[(r, c)] = FormulaCell(text_, "array", area)
+                formulas[key] = FormulaCell(text_, "array", area)
             elif kind == "dataTable":
-                formulas[(r, c)] = FormulaCell(text_, "dataTable")
+                formulas[key] = FormulaCell(text_, "dataTable")
             else:
-                formulas[(r, c)] = FormulaCell(text_)
+                formulas[key] = FormulaCell(text_)
             if value is not None:
-                cached[(r, c)] = value
+                cached[key] = value
             L_add(pack(r, c, c0, v0, v1 if v0 >= 0 else -1, flags))
         if r > max_row:
             max_row = r
