@@ -477,17 +477,25 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
                 in_data = False
             return
         if depth == 2:
+            # a bare start tag is "<" name ">"; anything else (attributes, "/>") is
+            # measured by the tag pattern
             if child == _V:
                 idx = p.CurrentByteIndex
-                te = find(b">", v0) + 1
-                if te - v0 != len(qname) + 2:
+                lq = len(qname)
+                te = v0 + lq + 2
+                if data[te - 1] != 62:
                     te = xmlparse.start_tag(data, v0).end()
                 v_raw = data[te:idx]
-                v1 = idx if te == idx and data[idx - 2:idx] == b"/>" else find(b">", idx) + 1
+                if te == idx and data[idx - 2:idx] == b"/>":
+                    v1 = idx
+                else:
+                    v1 = idx + lq + 3
+                    if data[v1 - 1] != 62:
+                        v1 = find(b">", idx) + 1
             elif child == _F:
                 idx = p.CurrentByteIndex
-                te = find(b">", t0) + 1
-                if te - t0 != len(qname) + 2:
+                te = t0 + len(qname) + 2
+                if data[te - 1] != 62:
                     te = xmlparse.start_tag(data, t0).end()
                 raw = data[te:idx]
                 if b"<" in raw or b"\r" in raw:
