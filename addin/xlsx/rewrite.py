@@ -7,8 +7,10 @@ must change, then splices new bytes into the original: each updated cell becomes
 its formula and any ``extLst`` kept), cells and rows that do not exist yet are inserted
 in order, and ``<dimension>`` is widened if needed. Everything else -- namespace
 prefixes, ``mc:Ignorable``, attribute order and quoting, whitespace -- is the input's
-own bytes. :func:`rewrite_workbook` and :func:`drop_calc_chain` edit ``<calcPr>`` and
-the calculation chain the same way.
+own bytes. When the part was read by :func:`~.sheet.read_sheet` and every update is an
+existing formula cell, the offsets it noted are used and the part is not parsed again.
+:func:`rewrite_workbook` and :func:`remove_elements` edit ``<calcPr>`` and the
+calculation chain's references the same way.
 """
 from __future__ import annotations
 

@@ -2,10 +2,14 @@
 
 A worksheet part is read in one pass of the defused expat parser (:mod:`.xml`), in time
 linear in its size, with a few lines of Python per element: no regular expression runs
-over the markup. Only ``<sheetData>`` is read; within a cell, the formula ``<f>``, the
-cached value ``<v>`` and an inline string ``<is>`` (phonetic runs ``<rPh>`` skipped).
-Shared formulas are expanded (each dependent gets its master's text moved by its
-offset), cells without ``r`` take the next position, as Excel does.
+over the markup. Only cells inside rows inside ``<sheetData>`` are read; within a cell,
+the formula ``<f>``, the cached value ``<v>`` and an inline string ``<is>`` (phonetic
+runs ``<rPh>`` skipped). Their text is cut from the bytes between the offsets expat
+reports, and the offsets of every formula cell are noted (:class:`Layout`) so that the
+rewrite can splice new values in without a second parse. Shared formulas are expanded
+(each dependent gets its master's text moved by its offset), and cells without ``r``
+take the next position, as Excel does. A part with more than :data:`MAX_CELLS` cells or
+:data:`MAX_OTHER_ELEMENTS` other elements is refused, which bounds time and memory.
 """
 from __future__ import annotations
 
