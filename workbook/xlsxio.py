@@ -1,19 +1,23 @@
-"""Zip-level reading and writing of .xlsx files, without openpyxl's load/save round trip
-(which drops charts): fixed timestamps for reproducible builds, and writing values into
-existing input cells of a template.
+"""The template's zip-level needs, on the shared xlsx layer (:mod:`zvmplan_addin.xlsx`):
+reproducible builds (fixed timestamps) and writing values into a template's input cells,
+without openpyxl's load/save round trip (which drops charts).
 
-Only what the template needs: worksheets are found through the workbook relationships,
-cells are addressed by their A1 reference, strings are written inline.
+Every template is opened with :func:`~zvmplan_addin.xlsx.safe_open_xlsx`, so a template
+given to ``zvmplan fill`` passes the same guards as a workbook given to ``calc`` (zip
+bombs, truncated files, legacy .xls, DTDs: one-line refusals), and is read with the same
+defused XML parser; worksheets are found through the workbook relationships, cells by
+their A1 reference, strings are written inline.
 """
 from __future__ import annotations
 
 import datetime as dt
-import os
-import re
-import tempfile
 import zipfile
-from pathlib import Path
 from xml.sax.saxutils import escape
+
+from zvmplan_addin.xlsx import safe_open_xlsx
+from zvmplan_addin.xlsx import write_zip as _write_zip
+from zvmplan_addin.xlsx import xml as xmlparse
+from zvmplan_addin.xlsx.sheet import REL_WORKSHEET, _read_book_part
 
 NS_MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 NS_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
@@ -21,124 +25,100 @@ NS_PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
 
 
 def read_zip(path) -> list[tuple[zipfile.ZipInfo, bytes]]:
-    with zipfile.ZipFile(path) as z:
-        return [(info, z.read(info.filename)) for info in z.infolist()]
+    """Every part of the package at ``path`` (checked and inflated under the caps)."""
+    with safe_open_xlsx(path) as pkg:
+        return [(info, pkg.read(info.filename)) for info in pkg.zip.infolist()]
 
 
 def write_zip(path, entries: list[tuple[str, bytes]], when: dt.datetime):
     """Write ``entries`` atomically with one fixed timestamp (reproducible bytes)."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(suffix=".xlsx", dir=path.parent)
-    os.close(fd)
-    try:
-        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
-            for name, data in entries:
-                info = zipfile.ZipInfo(name, date_time=when.timetuple()[:6])
-                info.compress_type = zipfile.ZIP_DEFLATED
-                info.external_attr = 0o644 << 16
-                z.writestr(info, data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    _write_zip(path, entries, when)
 
 
 def normalize(path, when: dt.datetime):
     """Fix document timestamps and zip entry times so rebuilding gives the same bytes."""
-    stamp = when.strftime("%Y-%m-%dT%H:%M:%SZ")
+    stamp = when.strftime("%Y-%m-%dT%H:%M:%SZ").encode()
     entries = []
     for info, data in read_zip(path):
         if info.filename == "docProps/core.xml":
-            text = data.decode("utf-8")
-            for tag in ("dcterms:created", "dcterms:modified"):
-                text = re.sub(rf"(<{tag}[^>]*>)[^<]*(</{tag}>)", rf"\g<1>{stamp}\g<2>", text)
-            data = text.encode("utf-8")
+            edits = [(start, stop, tag) for loc, _, start, stop, tag in xmlparse.elements(
+                data, info.filename, {"created", "modified"})]
+            out, pos = [], 0
+            for start, stop, tag in edits:
+                qname = tag.group(1)
+                head = b"<" + qname + tag.group(2) + b">"
+                out += [data[pos:start], head, stamp, b"</" + qname + b">"]
+                pos = stop
+            data = b"".join(out) + data[pos:]
         entries.append((info.filename, data))
     write_zip(path, entries, when)
 
 
 # ------------------------------------------------------------ sheet lookup ----
-def sheet_paths(entries: dict[str, bytes]) -> dict[str, str]:
-    """Sheet name -> zip path of its worksheet XML."""
-    wb = entries["xl/workbook.xml"].decode("utf-8")
-    rels = entries["xl/_rels/workbook.xml.rels"].decode("utf-8")
-    targets = {m.group("id"): m.group("target") for m in re.finditer(
-        r'<Relationship\b(?=[^>]*\bId="(?P<id>[^"]+)")(?=[^>]*\bTarget="(?P<target>[^"]+)")[^>]*/?>',
-        rels)}
+def _sheet_paths(pkg) -> dict[str, str]:
+    """Sheet name -> part name of its worksheet."""
+    rels = {rid: (rtype, target) for rid, rtype, target in pkg.rels(pkg.main)}
     out = {}
-    for m in re.finditer(r"<sheet\b[^>]*/>", wb):
-        tag = m.group(0)
-        name = re.search(r'\bname="([^"]*)"', tag).group(1)
-        rid = re.search(r'\br:id="([^"]*)"', tag) or re.search(r'\bid="([^"]*)"', tag)
-        target = targets[rid.group(1)]
-        target = target.lstrip("/")
-        if not target.startswith("xl/"):
-            target = "xl/" + target
-        out[_unescape(name)] = target
+    for name, rid in _read_book_part(pkg.read(pkg.main), pkg.main)["sheets"]:
+        rtype, target = rels.get(rid, ("", ""))
+        if rtype.endswith(REL_WORKSHEET):
+            out[name] = target
     return out
 
 
-def _unescape(text: str) -> str:
-    return (text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"')
-            .replace("&apos;", "'").replace("&amp;", "&"))
-
-
-def unlocked_styles(entries: dict[str, bytes]) -> set[int]:
-    """Indexes of the cell formats (cellXfs) whose protection leaves the cell unlocked."""
-    styles = entries["xl/styles.xml"].decode("utf-8")
-    m = re.search(r"<cellXfs\b[^>]*>(.*?)</cellXfs>", styles, re.S)
-    xfs = re.findall(r"<xf\b[^>]*?(?:/>|>.*?</xf>)", m.group(1), re.S)
-    return {i for i, xf in enumerate(xfs) if re.search(r'<protection\b[^>]*locked="0"', xf)}
+def unlocked_styles(styles: bytes) -> set[int]:
+    """Indexes of the cell formats (``cellXfs``) whose protection leaves the cell unlocked."""
+    found = xmlparse.elements(styles, "xl/styles.xml", {"cellXfs", "xf", "protection"})
+    boxes = [(start, stop) for loc, _, start, stop, _ in found if loc == "cellXfs"]
+    if not boxes:
+        return set()
+    lo, hi = boxes[0]
+    xfs = [(start, stop) for loc, _, start, stop, _ in found if loc == "xf" and lo < start < hi]
+    unlocked = set()
+    for loc, attrs, start, _, _ in found:
+        if loc == "protection" and attrs.get("locked") in ("0", "false"):
+            for i, (a, b) in enumerate(xfs):
+                if a < start < b:
+                    unlocked.add(i)
+    return unlocked
 
 
 # ------------------------------------------------------------- cell write ----
-_CELL = re.compile(r'<c\b[^>]*\br="(?P<ref>[A-Z]+[0-9]+)"[^>]*?(?:/>|>.*?</c>)', re.S)
-
-
-def _col_index(col: str) -> int:
-    n = 0
-    for ch in col:
-        n = n * 26 + ord(ch) - 64
-    return n
-
-
-def _split(ref: str) -> tuple[str, int]:
-    m = re.fullmatch(r"([A-Z]+)([0-9]+)", ref)
-    return m.group(1), int(m.group(2))
-
-
 class NotAnInputCell(ValueError):
     """The template cell is locked (an output or a label), or missing."""
 
 
-def set_cells(sheet_xml: str, values: dict[str, object], unlocked: set[int]) -> str:
+def set_cells(sheet_xml: bytes, values: dict[str, object], unlocked: set[int],
+              name: str = "sheet") -> bytes:
     """Write ``values`` (A1 ref -> str / number / None) into existing unlocked cells.
 
     Each cell keeps its style; a string is written inline, a number as a number, None
     empties the cell. A ref that is not an unlocked cell of the sheet raises
     :class:`NotAnInputCell`: the template's inputs are its unlocked cells.
     """
-    found = {}
-    for m in _CELL.finditer(sheet_xml):
-        found[m.group("ref")] = m
-    pieces, pos = [], 0
-    for ref in sorted(values, key=lambda r: found[r].start() if r in found else -1):
-        if ref not in found:
+    found = xmlparse.elements(sheet_xml, name, {"c", "f"})
+    formula_at = [start for loc, _, start, _, _ in found if loc == "f"]
+    cells = {}
+    for loc, attrs, start, stop, _ in found:
+        if loc == "c" and attrs.get("r"):
+            cells[attrs["r"]] = (attrs, start, stop)
+    edits = []
+    for ref, value in values.items():
+        if ref not in cells:
             raise NotAnInputCell(f"cell {ref} is not an input cell of the template")
-        m = found[ref]
-        tag = m.group(0)
-        style = re.search(r'\bs="([0-9]+)"', tag)
-        s = int(style.group(1)) if style else 0
-        if s not in unlocked or "<f>" in tag or "<f " in tag:
+        attrs, start, stop = cells[ref]
+        style = attrs.get("s", "0")
+        s = int(style) if style.isdigit() else -1
+        if s not in unlocked or any(start < f < stop for f in formula_at):
             raise NotAnInputCell(f"cell {ref} is not an input cell of the template")
-        pieces.append(sheet_xml[pos:m.start()])
-        pieces.append(_cell_xml(ref, s, values[ref]))
-        pos = m.end()
-    pieces.append(sheet_xml[pos:])
-    return "".join(pieces)
+        edits.append((start, stop, _cell_xml(ref, s, value).encode("utf-8")))
+    edits.sort()
+    out, pos = [], 0
+    for start, stop, new in edits:
+        out += [sheet_xml[pos:start], new]
+        pos = stop
+    out.append(sheet_xml[pos:])
+    return b"".join(out)
 
 
 def _cell_xml(ref: str, style: int, value) -> str:
@@ -157,15 +137,19 @@ def _cell_xml(ref: str, style: int, value) -> str:
 
 def write_inputs(template, out, cells: dict[str, dict[str, object]], when: dt.datetime | None = None):
     """Copy ``template`` to ``out`` with ``cells`` (sheet -> {ref: value}) written into its
-    input cells; every other byte of every other part is copied unchanged."""
-    raw = read_zip(template)
+    input cells; every other byte of every other part is copied unchanged. The template
+    passes the same guards as any workbook zvmplan reads."""
+    with safe_open_xlsx(template) as pkg:
+        raw = [(info, pkg.read(info.filename)) for info in pkg.zip.infolist()]
+        paths = _sheet_paths(pkg)
+        styles = next((t for _, rtype, t in pkg.rels(pkg.main) if rtype.endswith("/styles")),
+                      None)
+        unlocked = unlocked_styles(pkg.read(styles)) if styles in pkg.infos else set()
     entries = {info.filename: data for info, data in raw}
-    paths = sheet_paths(entries)
-    unlocked = unlocked_styles(entries)
     for sheet, values in cells.items():
         if sheet not in paths:
             raise NotAnInputCell(f"the template has no sheet {sheet!r}")
         p = paths[sheet]
-        entries[p] = set_cells(entries[p].decode("utf-8"), values, unlocked).encode("utf-8")
+        entries[p] = set_cells(entries[p], values, unlocked, p)
     when = when or dt.datetime(2024, 1, 1)
     write_zip(out, [(info.filename, entries[info.filename]) for info, _ in raw], when)
