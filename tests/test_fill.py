@@ -3,6 +3,7 @@ recalculated, checked against direct model calls; bad files refused with the row
 column named and nothing written."""
 from __future__ import annotations
 
+import codecs
 import hashlib
 import zipfile
 
@@ -217,3 +218,133 @@ def test_only_input_cells_are_written(tmp_path):
         with pytest.raises(xlsxio.NotAnInputCell):
             xlsxio.write_inputs(TEMPLATE, tmp_path / "x.xlsx", {sheet: {cell: 1}})
     assert not (tmp_path / "x.xlsx").exists()
+
+
+# ------------------------------------------------- the CSV files Excel writes ----
+HEADER = "link,transport,workload,size_bytes,connections,level,speed_factor,load"
+
+
+def _file(tmp_path, data, name="links.csv"):
+    path = tmp_path / name
+    path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+    return path
+
+
+def test_windows_1252_is_read_with_a_warning(tmp_path):
+    """Excel's "CSV (Comma delimited)" on Windows writes cp1252: ü is the byte 0xFC."""
+    path = _file(tmp_path, (HEADER + "\nZürich backup,IUCV,STREAM,9000,,,,40\n").encode("cp1252"))
+    notes = []
+    links = fill.read_links(path, notes)
+    assert links[0]["link"] == "Zürich backup"
+    assert len(notes) == 1 and "Windows-1252" in notes[0] and "Zürich" in notes[0]
+    assert "line 2" in notes[0]
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16"])
+def test_utf8_with_or_without_bom_and_unicode_text(tmp_path, encoding):
+    """Excel's "CSV UTF-8" has a BOM; "Unicode text" is UTF-16 with a BOM, tab-separated."""
+    sep = "\t" if encoding == "utf-16" else ","
+    text = (HEADER + "\nZürich,IUCV,STREAM,9000,,,1.5,40\n").replace(",", sep)
+    path = _file(tmp_path, text.encode(encoding))
+    notes = []
+    links = fill.read_links(path, notes)
+    assert notes == []
+    assert (links[0]["link"], links[0]["speed_factor"], links[0]["load"]) == ("Zürich", 1.5, 40)
+
+
+BAD_FILES = [
+    ("neither UTF-8 nor cp1252", (HEADER + "\na\x81b,IUCV,STREAM,9000,,,,1\n").encode("latin-1"),
+     "links.csv line 2: neither UTF-8 nor Windows-1252"),
+    ("UTF-16 without its mark", (HEADER + "\n").encode("utf-16-le"), "links.csv line 1: NUL bytes"),
+    ("broken UTF-16", codecs.BOM_UTF16_LE + (HEADER + "\n").encode("utf-16-le") + b"\x00\xd8",
+     "invalid UTF-16"),
+    ("decimal comma, comma-separated", HEADER + '\na,IUCV,STREAM,9000,,,"1,5",40\n',
+     "links.csv row 1 (line 2), column speed_factor: '1,5' has a decimal comma in a "
+     "comma-separated file"),
+    ("1.500 with ; and nothing else to tell", HEADER.replace(",", ";") +
+     "\na;IUCV;STREAM;9000;;;;1.500\n",
+     "links.csv row 1 (line 2), column load: '1.500' is ambiguous: 1.5 with a decimal point, "
+     "1500 with a decimal comma"),
+    ("both marks in one file", HEADER.replace(",", ";") +
+     "\na;IUCV;STREAM;9000;;;1,5;40\nb;IUCV;STREAM;9000;;;1.5;40\n",
+     "row 1 (line 2), column speed_factor: '1,5' has a decimal comma, but other numbers in "
+     "the file have a decimal point; use one decimal mark"),
+    ("control character", HEADER + "\nbell\x07,IUCV,STREAM,9000,,,,1\n",
+     "links.csv row 1 (line 2), column link: control character U+0007"),
+    ("duplicate column", HEADER + ",load\na,IUCV,STREAM,9000,,,,1,2\n",
+     "links.csv line 1, columns 8 and 9: both are 'load'"),
+    ("heading and its Planner label", HEADER + ",Required load [MB/s or tx/s]\n",
+     "links.csv line 1, columns 8 and 9: both are 'load'"),
+    ("name over 32,767 characters", HEADER + "\n" + "x" * 32768 + ",IUCV,STREAM,9000,,,,1\n",
+     "links.csv row 1 (line 2), column link: 32,768 characters; Excel's limit"),
+    ("leading blank lines", "\n,,,\n" + HEADER + "\na,IUCV,STREAM,9000,,,,\n",
+     "links.csv row 1 (line 4), column load: required"),
+    ("misspelt column", HEADER.replace(",load", ",laod"),
+     "line 1, column 8: unknown column 'laod'; did you mean 'load'?"),
+    ("misspelt transport", HEADER + "\na,IUVC,STREAM,9000,,,,1\n",
+     "column transport: unknown transport 'IUVC'"),
+    ("underscores are no number", HEADER + "\na,IUCV,STREAM,9_000,,,,1\n",
+     "column size_bytes: '9_000' is not a number"),
+    ("full-width digits are no number", HEADER + "\na,IUCV,STREAM,９０００,,,,1\n",
+     "column size_bytes: '９０００' is not a number"),
+    ("value under no heading", HEADER + ",\na,IUCV,STREAM,9000,,,,1,oops\n",
+     "links.csv line 2, column 9: a value ('oops') under no heading"),
+]
+
+
+@pytest.mark.parametrize("case", BAD_FILES, ids=[c[0] for c in BAD_FILES])
+def test_bad_files_are_refused_in_one_line(tmp_path, capsys, case):
+    _, data, message = case
+    path = _file(tmp_path, data)
+    out = tmp_path / "out.xlsx"
+    assert cli(["fill", str(TEMPLATE), "--links", str(path), "-o", str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "this is a bug" not in err[0], err
+    assert message in err[0], err[0]
+    assert not out.exists()
+
+
+def test_did_you_mean_for_names(tmp_path):
+    path = _file(tmp_path, HEADER + "\na,IUVC,STREAM,9000,,,,1\n")
+    with pytest.raises(fill.FillError, match="did you mean IUCV"):
+        fill.read_links(path)
+    path = _file(tmp_path, HEADER + "\na,IUCV,STRAEM,9000,,,,1\n")
+    with pytest.raises(fill.FillError, match="did you mean STREAM"):
+        fill.read_links(path)
+
+
+def test_european_excel_semicolons_and_decimal_commas(tmp_path):
+    """European Excel saves CSV with ; between values and a decimal comma: 1,5 is 1.5
+    (never 15), 1.234,5 is 1234.5 (a point groups thousands there)."""
+    text = (HEADER.replace(",", ";") + "\n"
+            "a;IUCV;STREAM;9000;;;1,5;1.234,5\n"
+            "b;OSA_GBE;RR;1492;20;4.4;;5000\n")
+    links = fill.read_links(_file(tmp_path, text.encode("cp1252")))
+    assert (links[0]["speed_factor"], links[0]["load"]) == (1.5, 1234.5)
+    assert (links[1]["load"], links[1]["connections"]) == (5000, 20)
+
+
+def test_thousands_comma_in_a_comma_separated_file(tmp_path):
+    """Excel writes a number as displayed: "1,500" (format #,##0) is 1500, quoted."""
+    links = fill.read_links(_file(tmp_path, HEADER + '\na,IUCV,STREAM,"9,000",,,,"1,500.5"\n'))
+    assert (links[0]["size_bytes"], links[0]["load"]) == (9000, 1500.5)
+
+
+def test_the_planner_sheet_headings_are_accepted(tmp_path):
+    """A planner copies the Planner's two heading rows (labels and [units]) into a CSV."""
+    labels = [c.label for c in planner.INPUTS]
+    units = [f"[{c.unit}]" if c.unit else "" for c in planner.INPUTS]
+    text = "\n".join([",".join(labels), ",".join(units),
+                      "a,IUCV,STREAM,9000,,4.1,,40"]) + "\n"
+    links = fill.read_links(_file(tmp_path, text))
+    assert links == [{"link": "a", "transport": "IUCV", "workload": "STREAM", "size_bytes": 9000,
+                      "connections": None, "level": "4.1.0", "speed_factor": None, "load": 40}]
+    labelled = ",".join(f"{lab} {u}" for lab, u in zip(labels, units))  # "Link [name]", ...
+    assert fill.read_links(_file(tmp_path, labelled + "\na,IUCV,STREAM,9000,,4.1,,40\n")) == links
+
+
+def test_scenario_headings_and_decimal_commas(tmp_path):
+    text = "Scenario name;Load factor [x Planner load];z/VM level\nhigh;1,5;4.4\n"
+    assert fill.read_scenarios(_file(tmp_path, text, "s.csv")) == [
+        {"name": "high", "load_factor": 1.5, "level": "4.4.0", "transport": None,
+         "speed_factor": None}]

@@ -24,7 +24,6 @@ command line imports this module at start-up.
 from __future__ import annotations
 
 import argparse
-import csv
 import math
 import os
 import tempfile
@@ -51,16 +50,19 @@ class FillReport:
 
 
 # ------------------------------------------------------------- validation ----
-def _where(path: Path, row: int, column: str) -> str:
-    # row counts data rows from 1; the header is line 1 of the file
-    return f"{path.name} row {row} (line {row + 1}), column {column}"
-
-
-def _number(text: str, where: str, *, whole: bool = False, minimum: float | None = None) -> float:
-    try:
-        value = float(text.replace(",", "")) if isinstance(text, str) else float(text)
-    except (TypeError, ValueError):
-        raise FillError(f"{where}: {text!r} is not a number") from None
+def _number(text, where: str, *, whole: bool = False, minimum: float | None = None,
+            mark: str = ".", separator: str = ",") -> float:
+    """``text`` (a CSV cell, or a TOML value) as a number; ``mark`` is the file's decimal
+    mark (:func:`csvfile.decimal_mark`)."""
+    from .csvfile import number_error, parse_number
+    if isinstance(text, str):
+        value = parse_number(text, mark)
+        if value is None:
+            raise FillError(f"{where}: {number_error(text, mark, separator)}")
+    elif isinstance(text, (int, float)) and not isinstance(text, bool):
+        value = float(text)
+    else:
+        raise FillError(f"{where}: {text!r} is not a number")
     if not math.isfinite(value):
         raise FillError(f"{where}: {text!r} is not a finite number")
     if whole and value != int(value):
@@ -72,61 +74,86 @@ def _number(text: str, where: str, *, whole: bool = False, minimum: float | None
     return int(value) if whole else value
 
 
+def _choices(kind: str) -> dict[str, str]:
+    """Every spelling :mod:`zvmplan.names` accepts for ``kind`` -> its canonical name."""
+    from zvmplan import names
+    if kind == "level":
+        return {lv: lv for lv in names.LEVELS}
+    table = {"transport": names.TRANSPORTS, "workload": names.WORKLOADS}[kind]
+    return {a: n for n, item in table.items() for a in (n, *item.aliases)}
+
+
 def _name(kind: str, text: str, where: str) -> str:
     from zvmplan import names
     from zvmplan.errors import ZvmplanError
     try:
         return getattr(names, kind)(text)
     except ZvmplanError as exc:
-        raise FillError(f"{where}: {exc}") from None
+        msg = str(exc)
+        if "did you mean" not in msg.lower():  # the model's message may suggest already
+            import difflib
+            choices = _choices(kind)
+            key = text.strip().upper().replace("-", "_").replace(" ", "_")
+            close = difflib.get_close_matches(key, list(choices), n=1, cutoff=0.6)
+            if close:
+                msg += f"; did you mean {choices[close[0]]}?"
+        raise FillError(f"{where}: {msg}") from None
 
 
-def _read_csv(path: Path, columns: tuple[str, ...], required_cols: tuple[str, ...]):
+def _read_csv(path: Path, aliases: dict[str, str], required_cols: tuple[str, ...],
+              numeric: tuple[str, ...], warnings: list[str] | None):
+    """Rows of a CSV file as (row, line, {column: text}), and the file's decimal mark
+    and separator; ``aliases`` maps accepted headings to columns (see :mod:`.csvfile`)."""
+    from . import csvfile
     try:
-        fh = path.open(newline="", encoding="utf-8-sig")
-    except OSError as exc:
-        raise FillError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    with fh:
-        reader = csv.reader(fh)
-        try:
-            header = next(reader)
-        except StopIteration:
-            raise FillError(f"{path.name}: empty file; expected a header row with "
-                            f"{', '.join(columns)}") from None
-        except csv.Error as exc:
-            raise FillError(f"{path.name} line 1: {exc}") from None
-        keys = [h.strip().lower() for h in header]
-        for i, k in enumerate(keys):
-            if k not in columns:
-                raise FillError(f"{path.name} line 1, column {i + 1}: unknown column {header[i]!r}; "
-                                f"valid: {', '.join(columns)}")
-        missing = [c for c in required_cols if c not in keys]
-        if missing:
-            raise FillError(f"{path.name} line 1: missing column(s) {', '.join(missing)}")
-        rows = []
-        try:
-            for cells in reader:
-                if not any(c.strip() for c in cells):
-                    continue
-                if len(cells) > len(keys):
-                    raise FillError(f"{path.name} line {reader.line_num}: {len(cells)} values "
-                                    f"for {len(keys)} columns")
-                rows.append((reader.line_num, {k: (cells[i].strip() if i < len(cells) else "")
-                                               for i, k in enumerate(keys)}))
-        except csv.Error as exc:
-            raise FillError(f"{path.name} line {reader.line_num}: {exc}") from None
-    return rows
+        table = csvfile.read_table(path, aliases, required_cols)
+        cells = [(csvfile.where(path, n, line, col), r[col])
+                 for n, (line, r) in enumerate(table.rows, start=1)
+                 for col in numeric if r.get(col)]
+        mark = csvfile.decimal_mark(path.name, table.separator, cells)
+    except csvfile.BadInput as exc:
+        raise FillError(str(exc)) from None
+    if warnings is not None:
+        warnings.extend(table.warnings)
+    rows = [(n, line, r) for n, (line, r) in enumerate(table.rows, start=1)]
+    return rows, mark, table.separator
 
 
-def read_links(path) -> list[dict]:
-    """Validated links, canonical names, numbers as numbers, blanks as None."""
+def _aliases(columns, labels) -> dict[str, str]:
+    """Accepted headings: the column keys and the template's own labels for them."""
+    from .csvfile import normalise
+    out = {k: k for k in columns}
+    for key, label in labels:
+        out.setdefault(normalise(label), key)
+    return out
+
+
+def link_aliases() -> dict[str, str]:
+    from .planner import INPUTS
+    return _aliases(LINK_COLUMNS, [(c.key, c.label) for c in INPUTS])
+
+
+def scenario_aliases() -> dict[str, str]:
+    from .planner import SCENARIO_PARAMS
+    return _aliases(SCENARIO_COLUMNS, [(k, label) for k, label, _ in SCENARIO_PARAMS])
+
+
+LINK_NUMBERS = ("size_bytes", "connections", "speed_factor", "load")
+SCENARIO_NUMBERS = ("load_factor", "speed_factor")
+
+
+def read_links(path, warnings: list[str] | None = None) -> list[dict]:
+    """Validated links, canonical names, numbers as numbers, blanks as None. Lines about
+    how the file was read (an encoding fallback) are appended to ``warnings``."""
     from zvmplan import names
+    from .csvfile import where as _at
     from .planner import N_ROWS, TX_WORKLOADS
     path = Path(path)
     out = []
-    for n, (line, raw) in enumerate(_read_csv(path, LINK_COLUMNS, REQUIRED), start=1):
+    rows, mark, sep = _read_csv(path, link_aliases(), REQUIRED, LINK_NUMBERS, warnings)
+    for n, line, raw in rows:
         def where(col):
-            return f"{path.name} row {n} (line {line}), column {col}"
+            return _at(path, n, line, col)
         link = {}
         for col in LINK_COLUMNS:
             text = raw.get(col, "")
@@ -140,9 +167,10 @@ def read_links(path) -> list[dict]:
             elif col in ("transport", "workload", "level"):
                 link[col] = _name(col, text, where(col))
             elif col == "connections":
-                link[col] = _number(text, where(col), whole=True, minimum=1)
+                link[col] = _number(text, where(col), whole=True, minimum=1, mark=mark,
+                                    separator=sep)
             else:
-                link[col] = _number(text, where(col))
+                link[col] = _number(text, where(col), mark=mark, separator=sep)
         if link["workload"] in TX_WORKLOADS and link["connections"] is None:
             raise FillError(f"{where('connections')}: required for {link['workload']} "
                             "(concurrent connections, 1 or more)")
@@ -157,9 +185,10 @@ def read_links(path) -> list[dict]:
     return out
 
 
-def read_scenarios(path) -> list[dict]:
+def read_scenarios(path, warnings: list[str] | None = None) -> list[dict]:
     from .planner import SCENARIO_BLOCKS
     path = Path(path)
+    mark, sep = ".", ","
     if path.suffix.lower() == ".toml":
         import tomllib
         try:
@@ -167,8 +196,8 @@ def read_scenarios(path) -> list[dict]:
                 data = tomllib.load(fh)
         except OSError as exc:
             raise FillError(f"{path}: cannot read ({exc.strerror or exc})") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise FillError(f"{path.name}: {exc}") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise FillError(f"{path.name}: not valid TOML ({exc})") from None
         tables = data.get("scenario")
         if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
             raise FillError(f"{path.name}: expected [[scenario]] tables")
@@ -178,30 +207,33 @@ def read_scenarios(path) -> list[dict]:
                 if k not in SCENARIO_COLUMNS:
                     raise FillError(f"{path.name} scenario {i}, key {k}: unknown; valid: "
                                     f"{', '.join(SCENARIO_COLUMNS)}")
-            raw.append((f"{path.name} scenario {i}", {k: "" if v is None else str(v)
+            raw.append((f"{path.name} scenario {i}", {k: "" if v is None else v
                                                       for k, v in t.items()}))
     else:
-        raw = [(f"{path.name} row {n} (line {line})", r) for n, (line, r) in
-               enumerate(_read_csv(path, SCENARIO_COLUMNS, ("name",)), start=1)]
+        rows, mark, sep = _read_csv(path, scenario_aliases(), ("name",), SCENARIO_NUMBERS,
+                                    warnings)
+        raw = [(f"{path.name} row {n} (line {line})", r) for n, line, r in rows]
     out, seen = [], set()
     for where, r in raw:
         sc = {}
         for col in SCENARIO_COLUMNS:
-            text = str(r.get(col, "")).strip()
+            value = r.get(col, "")
+            text = value.strip() if isinstance(value, str) else value
             w = f"{where}, column {col}" if "row" in where else f"{where}, key {col}"
             if text == "":
                 if col == "name":
                     raise FillError(f"{w}: required, but empty")
                 sc[col] = None
             elif col == "name":
+                text = _scenario_name(text, w)
                 if text in seen:
                     raise FillError(f"{w}: scenario {text!r} given twice")
                 seen.add(text)
                 sc[col] = text
             elif col in ("level", "transport"):
-                sc[col] = _name(col, text, w)
+                sc[col] = _name(col, text if isinstance(text, str) else str(text), w)
             else:
-                sc[col] = _number(text, w)
+                sc[col] = _number(text, w, mark=mark, separator=sep)
         out.append(sc)
     if not out:
         raise FillError(f"{path.name}: no scenarios")
@@ -209,6 +241,19 @@ def read_scenarios(path) -> list[dict]:
         raise FillError(f"{path.name}: {len(out)} scenarios; the template's Scenarios sheet has "
                         f"room for {SCENARIO_BLOCKS}")
     return out
+
+
+def _scenario_name(value, where: str) -> str:
+    """A TOML name is checked here as a CSV cell is in :mod:`.csvfile`."""
+    from .csvfile import BadInput, _text
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        raise FillError(f"{where}: {value!r} is not text")
+    try:
+        return _text(where, value)
+    except BadInput as exc:
+        raise FillError(str(exc)) from None
 
 
 # ------------------------------------------------------------------- cells ----
@@ -244,8 +289,9 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None)
     (nothing written) for a bad file."""
     from . import xlsxio
     template, out = Path(template), Path(out)
-    links = read_links(links_csv)
-    scen = read_scenarios(scenarios) if scenarios is not None else None
+    notes: list[str] = []
+    links = read_links(links_csv, notes)
+    scen = read_scenarios(scenarios, notes) if scenarios is not None else None
     if engines is not None and not (engines > 0 and math.isfinite(engines)):
         raise FillError(f"--engines {engines:g}: must be greater than 0")
     if not template.is_file():
@@ -269,7 +315,7 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None)
     finally:
         Path(tmp).unlink(missing_ok=True)
     rep = FillReport(out, len(links), len(scen) if scen else 0, report)
-    rep.warnings = _warnings(out, links)
+    rep.warnings = notes + _warnings(out, links)
     return rep
 
 
