@@ -4,8 +4,12 @@ column named and nothing written."""
 from __future__ import annotations
 
 import codecs
+import csv
 import hashlib
+import io
+import json
 import zipfile
+from pathlib import Path
 
 import openpyxl
 import pytest
@@ -14,7 +18,7 @@ from openpyxl.utils import get_column_letter as L
 import zvmplan
 from zvmplan import api
 from zvmplan_addin.cli import main as cli
-from zvmplan_workbook import build, fill, planner, xlsxio
+from zvmplan_workbook import build, fill, planner, results, xlsxio
 
 TEMPLATE = build.TEMPLATE
 LINKS = """link,transport,workload,size_bytes,connections,level,speed_factor,load
@@ -348,3 +352,66 @@ def test_scenario_headings_and_decimal_commas(tmp_path):
     assert fill.read_scenarios(_file(tmp_path, text, "s.csv")) == [
         {"name": "high", "load_factor": 1.5, "level": "4.4.0", "transport": None,
          "speed_factor": None}]
+
+
+# ------------------------------------------------------------ the results ----
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+KINDS = (("cp_engines", "cp"), ("virtual_engines", "v"), ("total_engines", "tot"))
+
+
+def _engines(link, kind):
+    return api.cpu_engines(link["transport"], link["workload"], link["size_bytes"],
+                           link["connections"], link["level"], link["speed_factor"],
+                           link["load"], kind)
+
+
+def test_the_example_files_fill(tmp_path, capsys):
+    """examples/links.csv with examples/scenarios.toml fills; ``--format json`` prints
+    every link's engines as the model gives them, and the totals, and nothing else."""
+    out = tmp_path / "plan.xlsx"
+    rc = cli(["fill", str(TEMPLATE), "--links", str(EXAMPLES / "links.csv"), "--scenarios",
+              str(EXAMPLES / "scenarios.toml"), "-o", str(out), "--format", "json"])
+    captured = capsys.readouterr()
+    assert rc == 0, captured.err
+    assert captured.err.startswith(f"wrote {out}: 6 link(s), 3 scenario(s)")
+    doc = json.loads(captured.out)
+    links = fill.read_links(EXAMPLES / "links.csv")
+    assert [d["link"] for d in doc["links"]] == [link["link"] for link in links]
+    for got, link in zip(doc["links"], links):
+        for key, kind in KINDS:
+            assert got[key] == pytest.approx(_engines(link, kind), rel=1e-12), (link, key)
+    # FTP_GET (001) publishes no elapsed time: no rate to check against
+    assert [d["within_measured_rate"] for d in doc["links"]] == ["yes"] * 4 + [None, "yes"]
+    total = sum(_engines(link, "tot") for link in links)
+    assert doc["totals"]["total_engines"] == pytest.approx(total, rel=1e-12)
+    assert doc["totals"]["label"] == "Total of all links"
+
+
+def test_the_scenarios_example_is_the_same_in_csv_and_toml():
+    assert fill.read_scenarios(EXAMPLES / "scenarios.csv") == \
+        fill.read_scenarios(EXAMPLES / "scenarios.toml")
+
+
+def test_results_table_csv_and_calc_totals(filled, tmp_path, capsys):
+    """The table, the CSV and ``zvmplan calc`` all show the totals the workbook caches."""
+    res = results.read(filled)
+    assert [link["link"] for link in res.links] == [c[0] for c in LINKS_CANON]
+    total = sum(api.cpu_engines(*c[1:]) for c in LINKS_CANON)
+    assert res.totals["total_engines"] == pytest.approx(total, rel=1e-12)
+    text = results.table(res)
+    assert all(c[0] in text for c in LINKS_CANON)
+    assert f"Total of all links" in text and f"{total:.3f}" in text
+    assert "more links not shown" in results.table(res, max_rows=2)
+    rows = list(csv.DictReader(io.StringIO(results.to_csv(res))))
+    assert [r["row"] for r in rows] == ["link"] * len(LINKS_CANON) + ["total"]
+    assert float(rows[-1]["total_engines"]) == pytest.approx(total, rel=1e-12)
+    assert cli(["calc", str(filled), "-o", str(tmp_path / "again.xlsx")]) == 0
+    assert f"Planner: {len(LINKS_CANON)} links; total CPU {total:.3f} engines" in \
+        capsys.readouterr().out
+
+
+def test_quiet_fill_prints_nothing(tmp_path, capsys):
+    links = _file(tmp_path, HEADER + "\na,IUCV,STREAM,9000,,,,1\n")
+    assert cli(["fill", str(TEMPLATE), "--links", str(links), "-o", str(tmp_path / "o.xlsx"),
+                "-q"]) == 0
+    assert capsys.readouterr() == ("", "")

@@ -47,6 +47,7 @@ class FillReport:
     scenarios: int
     calc: object = None                          # the engine's CalcReport
     warnings: list[str] = field(default_factory=list)
+    results: object = None                       # results.Results, read from ``out``
 
 
 # ------------------------------------------------------------- validation ----
@@ -284,7 +285,8 @@ def input_cells(links: list[dict], scenarios: list[dict] | None,
 
 
 # -------------------------------------------------------------------- fill ----
-def fill(template, links_csv, out, scenarios=None, engines: float | None = None) -> FillReport:
+def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
+         progress=None) -> FillReport:
     """Validate, write the inputs, recalculate, write ``out``. Raises :class:`FillError`
     (nothing written) for a bad file."""
     from . import xlsxio
@@ -311,29 +313,19 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None)
             raise FillError(f"{template.name}: {exc} (is it a zvmplan template?)") from None
         except (KeyError, OSError, ValueError) as exc:
             raise FillError(f"{template.name}: not a zvmplan template ({exc})") from None
-        report = engine.calc(tmp, out)
+        report = engine.calc(tmp, out, progress=progress)
     finally:
         Path(tmp).unlink(missing_ok=True)
     rep = FillReport(out, len(links), len(scen) if scen else 0, report)
-    rep.warnings = notes + _warnings(out, links)
+    from . import results
+    try:
+        rep.results = results.read(out)
+    except results.ResultsError as exc:
+        notes.append(f"{exc}; no results to show")
+    else:
+        notes.extend(rep.results.errors())
+    rep.warnings = notes
     return rep
-
-
-def _warnings(out: Path, links: list[dict]) -> list[str]:
-    """One line per link whose total CPU is an error, with the reason (Basis column)."""
-    from openpyxl import load_workbook
-    from .planner import BASIS_COL, FIRST_ROW, PLANNER
-    wb = load_workbook(out, data_only=True, read_only=True)
-    ws = wb[PLANNER]
-    msgs = []
-    for i, link in enumerate(links):
-        r = FIRST_ROW + i
-        total = ws[f"O{r}"].value
-        if isinstance(total, str) and total.startswith("#"):
-            why = ws[f"{BASIS_COL}{r}"].value or total
-            msgs.append(f"link {i + 1} ({link['link']}): {why}")
-    wb.close()
-    return msgs
 
 
 # ---------------------------------------------------------------- command ----
@@ -346,23 +338,47 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engines", type=float, metavar="N",
                    help="LPAR engines available (default: the template's)")
     p.add_argument("-o", "--output", required=True, metavar="OUT.xlsx", help="filled workbook")
+    p.add_argument("--format", choices=("table", "csv", "json"), default="table",
+                   help="how to print the per-link results and totals on stdout (csv and "
+                   "json for scripts: nothing else goes to stdout)")
+    p.add_argument("--rows", type=int, default=50, metavar="N",
+                   help="links shown in the table (default 50; 0: all)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="print no results, no progress bar; only warnings and errors")
 
 
 def run(args: argparse.Namespace) -> int:
     import sys
+    from zvmplan_addin.cli import UserError, progress_bar
+    bar = None if args.quiet else progress_bar()
     try:
-        rep = fill(args.template, args.links, args.output, args.scenarios, args.engines)
+        rep = fill(args.template, args.links, args.output, args.scenarios, args.engines,
+                   progress=bar.update if bar else None)
     except FillError as exc:
-        try:
-            from zvmplan_addin.cli import UserError
-        except ImportError:  # pragma: no cover
-            UserError = FillError
         raise UserError(str(exc)) from None
+    finally:
+        if bar:
+            bar.close()
     for w in rep.warnings:
         print(f"zvmplan fill: warning: {w}", file=sys.stderr)
     calc = rep.calc.summary() if hasattr(rep.calc, "summary") else ""
-    print(f"wrote {rep.out}: {rep.links} link(s)"
-          + (f", {rep.scenarios} scenario(s)" if rep.scenarios else "") + (f"; {calc}" if calc else ""))
+    status = (f"wrote {rep.out}: {rep.links} link(s)"
+              + (f", {rep.scenarios} scenario(s)" if rep.scenarios else "")
+              + (f"; {calc}" if calc else ""))
+    if args.quiet:
+        return 0
+    from . import results
+    res = rep.results
+    if args.format == "table":
+        if res is not None:
+            print(results.table(res, args.rows))
+            print()
+        print(status)
+    else:
+        print(status, file=sys.stderr)
+        if res is not None:
+            sys.stdout.write(results.to_csv(res) if args.format == "csv"
+                             else results.to_json(res, calc=calc) + "\n")
     return 0
 
 
