@@ -29,7 +29,7 @@ from typing import Callable
 
 PROG = "zvmplan"
 #: modules that may add subcommands (``fill``, ``export-lite``); missing ones are skipped
-PLUGINS = ("zvmplan_workbook.fill", "zvmplan_addin.export_lite")
+PLUGINS = ("zvmplan_workbook.fill", "zvmplan_workbook.render", "zvmplan_addin.export_lite")
 
 
 class UserError(Exception):

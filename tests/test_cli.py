@@ -316,3 +316,26 @@ def test_quiet_calc_has_no_bar(book, tmp_path, monkeypatch):
     """-q: no progress bar even on a terminal."""
     monkeypatch.setattr(cli, "progress_bar", lambda *a, **k: pytest.fail("bar made with -q"))
     assert cli.main(["calc", str(book), "-o", str(tmp_path / "o.xlsx"), "-q"]) == 0
+
+
+# ----------------------------------------------------------------- render ----
+def test_render_a_sheet_of_the_template(tmp_path, capsys):
+    """``zvmplan render`` prints the named sheet through LibreOffice to a PNG of its first
+    page; an unknown sheet is refused in one line naming the sheets there are."""
+    import shutil
+    from zvmplan_workbook import build
+    if not (shutil.which("soffice") or shutil.which("libreoffice")):
+        pytest.skip("LibreOffice is not installed")
+    pytest.importorskip("pypdfium2")
+    Image = pytest.importorskip("PIL.Image")
+    out = tmp_path / "png"
+    assert cli.main(["render", str(build.TEMPLATE), "-o", str(out), "--sheet", "Planner",
+                     "--dpi", "50"]) == 0
+    png = out / "02_Planner.png"
+    assert capsys.readouterr().out.split() == [str(png)]
+    with Image.open(png) as img:  # one printed page at 50 dpi: 5 to 20 inches a side
+        assert img.format == "PNG" and all(250 <= side <= 1000 for side in img.size), img.size
+        assert sum(1 for n in img.convert("L").histogram() if n) > 10  # not a blank page
+    assert cli.main(["render", str(build.TEMPLATE), "-o", str(out), "--sheet", "Plan"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no sheet 'Plan'; sheets: About, Planner" in err
