@@ -415,3 +415,13 @@ def test_quiet_fill_prints_nothing(tmp_path, capsys):
     assert cli(["fill", str(TEMPLATE), "--links", str(links), "-o", str(tmp_path / "o.xlsx"),
                 "-q"]) == 0
     assert capsys.readouterr() == ("", "")
+
+
+def test_the_readme_shows_the_example_files():
+    """The README's links and scenarios examples are the shipped files, which fill."""
+    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
+    assert "```csv\n" + (EXAMPLES / "links.csv").read_text(encoding="utf-8") + "```" in readme
+    toml = (EXAMPLES / "scenarios.toml").read_text(encoding="utf-8").split("\n\n", 1)[1]
+    assert "```toml\n" + toml + "```" in readme
+    for column in fill.LINK_COLUMNS + fill.SCENARIO_COLUMNS:
+        assert f"| `{column}` |" in readme, column

@@ -5,17 +5,17 @@ into the Scenarios blocks), recalculates headlessly and writes OUT. Every value 
 validated first; on the first bad one a single line names the file, row and column, and
 nothing is written.
 
-links.csv columns (header row required; the first five are required in every row)::
+The links CSV and the scenarios file are documented in the README ("Planning from a
+links file"): columns ``link, transport, workload, size_bytes, connections, level,
+speed_factor, load`` (or the Planner's own headings), ``load`` in MB/s for STREAM,
+FTP_GET and STRG and tx/s for RR and CRR, ``connections`` required for RR and CRR. How a
+file is decoded, split and its numbers read (encodings, ``;`` and decimal commas) is
+:mod:`.csvfile`; names are checked by :mod:`zvmplan.names` (aliases accepted, written
+back canonical). A scenarios file is a CSV or a TOML file of ``[[scenario]]`` tables with
+``name, load_factor, level, transport, speed_factor``; each becomes one Scenarios block.
 
-    link, transport, workload, size_bytes, load, connections, level, speed_factor
-
-``load`` is MB/s for STREAM, FTP_GET and STRG, tx/s for RR and CRR; ``connections`` is
-required for RR and CRR. Names are checked by :mod:`zvmplan.names` (aliases accepted,
-written back canonical).
-
-A scenarios file is a CSV with columns ``name, load_factor, level, transport,
-speed_factor`` or a TOML file of ``[[scenario]]`` tables with the same keys; only
-``name`` is required. Each scenario becomes one block on the Scenarios sheet.
+After the recalculation the answer is read back from OUT (:mod:`.results`) and printed:
+a table, CSV or JSON.
 
 Only the template's input cells (its unlocked cells) are ever written; charts, styles,
 validations and every formula are copied untouched. Keep imports here light: the
