@@ -370,7 +370,8 @@ def test_the_example_files_fill(tmp_path, capsys):
     every link's engines as the model gives them, and the totals, and nothing else."""
     out = tmp_path / "plan.xlsx"
     rc = cli(["fill", str(TEMPLATE), "--links", str(EXAMPLES / "links.csv"), "--scenarios",
-              str(EXAMPLES / "scenarios.toml"), "-o", str(out), "--format", "json"])
+              str(EXAMPLES / "scenarios.toml"), "-o", str(out), "--format", "json",
+              "--engines", "2"])
     captured = capsys.readouterr()
     assert rc == 0, captured.err
     assert captured.err.startswith(f"wrote {out}: 6 link(s), 3 scenario(s)")
@@ -385,6 +386,9 @@ def test_the_example_files_fill(tmp_path, capsys):
     total = sum(_engines(link, "tot") for link in links)
     assert doc["totals"]["total_engines"] == pytest.approx(total, rel=1e-12)
     assert doc["totals"]["label"] == "Total of all links"
+    assert doc["totals"]["share_of_lpar"] == pytest.approx(total / 2, rel=1e-12)
+    assert total > 2  # the example needs more than the 2 engines given: flagged
+    assert doc["attention"] == [f"the links need {total / 2:.1%} of the LPAR's engines"]
 
 
 def test_the_scenarios_example_is_the_same_in_csv_and_toml():
@@ -425,3 +429,26 @@ def test_the_readme_shows_the_example_files():
     assert "```toml\n" + toml + "```" in readme
     for column in fill.LINK_COLUMNS + fill.SCENARIO_COLUMNS:
         assert f"| `{column}` |" in readme, column
+
+
+def test_excel_separator_line_and_a_level_with_a_decimal_comma(tmp_path):
+    """Excel honours (and can write) a first line ``sep=;``; European Excel turns a typed
+    level 4.4 into the number 4,4."""
+    text = "sep=;\n" + HEADER.replace(",", ";") + "\na;OSA_GBE;RR;1492;20;4,4;;5000\n"
+    links = fill.read_links(_file(tmp_path, text))
+    assert (links[0]["level"], links[0]["load"]) == ("4.4.0", 5000)
+    with pytest.raises(fill.FillError, match=r"links.csv line 1: separator '\|'"):
+        fill.read_links(_file(tmp_path, "sep=|\n" + HEADER))
+
+
+def test_attention_lines():
+    """A load above the measured rate (the sheet's rate check says "no") is pointed out."""
+    res = results.Results(Path("x.xlsx"), ["link", "load", "load_unit", "measured_rate",
+                                           "within_measured_rate"])
+    res.links = [{"link": "a", "load": 40, "load_unit": "MB/s", "measured_rate": 33.33,
+                  "within_measured_rate": "no: above it"},
+                 {"link": "b", "load": 5, "load_unit": "MB/s", "measured_rate": 50,
+                  "within_measured_rate": "yes"}]
+    res.totals = {"share_of_lpar": 0.5}
+    assert results.attention(res) == [
+        "link 1 (a): load 40 MB/s is above the measured rate 33.3 MB/s"]

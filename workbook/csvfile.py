@@ -9,7 +9,7 @@ Accepted, and how each is recognised (nothing is guessed silently):
   it. Bytes that are neither, or NUL bytes (UTF-16 without its mark), are refused with
   the line.
 * **Separator.** The one of ``,`` ``;`` tab that splits the header row into known column
-  names. (:class:`csv.Sniffer` guesses from how often characters repeat, and a
+  names, or the one Excel's ``sep=;`` line before the header names. (:class:`csv.Sniffer` guesses from how often characters repeat, and a
   ``;``-separated file full of decimal commas fools it; the header is text we know.)
 * **Decimal mark.** A comma-separated file uses a decimal point (a comma in a number can
   only group thousands: ``1,500``; ``1,5`` is refused as ambiguous). A ``;``- or
@@ -124,7 +124,18 @@ def read_table(path, aliases: dict[str, str], required: tuple[str, ...]) -> Tabl
     if head_i is None:
         raise BadInput(f"{path.name}: empty file; expected a header row with {', '.join(keys)}")
     head_line = head_i + 1
-    sep = _separator(lines[head_i], aliases)
+    hint = re.fullmatch(r'"?sep=(.)"?,*;*', lines[head_i].strip(), re.IGNORECASE)
+    if hint:  # Excel's own separator line ("sep=;"), before the header
+        if hint.group(1) not in SEPARATORS:
+            raise BadInput(f"{path.name} line {head_line}: separator {hint.group(1)!r}; "
+                           "accepted: comma, semicolon, tab")
+        head_i = next((i for i, ln in enumerate(lines) if i > head_i and ln.strip(" \t,;")),
+                      None)
+        if head_i is None:
+            raise BadInput(f"{path.name}: no header row after line {head_line} "
+                           f"({lines[head_line - 1].strip()!r})")
+        head_line = head_i + 1
+    sep = hint.group(1) if hint else _separator(lines[head_i], aliases)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
     rows: list[tuple[int, list[str]]] = []
     try:

@@ -101,6 +101,13 @@ def _name(kind: str, text: str, where: str) -> str:
         raise FillError(f"{where}: {msg}") from None
 
 
+def _level_text(text: str, mark: str) -> str:
+    """A level written with the file's decimal comma ("4,4") as the model reads it."""
+    import re
+    return text.replace(",", ".") if mark == "," and re.fullmatch(r"[0-9]+,[0-9]+", text) \
+        else text
+
+
 def _read_csv(path: Path, aliases: dict[str, str], required_cols: tuple[str, ...],
               numeric: tuple[str, ...], warnings: list[str] | None):
     """Rows of a CSV file as (row, line, {column: text}), and the file's decimal mark
@@ -111,6 +118,10 @@ def _read_csv(path: Path, aliases: dict[str, str], required_cols: tuple[str, ...
         cells = [(csvfile.where(path, n, line, col), r[col])
                  for n, (line, r) in enumerate(table.rows, start=1)
                  for col in numeric if r.get(col)]
+        # a level European Excel turned into a number (4,4) tells the mark too
+        cells += [(csvfile.where(path, n, line, "level"), r["level"])
+                  for n, (line, r) in enumerate(table.rows, start=1)
+                  if "," in r.get("level", "") and csvfile.parse_number(r["level"], ",")]
         mark = csvfile.decimal_mark(path.name, table.separator, cells)
     except csvfile.BadInput as exc:
         raise FillError(str(exc)) from None
@@ -166,7 +177,8 @@ def read_links(path, warnings: list[str] | None = None) -> list[dict]:
             if col == "link":
                 link[col] = text
             elif col in ("transport", "workload", "level"):
-                link[col] = _name(col, text, where(col))
+                link[col] = _name(col, _level_text(text, mark) if col == "level" else text,
+                                  where(col))
             elif col == "connections":
                 link[col] = _number(text, where(col), whole=True, minimum=1, mark=mark,
                                     separator=sep)
@@ -232,7 +244,8 @@ def read_scenarios(path, warnings: list[str] | None = None) -> list[dict]:
                 seen.add(text)
                 sc[col] = text
             elif col in ("level", "transport"):
-                sc[col] = _name(col, text if isinstance(text, str) else str(text), w)
+                text = text if isinstance(text, str) else str(text)
+                sc[col] = _name(col, _level_text(text, mark) if col == "level" else text, w)
             else:
                 sc[col] = _number(text, w, mark=mark, separator=sep)
         out.append(sc)

@@ -61,6 +61,23 @@ class Results:
         return out
 
 
+def attention(res: Results) -> list[str]:
+    """What a planner must look at: loads above the measured rate (the sheet's rate check
+    says "no"), and totals over 100% of the LPAR."""
+    out = []
+    for i, link in enumerate(res.links, start=1):
+        check = link.get("within_measured_rate")
+        if isinstance(check, str) and check.lower().startswith("no"):
+            unit = link.get("load_unit") or ""
+            out.append(f"link {i} ({link['link']}): load {_fmt('load', link.get('load'))} "
+                       f"{unit} is above the measured rate "
+                       f"{_fmt('measured_rate', link.get('measured_rate'))} {unit}")
+    share = res.totals.get("share_of_lpar")
+    if isinstance(share, (int, float)) and not isinstance(share, bool) and share > 1:
+        out.append(f"the links need {_fmt('share_of_lpar', share)} of the LPAR's engines")
+    return out
+
+
 def _is_error(v) -> bool:
     return isinstance(v, str) and v.startswith("#") and (v.endswith(("!", "?")) or v == "#N/A")
 
@@ -150,6 +167,7 @@ def table(res: Results, max_rows: int = 50) -> str:
         lines.append(f"({len(res.links) - len(shown)} more links not shown: --rows 0 shows "
                      "all, --format csv writes them for a script)")
     lines += res.notes
+    lines += [f"attention: {a}" for a in attention(res)]
     return "\n".join(lines)
 
 
@@ -200,5 +218,6 @@ def to_json(res: Results, **extra) -> str:
     doc = {"output": str(res.out), **extra,
            "links": [{k: link.get(k) for k in keys} for link in res.links],
            "totals": {"label": res.total_label, **res.totals, "notes": res.notes}
-           if res.totals else None}
+           if res.totals else None,
+           "attention": attention(res)}
     return json.dumps(doc, indent=2, ensure_ascii=False)
