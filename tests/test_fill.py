@@ -13,6 +13,8 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from openpyxl.utils import get_column_letter as L
 
 import zvmplan
@@ -452,3 +454,27 @@ def test_attention_lines():
     res.totals = {"share_of_lpar": 0.5}
     assert results.attention(res) == [
         "link 1 (a): load 40 MB/s is above the measured rate 33.3 MB/s"]
+
+
+_CELLS = ["", "a", "IUCV", "osa", "RR", "STREAM", "9000", "1,5", "1.500", "4,4", "4.4",
+          '"x,y"', "\x07", "Zürich", "-1", "1e3", "2", "sep=;"]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(head=st.lists(st.sampled_from(list(fill.LINK_COLUMNS) + ["Required load", "", "x"]),
+                     max_size=10),
+       rows=st.lists(st.lists(st.sampled_from(_CELLS), max_size=10), max_size=4),
+       sep=st.sampled_from([",", ";", "\t"]), enc=st.sampled_from(["utf-8", "utf-16", "cp1252"]),
+       junk=st.binary(max_size=8))
+def test_any_file_is_read_or_refused_in_one_line(tmp_path_factory, head, rows, sep, enc, junk):
+    """Whatever the bytes, read_links returns links or raises FillError with one line."""
+    text = "\n".join(sep.join(r) for r in [head, *rows])
+    data = text.encode(enc, errors="replace") + junk
+    path = tmp_path_factory.mktemp("fuzz") / "links.csv"
+    path.write_bytes(data)
+    try:
+        links = fill.read_links(path)
+    except fill.FillError as exc:
+        assert "\n" not in str(exc) and str(exc).startswith("links.csv"), str(exc)
+    else:
+        assert all(link["transport"] in zvmplan.names.TRANSPORTS for link in links)
