@@ -4,6 +4,7 @@ column named and nothing written."""
 from __future__ import annotations
 
 import codecs
+import contextlib
 import csv
 import hashlib
 import io
@@ -70,11 +71,17 @@ def filled(tmp_path_factory):
     (d / "scenarios.toml").write_text(SCENARIOS_TOML, encoding="utf-8")
     before = _sha(TEMPLATE)
     out = d / "planned.xlsx"
-    rc = cli(["fill", str(TEMPLATE), "--links", str(d / "links.csv"), "--scenarios",
-              str(d / "scenarios.toml"), "--engines", "4", "-o", str(out)])
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        rc = cli(["fill", str(TEMPLATE), "--links", str(d / "links.csv"), "--scenarios",
+                  str(d / "scenarios.toml"), "--engines", "4", "-o", str(out)])
     assert rc == 0
     assert _sha(TEMPLATE) == before, "the template must not change"
+    PRINTED["fill"] = printed.getvalue()
     return out
+
+
+PRINTED = {}  # what the fill of the ``filled`` fixture printed on stdout
 
 
 @pytest.fixture(scope="module")
@@ -406,7 +413,8 @@ def test_results_table_csv_and_calc_totals(filled, tmp_path, capsys):
     assert res.totals["total_engines"] == pytest.approx(total, rel=1e-12)
     text = results.table(res)
     assert all(c[0] in text for c in LINKS_CANON)
-    assert f"Total of all links" in text and f"{total:.3f}" in text
+    assert "Total of all links" in text and f"{total:.3f}" in text
+    assert PRINTED["fill"].startswith(text + "\n\nwrote ")  # what `zvmplan fill` showed
     assert "more links not shown" in results.table(res, max_rows=2)
     rows = list(csv.DictReader(io.StringIO(results.to_csv(res))))
     assert [r["row"] for r in rows] == ["link"] * len(LINKS_CANON) + ["total"]

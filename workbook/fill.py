@@ -383,6 +383,10 @@ def run(args: argparse.Namespace) -> int:
     from . import results
     res = rep.results
     if args.format == "table":
+        try:  # a console that cannot show a name shows it escaped, not a traceback
+            sys.stdout.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):  # pragma: no cover - a replaced stdout
+            pass
         if res is not None:
             print(results.table(res, args.rows))
             print()
@@ -390,8 +394,14 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(status, file=sys.stderr)
         if res is not None:
-            sys.stdout.write(results.to_csv(res) if args.format == "csv"
-                             else results.to_json(res, calc=calc) + "\n")
+            text = (results.to_csv(res) if args.format == "csv"
+                    else results.to_json(res, calc=calc, warnings=rep.warnings) + "\n")
+            try:
+                sys.stdout.write(text)
+            except UnicodeEncodeError as exc:
+                raise UserError(f"{rep.out} was written, but stdout ({sys.stdout.encoding}) "
+                                f"cannot show {exc.object[exc.start:exc.end]!r}; set "
+                                "PYTHONIOENCODING=utf-8") from None
     return 0
 
 

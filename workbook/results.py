@@ -220,4 +220,4 @@ def to_json(res: Results, **extra) -> str:
            "totals": {"label": res.total_label, **res.totals, "notes": res.notes}
            if res.totals else None,
            "attention": attention(res)}
-    return json.dumps(doc, indent=2, ensure_ascii=False)
+    return json.dumps(doc, indent=2)  # ASCII: safe on any console or pipe encoding
