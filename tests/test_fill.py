@@ -300,6 +300,12 @@ BAD_FILES = [
      "column size_bytes: '9_000' is not a number"),
     ("full-width digits are no number", HEADER + "\na,IUCV,STREAM,９０００,,,,1\n",
      "column size_bytes: '９０００' is not a number"),
+    ("unclosed quote", HEADER + '\na,IUCV,STREAM,9000,,,,1\n"b,IUCV,STREAM,9000,,,,1\n',
+     "links.csv line 3: a quoted value opened on line 3 or after is never closed"),
+    ("text after a quote", HEADER + '\n"a"b,IUCV,STREAM,9000,,,,1\n',
+     "links.csv line 2: ',' expected after '\"'"),
+    ("a value over the csv module's limit", HEADER + "\n" + "x" * 140_000 + ",IUCV\n",
+     "links.csv line 2: a value longer than 131,072 characters"),
     ("value under no heading", HEADER + ",\na,IUCV,STREAM,9000,,,,1,oops\n",
      "links.csv line 2, column 9: a value ('oops') under no heading"),
 ]

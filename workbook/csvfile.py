@@ -136,7 +136,7 @@ def read_table(path, aliases: dict[str, str], required: tuple[str, ...]) -> Tabl
                            f"({lines[head_line - 1].strip()!r})")
         head_line = head_i + 1
     sep = hint.group(1) if hint else _separator(lines[head_i], aliases)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
     rows: list[tuple[int, list[str]]] = []
     try:
         for cells in reader:
@@ -145,7 +145,10 @@ def read_table(path, aliases: dict[str, str], required: tuple[str, ...]) -> Tabl
             rows.append((reader.line_num, cells))
     except csv.Error as exc:
         msg = str(exc)
-        if "field larger" in msg:
+        if "end of data" in msg or "EOF" in msg:
+            start = rows[-1][0] + 1 if rows else head_line
+            msg = f"a quoted value opened on line {start} or after is never closed"
+        elif "field larger" in msg:
             msg = f"a value longer than {csv.field_size_limit():,} characters (Excel's cell " \
                   f"limit is {MAX_CELL:,})"
         raise BadInput(f"{path.name} line {reader.line_num}: {msg}") from None
