@@ -400,7 +400,7 @@ def test_the_example_files_fill(tmp_path, capsys):
     assert [d["within_measured_rate"] for d in doc["links"]] == ["yes"] * 4 + [None, "yes"]
     total = sum(_engines(link, "tot") for link in links)
     assert doc["totals"]["total_engines"] == pytest.approx(total, rel=1e-12)
-    assert doc["totals"]["label"] == "Total of all links"
+    assert doc["totals"]["label"].startswith("Total of all links")
     assert doc["totals"]["share_of_lpar"] == pytest.approx(total / 2, rel=1e-12)
     assert total > 2  # the example needs more than the 2 engines given: flagged
     assert doc["attention"] == [f"the links need {total / 2:.1%} of the LPAR's engines"]
@@ -419,7 +419,7 @@ def test_results_table_csv_and_calc_totals(filled, tmp_path, capsys):
     assert res.totals["total_engines"] == pytest.approx(total, rel=1e-12)
     text = results.table(res)
     assert all(c[0] in text for c in LINKS_CANON)
-    assert "Total of all links" in text and f"{total:.3f}" in text
+    assert "\nTotal " in text and f"{total:.3f}" in text
     assert PRINTED["fill"].startswith(text + "\n\nwrote ")  # what `zvmplan fill` showed
     assert "more links not shown" in results.table(res, max_rows=2)
     rows = list(csv.DictReader(io.StringIO(results.to_csv(res))))
@@ -492,3 +492,37 @@ def test_any_file_is_read_or_refused_in_one_line(tmp_path_factory, head, rows, s
         assert "\n" not in str(exc) and str(exc).startswith("links.csv"), str(exc)
     else:
         assert all(link["transport"] in zvmplan.names.TRANSPORTS for link in links)
+
+
+def test_results_with_the_totals_above_the_table(tmp_path):
+    """A Planner whose totals row sits above the table (so the table can grow), with a
+    sentence beside the totals and headings carrying their units, is read the same way:
+    columns by their heading text, wherever they are."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Planner"
+    ws["A5"], ws["M5"], ws["N5"], ws["O5"], ws["P5"], ws["Q5"] = (
+        "Total of all links below [engines]", 0.5, 0.25, 1.0, 0.5,
+        "Total CPU counts 2 of 3 links; left out: 1 with no answer (first: c).")
+    ws.append([])
+    for col, head in (("A", "Link"), ("B", "Transport"), ("M", "CP CPU [engines]"),
+                      ("N", "Virtual CPU"), ("O", "Total CPU"), ("P", "Share of LPAR"),
+                      ("U", "In totals")):
+        ws[f"{col}8"] = head
+    for r, (name, t, cp, v, tot, status) in enumerate(
+            [("a", "IUCV", 0.2, 0.1, 0.4, "yes"), ("b", "VCTC", 0.3, 0.15, 0.6, "yes"),
+             ("c", "LCS", "#NUM!", "#NUM!", "#NUM!", "no")], start=10):
+        ws[f"A{r}"], ws[f"B{r}"], ws[f"M{r}"], ws[f"N{r}"], ws[f"O{r}"], ws[f"U{r}"] = \
+            name, t, cp, v, tot, status
+    path = tmp_path / "plan.xlsx"
+    wb.save(path)
+    res = results.read(path)
+    assert [link["link"] for link in res.links] == ["a", "b", "c"]
+    assert [link["in_totals"] for link in res.links] == ["yes", "yes", "no"]
+    assert res.totals == {"cp_engines": 0.5, "virtual_engines": 0.25, "total_engines": 1.0,
+                          "share_of_lpar": 0.5}
+    assert res.notes == ["Total CPU counts 2 of 3 links; left out: 1 with no answer (first: c)."]
+    assert res.errors() == ["link 3 (c): #NUM!"]
+    assert results.totals_lines(res) == [
+        "Planner: 3 links; total CPU 1.000 engines (CP 0.500, virtual 0.250), 50.0% of the "
+        "LPAR", res.notes[0]]

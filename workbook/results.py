@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +31,7 @@ COLUMNS = {
     "share of lpar": ("share_of_lpar", "Share of\nLPAR"),
     "measured rate at this configuration": ("measured_rate", "Measured\nrate"),
     "load within measured rate?": ("within_measured_rate", "Within\nrate?"),
+    "in totals": ("in_totals", "In\ntotals"),
     "basis of the total cpu (zvm_basis)": ("basis", None),  # for warnings; not in the table
 }
 REQUIRED = ("link", "total_engines")
@@ -110,25 +112,31 @@ def read(out, sheet: str = "Planner") -> Results:
     def cell(r, c):
         return r[c] if c < len(r) else None
 
+    def is_total(r):
+        label = cell(r, link_c)
+        return isinstance(label, str) and label.strip().lower().startswith("total") and \
+            (trans_c is None or cell(r, trans_c) in (None, ""))
+
     total_row = None
     for r in rows[head + 1:]:
         label = cell(r, link_c)
         if label in (None, "") or (isinstance(label, str) and label.startswith("[")):
             continue  # empty row, or the units row under the headings
-        if trans_c is not None and cell(r, trans_c) in (None, "") and \
-                isinstance(label, str) and label.lower().startswith("total"):
-            total_row = r
+        if is_total(r):
+            total_row = r  # a totals row under the table ends it
             break
         if trans_c is not None and cell(r, trans_c) in (None, ""):
             continue
         res.links.append({k: cell(r, c) for k, c in where.items()})
+    if total_row is None:  # or the totals sit above the table, so that it can grow
+        total_row = next((r for r in reversed(rows[:head]) if is_total(r)), None)
     if total_row is not None:
-        res.total_label = str(cell(total_row, link_c))
-        res.totals = {k: cell(total_row, c) for k, c in where.items()
-                      if k in ENGINES + ("share_of_lpar",)}
-        used = set(where.values())
-        res.notes = [str(v) for c, v in enumerate(total_row)
-                     if c not in used and isinstance(v, str) and v.strip()]
+        res.total_label = re.sub(r"\s*\[[^\]]*\]$", "", str(cell(total_row, link_c)).strip())
+        value_cols = {c for k, c in where.items() if k in ENGINES + ("share_of_lpar",)}
+        res.totals = {k: cell(total_row, c) for k, c in where.items() if c in value_cols}
+        res.notes = [str(v).strip() for c, v in enumerate(total_row)
+                     if c != link_c and c not in value_cols and isinstance(v, str)
+                     and v.strip()]
     return res
 
 
@@ -154,8 +162,7 @@ def table(res: Results, max_rows: int = 50) -> str:
     shown = res.links if max_rows <= 0 else res.links[:max_rows]
     body = [[_fmt(k, link.get(k)) for k in keys] for link in shown]
     if res.totals:
-        body.append([res.total_label if k == "link" else _fmt(k, res.totals.get(k))
-                     for k in keys])
+        body.append(["Total" if k == "link" else _fmt(k, res.totals.get(k)) for k in keys])
     text = tabulate(body, headers=[_heading(k) for k in keys], tablefmt="simple",
                     disable_numparse=True, maxcolwidths=[32 if k == "link" else None
                                                          for k in keys],
