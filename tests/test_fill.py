@@ -216,6 +216,9 @@ def test_bad_scenarios_are_refused(tmp_path):
     s.write_text('[[scenario]]\nname = "x"\nlevel = "9.9"\n', encoding="utf-8")
     with pytest.raises(fill.FillError, match=r"s.toml scenario 1, key level: unknown z/VM level"):
         fill.read_scenarios(s)
+    s.write_text('[[scenario]]\nname = "x"\nload_factr = 2\n', encoding="utf-8")
+    with pytest.raises(fill.FillError, match="key load_factr: unknown; did you mean load_factor?"):
+        fill.read_scenarios(s)
     s.write_text('[[scenario]]\nname = "x"\n[[scenario]]\nname = "x"\n', encoding="utf-8")
     with pytest.raises(fill.FillError, match="given twice"):
         fill.read_scenarios(s)

@@ -218,8 +218,11 @@ def read_scenarios(path, warnings: list[str] | None = None) -> list[dict]:
         for i, t in enumerate(tables, start=1):
             for k in t:
                 if k not in SCENARIO_COLUMNS:
-                    raise FillError(f"{path.name} scenario {i}, key {k}: unknown; valid: "
-                                    f"{', '.join(SCENARIO_COLUMNS)}")
+                    import difflib
+                    close = difflib.get_close_matches(str(k), SCENARIO_COLUMNS, n=1)
+                    hint = f"did you mean {close[0]}? " if close else ""
+                    raise FillError(f"{path.name} scenario {i}, key {k}: unknown; {hint}"
+                                    f"valid: {', '.join(SCENARIO_COLUMNS)}")
             raw.append((f"{path.name} scenario {i}", {k: "" if v is None else v
                                                       for k, v in t.items()}))
     else:
