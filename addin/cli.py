@@ -31,7 +31,7 @@ import numpy as np
 
 PROG = "zvmplan"
 #: modules that may add subcommands (``fill``, ``export-lite``); missing ones are skipped
-PLUGINS = ("zvmplan_workbook.fill", "zvmplan_addin.export_lite")
+PLUGINS = ("zvmplan_workbook.fill", "zvmplan_workbook.render", "zvmplan_addin.export_lite")
 
 
 class UserError(Exception):
@@ -78,7 +78,7 @@ def _calc(args: argparse.Namespace) -> int:
     except BaseException:
         package.close()
         raise
-    bar = _progress_bar() if not args.quiet else None
+    bar = progress_bar() if not args.quiet else None
     try:
         report = calc(args.input, args.output, in_place=args.in_place,
                       progress=bar.update if bar else None, package=package)
@@ -98,29 +98,68 @@ def _calc(args: argparse.Namespace) -> int:
         if report.full_calc_on_load:
             print("  the file asks Excel to recalculate on open (some values could not be "
                   "computed here)")
+        for line in _plan_totals(report.out_path):
+            print(f"  {line}")
     return 0
 
 
+def _plan_totals(path) -> list[str]:
+    """For a zvmplan plan (a workbook with the Planner table): its totals, in a line."""
+    try:
+        from zvmplan_workbook import results
+    except ImportError:  # pragma: no cover - the workbook package is not installed
+        return []
+    try:
+        res = results.read(path)
+    except (results.ResultsError, OSError, KeyError, ValueError):
+        return []  # not a plan: the counts above are all there is
+    return results.totals_lines(res)
+
+
 class _Bar:
-    def __init__(self):
-        self.bar = None
+    """A tqdm bar fed by the engine's ``progress(done, total)``. Nothing is drawn for the
+    first ``delay`` seconds, so a quick recalculation stays silent; after that a thread
+    redraws it twice a second, so the elapsed time moves even while the engine reads,
+    compiles, or evaluates a long column without reporting."""
+
+    def __init__(self, stream, delay: float):
+        import threading
+        from tqdm import tqdm
+        self.bar = tqdm(total=None, unit="cell", desc="calc", leave=False, file=stream,
+                        delay=delay, dynamic_ncols=True)
+        self._stop = threading.Event()
+        self._drawn = False
+        self._thread = threading.Thread(target=self._tick, args=(delay,), daemon=True)
+        self._thread.start()
+
+    def _tick(self, delay: float) -> None:
+        if self._stop.wait(delay):
+            return
+        while not self._stop.wait(0.5):
+            self.bar.refresh()
+            self._drawn = True
 
     def update(self, done: int, total: int) -> None:
-        if self.bar is None:
-            from tqdm import tqdm
-            self.bar = tqdm(total=total, unit="cell", desc="calc", leave=False)
         self.bar.total = total
         self.bar.update(done - self.bar.n)
 
     def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
+        self._stop.set()
+        self._thread.join()
+        if self._drawn:  # tqdm clears only what its own update() drew
+            self.bar.clear()
+        self.bar.close()
 
 
-def _progress_bar():
-    """A progress bar on an interactive terminal only."""
+#: seconds a recalculation runs before its progress bar appears
+PROGRESS_DELAY = 2.0
+
+
+def progress_bar(stream=None, delay: float = PROGRESS_DELAY) -> _Bar | None:
+    """A progress bar on ``stream`` (stderr) if it is an interactive terminal, else None."""
+    stream = sys.stderr if stream is None else stream
     try:
-        return _Bar() if sys.stderr.isatty() else None
+        return _Bar(stream, delay) if stream.isatty() else None
     except (AttributeError, ValueError):
         return None
 
@@ -254,6 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, description="Capacity planning for z/VM networking: recalculate "
         "workbooks, evaluate and list the worksheet functions.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for command in COMMANDS.values():
@@ -261,6 +301,14 @@ def build_parser() -> argparse.ArgumentParser:
         command.configure(p)
         p.set_defaults(_run=command.run)
     return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("zvmplan")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "(not installed)"
 
 
 def main(argv: list[str] | None = None) -> int:

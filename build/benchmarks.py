@@ -19,7 +19,10 @@ Measured:
 * ``zvmplan eval`` start-to-answer and ``zvmplan calc`` on the template (subprocesses);
 * a generated N-row planner workbook with zvmplan formulas, and the same workbook with
   builtin-only formulas of the same shape (same cells referenced): the time ratio is the
-  cost of our functions inside the engine; peak memory of each child process.
+  cost of our functions inside the engine; peak memory of each child process;
+* ``zvmplan fill`` of the template with 1,000 and 10,000 links (``examples/links.csv``
+  repeated), as a planner runs it (the results table printed): time and peak memory of
+  the child process.
 
 Targets: template <= 2 s; 10,000 rows <= 5 s and <= 400 MB; a zvmplan cell <= 1.2x a builtin
 cell; model scalar call <= 5 us; eval <= 0.5 s. What is not available yet (no ``zvmplan``
@@ -256,6 +259,38 @@ def bench_workbooks(cmd, rows, tmp):
                per_b > 0 and per_z / per_b <= 1.2)
 
 
+FILL_LINKS = (1_000, 10_000)
+
+
+def make_links(path, n):
+    """``n`` links: the rows of examples/links.csv in turn, each with its own name."""
+    lines = (REPO / "examples" / "links.csv").read_text(encoding="utf-8").splitlines()
+    header, rows = lines[0], [ln.split(",", 1)[1] for ln in lines[1:] if ln.strip()]
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(header + "\n")
+        for i in range(n):
+            fh.write(f"link {i + 1},{rows[i % len(rows)]}\n")
+
+
+def bench_fill(cmd, tmp, sizes=FILL_LINKS):
+    if cmd is None or not TEMPLATE.exists():
+        report("fill", "zvmplan fill", "n/a: no `zvmplan` command or no template yet")
+        return
+    for n in sizes:
+        links = Path(tmp) / f"links_{n}.csv"
+        make_links(links, n)
+        r = measure_child(cmd + ["fill", str(TEMPLATE), "--links", str(links), "-o",
+                                 str(Path(tmp) / f"filled_{n}.xlsx")])
+        if r["rc"] != 0:
+            why = r["stderr"].strip().splitlines()[-1] if r["stderr"].strip() else ""
+            status = ("not supported yet (" + why.rsplit("; ", 1)[-1] + ")" if "room for" in why
+                      else f"FAILED rc={r['rc']}: {why[-120:]}")
+            report("fill", f"{n:,} links [s]", status)
+            continue
+        report("fill", f"{n:,} links [s]", f"{r['seconds']:.2f}")
+        report("fill", f"{n:,} links: peak memory [MB]", f"{r['peak_mb']:.0f}")
+
+
 def bench_formulas_baseline(rows, tmp):
     """The bare formulas library on the builtin-only planner: the floor of a formulas engine."""
     path = Path(tmp) / f"plan_{rows}_builtin.xlsx"
@@ -302,8 +337,15 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-engine", action="store_true", help="model and registry only")
     parser.add_argument("--xlsx-rows", type=int, default=100_000,
                         help="rows of the sheet part for the xlsx layer (default 100,000)")
+    parser.add_argument("--fill-only", action="store_true",
+                        help="only the zvmplan fill measurements")
     args = parser.parse_args(argv)
     print(f"zvmplan benchmarks: Python {sys.version.split()[0]}, {os.cpu_count()} cpu(s)\n")
+    if args.fill_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            bench_fill(zvmplan_command()[0], tmp)
+        print_table()
+        return 0
     bench_model()
     bench_xlsx_layer(args.xlsx_rows)
     if not args.skip_engine:
@@ -313,6 +355,7 @@ def main(argv=None) -> int:
         bench_eval(cmd, how)
         with tempfile.TemporaryDirectory() as tmp:
             bench_workbooks(cmd, args.rows, tmp)
+            bench_fill(cmd, tmp)
             if args.formulas_baseline:
                 bench_formulas_baseline(args.rows, tmp)
     print_table()

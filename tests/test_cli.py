@@ -273,3 +273,69 @@ def test_formula_errors_make_no_noise_on_stderr(tmp_path):
     assert "not implemented by the engine: NOSUCH" in stdout
     rc, stdout, stderr = run_cli("eval", "=NOSUCH(1)")
     assert rc == 1 and stderr == "" and stdout.startswith("#NAME?")
+
+
+# ---------------------------------------------------- version, progress bar ----
+def test_version(capsys):
+    from importlib.metadata import version
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"zvmplan {version('zvmplan')}"
+
+
+class _Terminal(__import__("io").StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_bar_shows_on_a_terminal_only():
+    """No bar when stderr is a pipe or a file; on a terminal the engine's progress calls
+    draw one (here with no delay)."""
+    assert cli.progress_bar(__import__("io").StringIO()) is None
+    term = _Terminal()
+    bar = cli.progress_bar(term, delay=0)
+    assert "calc: " in term.getvalue()  # drawn at once with no delay
+    for done in (256, 512, 700):
+        bar.update(done, 700)
+    assert (bar.bar.n, bar.bar.total) == (700, 700)
+    bar.close()
+
+
+def test_progress_bar_waits_before_it_shows():
+    """A recalculation that ends before the delay (2 s by default) leaves the terminal clean."""
+    assert cli.PROGRESS_DELAY == 2.0
+    term = _Terminal()
+    bar = cli.progress_bar(term)
+    bar.update(256, 700)
+    bar.close()
+    assert term.getvalue() == ""
+
+
+def test_quiet_calc_has_no_bar(book, tmp_path, monkeypatch):
+    """-q: no progress bar even on a terminal."""
+    monkeypatch.setattr(cli, "progress_bar", lambda *a, **k: pytest.fail("bar made with -q"))
+    assert cli.main(["calc", str(book), "-o", str(tmp_path / "o.xlsx"), "-q"]) == 0
+
+
+# ----------------------------------------------------------------- render ----
+def test_render_a_sheet_of_the_template(tmp_path, capsys):
+    """``zvmplan render`` prints the named sheet through LibreOffice to a PNG of its first
+    page; an unknown sheet is refused in one line naming the sheets there are."""
+    import shutil
+    from zvmplan_workbook import build
+    if not (shutil.which("soffice") or shutil.which("libreoffice")):
+        pytest.skip("LibreOffice is not installed")
+    pytest.importorskip("pypdfium2")
+    Image = pytest.importorskip("PIL.Image")
+    out = tmp_path / "png"
+    assert cli.main(["render", str(build.TEMPLATE), "-o", str(out), "--sheet", "Planner",
+                     "--dpi", "50"]) == 0
+    png = out / "02_Planner.png"
+    assert capsys.readouterr().out.split() == [str(png)]
+    with Image.open(png) as img:  # one printed page at 50 dpi: 5 to 20 inches a side
+        assert img.format == "PNG" and all(250 <= side <= 1000 for side in img.size), img.size
+        assert sum(1 for n in img.convert("L").histogram() if n) > 10  # not a blank page
+    assert cli.main(["render", str(build.TEMPLATE), "-o", str(out), "--sheet", "Plan"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no sheet 'Plan'; sheets: About, Planner" in err

@@ -5,17 +5,17 @@ into the Scenarios blocks), recalculates headlessly and writes OUT. Every value 
 validated first; on the first bad one a single line names the file, row and column, and
 nothing is written.
 
-links.csv columns (header row required; the first five are required in every row)::
+The links CSV and the scenarios file are documented in the README ("Planning from a
+links file"): columns ``link, transport, workload, size_bytes, connections, level,
+speed_factor, load`` (or the Planner's own headings), ``load`` in MB/s for STREAM,
+FTP_GET and STRG and tx/s for RR and CRR, ``connections`` required for RR and CRR. How a
+file is decoded, split and its numbers read (encodings, ``;`` and decimal commas) is
+:mod:`.csvfile`; names are checked by :mod:`zvmplan.names` (aliases accepted, written
+back canonical). A scenarios file is a CSV or a TOML file of ``[[scenario]]`` tables with
+``name, load_factor, level, transport, speed_factor``; each becomes one Scenarios block.
 
-    link, transport, workload, size_bytes, load, connections, level, speed_factor
-
-``load`` is MB/s for STREAM, FTP_GET and STRG, tx/s for RR and CRR; ``connections`` is
-required for RR and CRR. Names are checked by :mod:`zvmplan.names` (aliases accepted,
-written back canonical).
-
-A scenarios file is a CSV with columns ``name, load_factor, level, transport,
-speed_factor`` or a TOML file of ``[[scenario]]`` tables with the same keys; only
-``name`` is required. Each scenario becomes one block on the Scenarios sheet.
+After the recalculation the answer is read back from OUT (:mod:`.results`) and printed:
+a table, CSV or JSON.
 
 Only the template's input cells (its unlocked cells) are ever written; charts, styles,
 validations and every formula are copied untouched. Keep imports here light: the
@@ -24,7 +24,6 @@ command line imports this module at start-up.
 from __future__ import annotations
 
 import argparse
-import csv
 import math
 import os
 import tempfile
@@ -48,19 +47,23 @@ class FillReport:
     scenarios: int
     calc: object = None                          # the engine's CalcReport
     warnings: list[str] = field(default_factory=list)
+    results: object = None                       # results.Results, read from ``out``
 
 
 # ------------------------------------------------------------- validation ----
-def _where(path: Path, row: int, column: str) -> str:
-    # row counts data rows from 1; the header is line 1 of the file
-    return f"{path.name} row {row} (line {row + 1}), column {column}"
-
-
-def _number(text: str, where: str, *, whole: bool = False, minimum: float | None = None) -> float:
-    try:
-        value = float(text.replace(",", "")) if isinstance(text, str) else float(text)
-    except (TypeError, ValueError):
-        raise FillError(f"{where}: {text!r} is not a number") from None
+def _number(text, where: str, *, whole: bool = False, minimum: float | None = None,
+            mark: str = ".", separator: str = ",") -> float:
+    """``text`` (a CSV cell, or a TOML value) as a number; ``mark`` is the file's decimal
+    mark (:func:`csvfile.decimal_mark`)."""
+    from .csvfile import number_error, parse_number
+    if isinstance(text, str):
+        value = parse_number(text, mark)
+        if value is None:
+            raise FillError(f"{where}: {number_error(text, mark, separator)}")
+    elif isinstance(text, (int, float)) and not isinstance(text, bool):
+        value = float(text)
+    else:
+        raise FillError(f"{where}: {text!r} is not a number")
     if not math.isfinite(value):
         raise FillError(f"{where}: {text!r} is not a finite number")
     if whole and value != int(value):
@@ -72,61 +75,97 @@ def _number(text: str, where: str, *, whole: bool = False, minimum: float | None
     return int(value) if whole else value
 
 
+def _choices(kind: str) -> dict[str, str]:
+    """Every spelling :mod:`zvmplan.names` accepts for ``kind`` -> its canonical name."""
+    from zvmplan import names
+    if kind == "level":
+        return {lv: lv for lv in names.LEVELS}
+    table = {"transport": names.TRANSPORTS, "workload": names.WORKLOADS}[kind]
+    return {a: n for n, item in table.items() for a in (n, *item.aliases)}
+
+
 def _name(kind: str, text: str, where: str) -> str:
     from zvmplan import names
     from zvmplan.errors import ZvmplanError
     try:
         return getattr(names, kind)(text)
     except ZvmplanError as exc:
-        raise FillError(f"{where}: {exc}") from None
+        msg = str(exc)
+        if "did you mean" not in msg.lower():  # the model's message may suggest already
+            import difflib
+            choices = _choices(kind)
+            key = text.strip().upper().replace("-", "_").replace(" ", "_")
+            close = difflib.get_close_matches(key, list(choices), n=1, cutoff=0.6)
+            if close:
+                msg += f"; did you mean {choices[close[0]]}?"
+        raise FillError(f"{where}: {msg}") from None
 
 
-def _read_csv(path: Path, columns: tuple[str, ...], required_cols: tuple[str, ...]):
+def _level_text(text: str, mark: str) -> str:
+    """A level written with the file's decimal comma ("4,4") as the model reads it."""
+    import re
+    return text.replace(",", ".") if mark == "," and re.fullmatch(r"[0-9]+,[0-9]+", text) \
+        else text
+
+
+def _read_csv(path: Path, aliases: dict[str, str], required_cols: tuple[str, ...],
+              numeric: tuple[str, ...], warnings: list[str] | None):
+    """Rows of a CSV file as (row, line, {column: text}), and the file's decimal mark
+    and separator; ``aliases`` maps accepted headings to columns (see :mod:`.csvfile`)."""
+    from . import csvfile
     try:
-        fh = path.open(newline="", encoding="utf-8-sig")
-    except OSError as exc:
-        raise FillError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    with fh:
-        reader = csv.reader(fh)
-        try:
-            header = next(reader)
-        except StopIteration:
-            raise FillError(f"{path.name}: empty file; expected a header row with "
-                            f"{', '.join(columns)}") from None
-        except csv.Error as exc:
-            raise FillError(f"{path.name} line 1: {exc}") from None
-        keys = [h.strip().lower() for h in header]
-        for i, k in enumerate(keys):
-            if k not in columns:
-                raise FillError(f"{path.name} line 1, column {i + 1}: unknown column {header[i]!r}; "
-                                f"valid: {', '.join(columns)}")
-        missing = [c for c in required_cols if c not in keys]
-        if missing:
-            raise FillError(f"{path.name} line 1: missing column(s) {', '.join(missing)}")
-        rows = []
-        try:
-            for cells in reader:
-                if not any(c.strip() for c in cells):
-                    continue
-                if len(cells) > len(keys):
-                    raise FillError(f"{path.name} line {reader.line_num}: {len(cells)} values "
-                                    f"for {len(keys)} columns")
-                rows.append((reader.line_num, {k: (cells[i].strip() if i < len(cells) else "")
-                                               for i, k in enumerate(keys)}))
-        except csv.Error as exc:
-            raise FillError(f"{path.name} line {reader.line_num}: {exc}") from None
-    return rows
+        table = csvfile.read_table(path, aliases, required_cols)
+        cells = [(csvfile.where(path, n, line, col), r[col])
+                 for n, (line, r) in enumerate(table.rows, start=1)
+                 for col in numeric if r.get(col)]
+        # a level European Excel turned into a number (4,4) tells the mark too
+        cells += [(csvfile.where(path, n, line, "level"), r["level"])
+                  for n, (line, r) in enumerate(table.rows, start=1)
+                  if "," in r.get("level", "") and csvfile.parse_number(r["level"], ",")]
+        mark = csvfile.decimal_mark(path.name, table.separator, cells)
+    except csvfile.BadInput as exc:
+        raise FillError(str(exc)) from None
+    if warnings is not None:
+        warnings.extend(table.warnings)
+    rows = [(n, line, r) for n, (line, r) in enumerate(table.rows, start=1)]
+    return rows, mark, table.separator
 
 
-def read_links(path) -> list[dict]:
-    """Validated links, canonical names, numbers as numbers, blanks as None."""
+def _aliases(columns, labels) -> dict[str, str]:
+    """Accepted headings: the column keys and the template's own labels for them."""
+    from .csvfile import normalise
+    out = {k: k for k in columns}
+    for key, label in labels:
+        out.setdefault(normalise(label), key)
+    return out
+
+
+def link_aliases() -> dict[str, str]:
+    from .planner import INPUTS
+    return _aliases(LINK_COLUMNS, [(c.key, c.label) for c in INPUTS])
+
+
+def scenario_aliases() -> dict[str, str]:
+    from .planner import SCENARIO_PARAMS
+    return _aliases(SCENARIO_COLUMNS, [(k, label) for k, label, _ in SCENARIO_PARAMS])
+
+
+LINK_NUMBERS = ("size_bytes", "connections", "speed_factor", "load")
+SCENARIO_NUMBERS = ("load_factor", "speed_factor")
+
+
+def read_links(path, warnings: list[str] | None = None) -> list[dict]:
+    """Validated links, canonical names, numbers as numbers, blanks as None. Lines about
+    how the file was read (an encoding fallback) are appended to ``warnings``."""
     from zvmplan import names
+    from .csvfile import where as _at
     from .planner import N_ROWS, TX_WORKLOADS
     path = Path(path)
     out = []
-    for n, (line, raw) in enumerate(_read_csv(path, LINK_COLUMNS, REQUIRED), start=1):
+    rows, mark, sep = _read_csv(path, link_aliases(), REQUIRED, LINK_NUMBERS, warnings)
+    for n, line, raw in rows:
         def where(col):
-            return f"{path.name} row {n} (line {line}), column {col}"
+            return _at(path, n, line, col)
         link = {}
         for col in LINK_COLUMNS:
             text = raw.get(col, "")
@@ -138,11 +177,13 @@ def read_links(path) -> list[dict]:
             if col == "link":
                 link[col] = text
             elif col in ("transport", "workload", "level"):
-                link[col] = _name(col, text, where(col))
+                link[col] = _name(col, _level_text(text, mark) if col == "level" else text,
+                                  where(col))
             elif col == "connections":
-                link[col] = _number(text, where(col), whole=True, minimum=1)
+                link[col] = _number(text, where(col), whole=True, minimum=1, mark=mark,
+                                    separator=sep)
             else:
-                link[col] = _number(text, where(col))
+                link[col] = _number(text, where(col), mark=mark, separator=sep)
         if link["workload"] in TX_WORKLOADS and link["connections"] is None:
             raise FillError(f"{where('connections')}: required for {link['workload']} "
                             "(concurrent connections, 1 or more)")
@@ -157,9 +198,10 @@ def read_links(path) -> list[dict]:
     return out
 
 
-def read_scenarios(path) -> list[dict]:
+def read_scenarios(path, warnings: list[str] | None = None) -> list[dict]:
     from .planner import SCENARIO_BLOCKS
     path = Path(path)
+    mark, sep = ".", ","
     if path.suffix.lower() == ".toml":
         import tomllib
         try:
@@ -167,8 +209,8 @@ def read_scenarios(path) -> list[dict]:
                 data = tomllib.load(fh)
         except OSError as exc:
             raise FillError(f"{path}: cannot read ({exc.strerror or exc})") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise FillError(f"{path.name}: {exc}") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise FillError(f"{path.name}: not valid TOML ({exc})") from None
         tables = data.get("scenario")
         if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
             raise FillError(f"{path.name}: expected [[scenario]] tables")
@@ -176,32 +218,39 @@ def read_scenarios(path) -> list[dict]:
         for i, t in enumerate(tables, start=1):
             for k in t:
                 if k not in SCENARIO_COLUMNS:
-                    raise FillError(f"{path.name} scenario {i}, key {k}: unknown; valid: "
-                                    f"{', '.join(SCENARIO_COLUMNS)}")
-            raw.append((f"{path.name} scenario {i}", {k: "" if v is None else str(v)
+                    import difflib
+                    close = difflib.get_close_matches(str(k), SCENARIO_COLUMNS, n=1)
+                    hint = f"did you mean {close[0]}? " if close else ""
+                    raise FillError(f"{path.name} scenario {i}, key {k}: unknown; {hint}"
+                                    f"valid: {', '.join(SCENARIO_COLUMNS)}")
+            raw.append((f"{path.name} scenario {i}", {k: "" if v is None else v
                                                       for k, v in t.items()}))
     else:
-        raw = [(f"{path.name} row {n} (line {line})", r) for n, (line, r) in
-               enumerate(_read_csv(path, SCENARIO_COLUMNS, ("name",)), start=1)]
+        rows, mark, sep = _read_csv(path, scenario_aliases(), ("name",), SCENARIO_NUMBERS,
+                                    warnings)
+        raw = [(f"{path.name} row {n} (line {line})", r) for n, line, r in rows]
     out, seen = [], set()
     for where, r in raw:
         sc = {}
         for col in SCENARIO_COLUMNS:
-            text = str(r.get(col, "")).strip()
+            value = r.get(col, "")
+            text = value.strip() if isinstance(value, str) else value
             w = f"{where}, column {col}" if "row" in where else f"{where}, key {col}"
             if text == "":
                 if col == "name":
                     raise FillError(f"{w}: required, but empty")
                 sc[col] = None
             elif col == "name":
+                text = _scenario_name(text, w)
                 if text in seen:
                     raise FillError(f"{w}: scenario {text!r} given twice")
                 seen.add(text)
                 sc[col] = text
             elif col in ("level", "transport"):
-                sc[col] = _name(col, text, w)
+                text = text if isinstance(text, str) else str(text)
+                sc[col] = _name(col, _level_text(text, mark) if col == "level" else text, w)
             else:
-                sc[col] = _number(text, w)
+                sc[col] = _number(text, w, mark=mark, separator=sep)
         out.append(sc)
     if not out:
         raise FillError(f"{path.name}: no scenarios")
@@ -209,6 +258,19 @@ def read_scenarios(path) -> list[dict]:
         raise FillError(f"{path.name}: {len(out)} scenarios; the template's Scenarios sheet has "
                         f"room for {SCENARIO_BLOCKS}")
     return out
+
+
+def _scenario_name(value, where: str) -> str:
+    """A TOML name is checked here as a CSV cell is in :mod:`.csvfile`."""
+    from .csvfile import BadInput, _text
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        raise FillError(f"{where}: {value!r} is not text")
+    try:
+        return _text(where, value)
+    except BadInput as exc:
+        raise FillError(str(exc)) from None
 
 
 # ------------------------------------------------------------------- cells ----
@@ -239,13 +301,15 @@ def input_cells(links: list[dict], scenarios: list[dict] | None,
 
 
 # -------------------------------------------------------------------- fill ----
-def fill(template, links_csv, out, scenarios=None, engines: float | None = None) -> FillReport:
+def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
+         progress=None) -> FillReport:
     """Validate, write the inputs, recalculate, write ``out``. Raises :class:`FillError`
     (nothing written) for a bad file."""
     from . import xlsxio
     template, out = Path(template), Path(out)
-    links = read_links(links_csv)
-    scen = read_scenarios(scenarios) if scenarios is not None else None
+    notes: list[str] = []
+    links = read_links(links_csv, notes)
+    scen = read_scenarios(scenarios, notes) if scenarios is not None else None
     if engines is not None and not (engines > 0 and math.isfinite(engines)):
         raise FillError(f"--engines {engines:g}: must be greater than 0")
     if not template.is_file():
@@ -265,29 +329,19 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None)
             raise FillError(f"{template.name}: {exc} (is it a zvmplan template?)") from None
         except (KeyError, OSError, ValueError) as exc:
             raise FillError(f"{template.name}: not a zvmplan template ({exc})") from None
-        report = engine.calc(tmp, out)
+        report = engine.calc(tmp, out, progress=progress)
     finally:
         Path(tmp).unlink(missing_ok=True)
     rep = FillReport(out, len(links), len(scen) if scen else 0, report)
-    rep.warnings = _warnings(out, links)
+    from . import results
+    try:
+        rep.results = results.read(out)
+    except results.ResultsError as exc:
+        notes.append(f"{exc}; no results to show")
+    else:
+        notes.extend(rep.results.errors())
+    rep.warnings = notes
     return rep
-
-
-def _warnings(out: Path, links: list[dict]) -> list[str]:
-    """One line per link whose total CPU is an error, with the reason (Basis column)."""
-    from openpyxl import load_workbook
-    from .planner import BASIS_COL, FIRST_ROW, PLANNER
-    wb = load_workbook(out, data_only=True, read_only=True)
-    ws = wb[PLANNER]
-    msgs = []
-    for i, link in enumerate(links):
-        r = FIRST_ROW + i
-        total = ws[f"O{r}"].value
-        if isinstance(total, str) and total.startswith("#"):
-            why = ws[f"{BASIS_COL}{r}"].value or total
-            msgs.append(f"link {i + 1} ({link['link']}): {why}")
-    wb.close()
-    return msgs
 
 
 # ---------------------------------------------------------------- command ----
@@ -300,23 +354,57 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engines", type=float, metavar="N",
                    help="LPAR engines available (default: the template's)")
     p.add_argument("-o", "--output", required=True, metavar="OUT.xlsx", help="filled workbook")
+    p.add_argument("--format", choices=("table", "csv", "json"), default="table",
+                   help="how to print the per-link results and totals on stdout (csv and "
+                   "json for scripts: nothing else goes to stdout)")
+    p.add_argument("--rows", type=int, default=50, metavar="N",
+                   help="links shown in the table (default 50; 0: all)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="print no results, no progress bar; only warnings and errors")
 
 
 def run(args: argparse.Namespace) -> int:
     import sys
+    from zvmplan_addin.cli import UserError, progress_bar
+    bar = None if args.quiet else progress_bar()
     try:
-        rep = fill(args.template, args.links, args.output, args.scenarios, args.engines)
+        rep = fill(args.template, args.links, args.output, args.scenarios, args.engines,
+                   progress=bar.update if bar else None)
     except FillError as exc:
-        try:
-            from zvmplan_addin.cli import UserError
-        except ImportError:  # pragma: no cover
-            UserError = FillError
         raise UserError(str(exc)) from None
+    finally:
+        if bar:
+            bar.close()
     for w in rep.warnings:
         print(f"zvmplan fill: warning: {w}", file=sys.stderr)
     calc = rep.calc.summary() if hasattr(rep.calc, "summary") else ""
-    print(f"wrote {rep.out}: {rep.links} link(s)"
-          + (f", {rep.scenarios} scenario(s)" if rep.scenarios else "") + (f"; {calc}" if calc else ""))
+    status = (f"wrote {rep.out}: {rep.links} link(s)"
+              + (f", {rep.scenarios} scenario(s)" if rep.scenarios else "")
+              + (f"; {calc}" if calc else ""))
+    if args.quiet:
+        return 0
+    from . import results
+    res = rep.results
+    if args.format == "table":
+        try:  # a console that cannot show a name shows it escaped, not a traceback
+            sys.stdout.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):  # pragma: no cover - a replaced stdout
+            pass
+        if res is not None:
+            print(results.table(res, args.rows))
+            print()
+        print(status)
+    else:
+        print(status, file=sys.stderr)
+        if res is not None:
+            text = (results.to_csv(res) if args.format == "csv"
+                    else results.to_json(res, calc=calc, warnings=rep.warnings) + "\n")
+            try:
+                sys.stdout.write(text)
+            except UnicodeEncodeError as exc:
+                raise UserError(f"{rep.out} was written, but stdout ({sys.stdout.encoding}) "
+                                f"cannot show {exc.object[exc.start:exc.end]!r}; set "
+                                "PYTHONIOENCODING=utf-8") from None
     return 0
 
 
