@@ -71,9 +71,13 @@ def _calc(args: argparse.Namespace) -> int:
         raise UserError("give -o OUT.xlsx, or --in-place to overwrite the input")
     if args.in_place and args.output:
         raise UserError("give either -o OUT.xlsx or --in-place, not both")
+    from .xlsx import check_output_name, target_of
     from .xlsxio import safe_open_xlsx
     package = safe_open_xlsx(args.input)  # refuse a bad file before loading the engine
     try:
+        out = args.input if args.in_place else args.output
+        check_output_name(package, out)   # and a bad OUT before spending a recalculation
+        target_of(out)
         from .engine import calc
     except BaseException:
         package.close()

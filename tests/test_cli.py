@@ -73,6 +73,24 @@ def test_calc_in_place(book):
     assert openpyxl.load_workbook(book, data_only=True)["Plan"]["B1"].value == 42
 
 
+@pytest.mark.parametrize("out", ["out.xlsm", "a_directory"])
+def test_calc_refuses_a_bad_output_before_recalculating(book, tmp_path, capsys, monkeypatch,
+                                                        out):
+    """A refused OUT (a macro-enabled name for a plain workbook, a directory) is refused
+    before the engine runs: one line, nothing written, no recalculation spent."""
+    import zvmplan_addin.engine as engine
+
+    def engine_ran(*a, **k):
+        raise AssertionError("the engine ran before OUT was checked")
+    monkeypatch.setattr(engine, "calc", engine_ran)
+    (tmp_path / "a_directory").mkdir()
+    assert cli.main(["calc", str(book), "-o", str(tmp_path / out)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and out in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_directory"] + (
+        [book.name] if book.parent == tmp_path else [])
+
+
 def test_calc_needs_an_output(book, capsys):
     assert cli.main(["calc", str(book)]) == 1
     err = capsys.readouterr().err
