@@ -1,0 +1,149 @@
+"""Stage 4, order: evaluate every node after the formula cells it reads. A depth-first
+walk from each node to the formula cells inside its input ranges (a per-column index of
+formula rows, so a range costs a binary search, not a scan); a node met again while it
+is still open is on a circular reference."""
+from __future__ import annotations
+
+import numpy as np
+
+PENDING, ACTIVE, DONE = 0, 1, 2
+NO_IDS = np.empty(0, dtype=np.int64)
+
+
+class Order:
+    """Dependency order (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`)."""
+
+    def _build_index(self):
+        """Per sheet and column: the sorted rows holding formula cells, and their nodes
+        (the anchor's node for every cell of an array formula or a spill)."""
+        owner: dict[tuple, int] = {}
+        for i in range(self.cells):
+            s, r, c, area = self.n_sheet[i], self.n_row[i], self.n_col[i], self.n_area[i]
+            if area is None:
+                area = self.spill_area.get(i, (r, c, r, c))
+            for rr in range(area[0], area[2] + 1):
+                for cc in range(area[1], area[3] + 1):
+                    owner.setdefault((s, rr, cc), i)
+        self.owner = owner
+        by_col: dict[tuple, list] = {}
+        for (s, r, c), i in owner.items():
+            by_col.setdefault((s, c), []).append((r, i))
+        self.fcols = [dict() for _ in self.book.sheets]
+        for (s, c), items in by_col.items():
+            items.sort()
+            self.fcols[s][c] = (np.array([r for r, _ in items], dtype=np.int64),
+                                np.array([i for _, i in items], dtype=np.int64))
+        self.fcol_keys = [np.array(sorted(d), dtype=np.int64) for d in self.fcols]
+
+    def _ids_in(self, rect) -> np.ndarray:
+        sheet, r1, c1, r2, c2 = rect
+        s = self.sheet_index.get(sheet)
+        if s is None:
+            return NO_IDS
+        if r1 == r2 and c1 == c2:
+            i = self.owner.get((s, r1, c1))
+            return NO_IDS if i is None else np.array([i], dtype=np.int64)
+        keys = self.fcol_keys[s]
+        lo, hi = np.searchsorted(keys, c1, "left"), np.searchsorted(keys, c2, "right")
+        parts = []
+        for c in keys[lo:hi]:
+            rows, ids = self.fcols[s][int(c)]
+            a, b = np.searchsorted(rows, r1, "left"), np.searchsorted(rows, r2, "right")
+            if b > a:
+                parts.append(ids[a:b])
+        if not parts:
+            return NO_IDS
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+    def _unfinished(self, i) -> np.ndarray:
+        out = []
+        status = self.status
+        for rect in self.used[i]:
+            if rect in self._done_rects:
+                continue
+            ids = self._ids_in(rect)
+            if ids.size:
+                ids = ids[status[ids] != DONE]
+            if ids.size:
+                out.append(ids)
+            else:
+                self._done_rects.add(rect)
+        for nid in self.name_deps[i]:
+            if nid is not None and status[nid] != DONE:
+                out.append(np.array([nid], dtype=np.int64))
+        if not out:
+            return NO_IDS
+        return out[0] if len(out) == 1 else np.concatenate(out)
+
+    def run(self):
+        """Evaluate every node in dependency order; a second pass when a spilled array
+        landed on cells that other formulas read."""
+        self.compile_all()
+        self._pass()
+        if self.spill_area and self._spills_are_read():
+            self._pass()
+
+    def _spills_are_read(self) -> bool:
+        """Does some formula read a cell that a spill filled (other than its anchor)?"""
+        self._build_index()  # now with the spilled cells, owned by their anchors
+        spills = self.spill_area
+        for i in range(len(self.n_text)):
+            for rect in self.used[i]:
+                for j in self._ids_in(rect).tolist():
+                    area = spills.get(j)
+                    if j == i or area is None:
+                        continue
+                    _, r1, c1, r2, c2 = rect
+                    rows = range(max(r1, area[0]), min(r2, area[2]) + 1)
+                    cols = range(max(c1, area[1]), min(c2, area[3]) + 1)
+                    if len(rows) * len(cols) > 1 or (rows and cols and (
+                            rows[0], cols[0]) != (self.n_row[j], self.n_col[j])):
+                        return True
+        return False
+
+    def _pass(self):
+        self._build_index()
+        for t in {id(t): t for t in self.template}.values():
+            if t is not None and t.program is not None:
+                t.program.cache = {}
+        self._done_rects: set = set()
+        self._rcache: dict = {}
+        self.status[:] = PENDING
+        total, done = len(self.n_text), 0
+        status = self.status
+        for start in range(total):
+            if status[start] == DONE:
+                continue
+            stack = [start]
+            while stack:
+                i = stack[-1]
+                st = status[i]
+                if st == DONE:
+                    stack.pop()
+                    continue
+                if st == PENDING:
+                    status[i] = ACTIVE
+                    deps = self._unfinished(i)
+                    if deps.size:
+                        dst = status[deps]
+                        if (dst == ACTIVE).any():
+                            self._cycle(stack, set(deps[dst == ACTIVE].tolist()))
+                        pending = deps[dst == PENDING]
+                        if pending.size:
+                            stack.extend(pending[::-1].tolist())
+                            continue
+                self._evaluate(i)
+                status[i] = DONE
+                stack.pop()
+                done += 1
+                if self.progress is not None and (done & 255 == 0 or done == total):
+                    self.progress(done, total)
+
+    def _cycle(self, stack, active):
+        members = []
+        for j in reversed(stack):
+            if self.status[j] == ACTIVE:
+                members.append(j)
+                if j in active:
+                    break
+        self.circular.update(members)
