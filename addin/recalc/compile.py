@@ -53,6 +53,10 @@ class Compiler:
             s, r, c, text = self.n_sheet[i], self.n_row[i], self.n_col[i], self.n_text[i]
             sheet_name = self.book.sheets[s].name if s is not None else ""
             shp = None
+            why = shapes.beyond_limits(text)
+            if why is not None:  # before any parser sees it
+                self.template[i] = self._refused(i, why)
+                continue
             if i < self.cells:
                 shp = shapes.shape(text, sheet_name, r, c, generic=self.generic,
                                    scope=self._scopes.get(s, ""))
@@ -116,6 +120,7 @@ class Compiler:
         refs = self.refs[s] if s is not None and s < len(self.refs) else self.refs[0]
         Reasons.cell = self.n_label[i]  # compiling evaluates constant calls
         try:
+            text, moved = shapes.edge_proxies(text, sheet)
             tokens, builder = formulas.Parser(True).ast("=" + text, context=ctx)
             if not exact and not _literals_stand_alone(tokens, len(shp.literals)):
                 Reasons.cell = None
@@ -152,6 +157,7 @@ class Compiler:
             if rng is None and isinstance(key, str):  # formulas cannot name every sheet
                 rect = self._rect_from_name(key)
                 if rect is not None:
+                    rect = moved.get(rect, rect)
                     j = index.get(rect)
                     plan.append((CONST, rect) if j is None else (REF, j))
                     shareable = shareable and j is not None
@@ -167,6 +173,7 @@ class Compiler:
                     unsupported.add(key)
                 continue
             rect = rect_of(rng.ranges[0])
+            rect = moved.get(rect, rect)
             j = index.get(rect)
             if j is None:
                 plan.append((CONST, rect))
@@ -202,11 +209,20 @@ class Compiler:
                              f"({type(exc).__name__}); kept its cached value")
         return Template(None, [], [], False, set())
 
+    def _refused(self, i, why) -> Template:
+        """A formula Excel itself would refuse (too long, nested too deep): #VALUE!."""
+        self.reasons[self.n_label[i]] = ("#VALUE!", why)
+        return Template(_value_error, [], [], False, set())
+
     def _name_node(self, s, key):
         nid = self.name_nodes.get((s, key))
         if nid is None:
             nid = self.name_nodes.get((None, key))
         return nid
+
+
+def _value_error():
+    return XL["#VALUE!"]
 
 
 def rect_of(rng: dict) -> tuple:

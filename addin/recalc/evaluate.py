@@ -33,13 +33,17 @@ class Evaluator:
                 value = np.empty((1, 1), dtype=object)
                 value[0, 0] = grid.get(r1, c1)
                 return make_ranges(sheet, r1, c1, r2, c2, value)
-            if r1 == 1 and r2 == shapes.MAX_ROW:
-                r2 = max(grid.rows, 1)
-            if c1 == 1 and c2 == shapes.MAX_COL:
-                c2 = max(grid.cols, 1)
-            if (r2 - r1 + 1) * (c2 - c1 + 1) > BIG_RANGE:  # only empty cells beyond the grid
-                r2, c2 = max(r1, min(r2, grid.rows)), max(c1, min(c2, grid.cols))
-            value = grid.block(r1, c1, r2, c2)
+            # A range to the sheet's edge (A:A, A2:A1048576, 1:1) or a huge one holds only
+            # empty cells beyond the used area of the book: its value stops there (the
+            # same for every sheet, so A:A and Other!B:B still pair up); its geometry,
+            # which ROWS, COLUMNS and COUNTBLANK read, stays whole.
+            big = (r2 - r1 + 1) * (c2 - c1 + 1) > BIG_RANGE
+            vr2, vc2 = r2, c2
+            if big or r2 == shapes.MAX_ROW:
+                vr2 = max(r1, min(r2, max(g.rows for g in self.grids)))
+            if big or c2 == shapes.MAX_COL:
+                vc2 = max(c1, min(c2, max(g.cols for g in self.grids)))
+            value = grid.block(r1, c1, vr2, vc2)
         else:
             value = filled((min(r2 - r1 + 1, 1000), min(c2 - c1 + 1, 1000)), XL["#REF!"],
                             dtype=object)

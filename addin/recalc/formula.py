@@ -1,58 +1,63 @@
-"""``evaluate_formula(text)``: one formula without cells (``zvmplan eval``)."""
+"""``evaluate_formula(text)``: one formula without cells (``zvmplan eval``), through the
+very stages ``calc`` uses -- the formula is the only cell of a one-sheet workbook -- so
+both commands read, bound and evaluate a formula alike."""
 from __future__ import annotations
 
-import formulas
 import numpy as np
-import schedula as sh
-from formulas.ranges import Ranges
 from formulas.tokens.operand import XlError as FXlError
 
+from .. import xlsxio
 from ..errors import ExcelError
+from . import shapes
+from .calc import Engine
 from .install import Reasons, install_functions
-from .values import quiet, scalar
+from .values import quiet
+
+_SHEET = "Eval"
 
 
 def evaluate_formula(text: str):
-    """Evaluate a formula without cells (``zvmplan eval`` when it is not one literal call).
+    """Evaluate a formula of constants (``=ABS(1E7)``, ``=ROWS(ZVM_TRANSPORTS())``).
 
     Returns a value as the registry does (float, str, bool, 2-D object array or
-    :class:`ExcelError` with the reason if a zvmplan function gave one)."""
+    :class:`ExcelError` with the reason if there is one); never raises."""
     install_functions()
     text = text.strip()
-    if not text.startswith("="):
-        text = "=" + text
-    reasons: dict = {}
-    Reasons.log, Reasons.cell = reasons, "eval"
+    if text.startswith("="):
+        text = text[1:]
+    why = shapes.beyond_limits(text)
+    if why is not None:
+        return ExcelError("#VALUE!", why)
+    shape = shapes.shape(text, _SHEET, 1, 1)
+    if shape is None or shape.rects:
+        return ExcelError("#REF!", "eval takes constants only, not cell references")
+    sheet = xlsxio.SheetData(name=_SHEET, part="", formulas={(1, 1): xlsxio.FormulaCell(text)},
+                             max_row=1, max_col=1)
+    engine = Engine(xlsxio.Workbook(sheets=[sheet], names=[], other_sheets=[]))
+    Reasons.log = engine.reasons
     try:
-        try:
-            with quiet():
-                pipe = formulas.Parser().ast(text)[1].compile()
-        except Exception as exc:
-            return ExcelError("#NAME?", f"cannot read the formula ({type(exc).__name__})")
-        if pipe.inputs:
-            return ExcelError("#REF!", "eval takes constants only, not cell references or "
-                              f"names ({', '.join(map(str, pipe.inputs))})")
         with quiet():
-            try:
-                result = pipe()
-            except sh.DispatcherError as exc:
-                bad = isinstance(getattr(exc, "ex", None), NotImplementedError)
-                return ExcelError("#NAME?" if bad else "#VALUE!",
-                                  "a function the engine does not implement" if bad else "")
+            engine.run()
     finally:
         Reasons.log = Reasons.cell = None
-    if isinstance(result, Ranges):
-        result = result.value
-    reason = next(iter(reasons.values()), ("", ""))[1]
-    if isinstance(result, np.ndarray) and result.size > 1:
-        out = np.empty(np.atleast_2d(result).shape, dtype=object)
-        for idx, v in np.ndenumerate(np.atleast_2d(result)):
-            v = scalar(v)
+    if engine.kept_cached:
+        return ExcelError("#NAME?", "cannot read the formula")
+    grid = engine.grids[0]
+    area = engine.spill_area.get(0)
+    if area is not None:
+        block = grid.block(*area)
+        out = np.empty(block.shape, dtype=object)
+        for idx, v in np.ndenumerate(block):
             out[idx] = ExcelError(str(v)) if isinstance(v, FXlError) else v
         return out
-    if isinstance(result, np.ndarray):
-        result = result.reshape(-1)[0] if result.size else sh.EMPTY
-    v = scalar(result)
+    v = grid.get(1, 1)
     if isinstance(v, FXlError):
+        code, reason = engine.reasons.get(engine.n_label[0], (str(v), ""))
+        if code != str(v):
+            reason = ""
+        if not reason and engine.unsupported:
+            reason = "unknown function or name: " + ", ".join(sorted(engine.unsupported))
         return ExcelError(str(v), reason)
+    if isinstance(v, (np.floating, np.integer)):
+        return float(v)
     return v

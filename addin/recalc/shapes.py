@@ -262,6 +262,91 @@ def _shift(m, rows: int, cols: int) -> str:
     return sheet + first
 
 
+MAX_FORMULA_CHARS = 8_192   # Excel's longest formula
+MAX_NESTING = 64            # Excel's deepest nesting of functions
+
+
+def beyond_limits(text: str) -> str | None:
+    """Why Excel would refuse formula ``text`` (without its ``=``): longer than 8,192
+    characters, or parentheses nested deeper than 64 levels (Excel's limit on nested
+    functions); None if it is within both. Linear in the text, and meant to run before
+    any parser sees it (a parser can take minutes and gigabytes on 60,000 levels)."""
+    if len(text) + 1 > MAX_FORMULA_CHARS:
+        return (f"the formula is {len(text) + 1:,} characters long; Excel's limit is "
+                f"{MAX_FORMULA_CHARS:,}")
+    depth = deepest = 0
+    quoted = False
+    for ch in text:
+        if ch == '"':
+            quoted = not quoted  # a doubled quote closes and reopens: same result
+        elif quoted:
+            continue
+        elif ch == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == ")":
+            depth -= 1
+    if deepest > MAX_NESTING:
+        return (f"the formula nests {deepest} levels of parentheses; Excel's limit is "
+                f"{MAX_NESTING}")
+    return None
+
+
+def edge_proxies(text: str, sheet: str) -> tuple[str, dict]:
+    """``text`` with every A1 reference that touches the last row or column
+    (``A1:A1048576``, ``B2:XFD9``, ``$A$1048576``) moved one row/column in, and a dict
+    from each moved rectangle back to the real one. The ``formulas`` parser misreads
+    those references (``A1:A1048576`` as ``A1``); the engine compiles the moved text and
+    binds each input to the real rectangle. Raises ValueError when a moved reference
+    would coincide with another reference of the formula."""
+    if "1048576" not in text and "XFD" not in text.upper():
+        return text, {}
+    host = sheet_key(sheet)
+    moved: dict = {}
+    pieces = _split_strings(text)
+    out = []
+    for k, piece in enumerate(pieces):
+        if k % 2:
+            out.append(piece)
+            continue
+        out.append(_REF.sub(lambda m: _move_in(m, host, moved), piece))
+    if moved:
+        shape_ = shape(text, sheet, 1, 1)
+        real = set(shape_.rects) if shape_ is not None else set()
+        if real & set(moved):
+            raise ValueError("a reference to the last row or column coincides with another")
+    return '"'.join(out), moved
+
+
+def _move_in(m, host: str, moved: dict) -> str:
+    if not m.group("c1"):
+        return m.group(0)  # A:A and 1:1 are read right
+    parts = _parts(m)
+    if parts is None:
+        return m.group(0)
+    _, rows, cols = parts
+    if all(p.value < MAX_ROW for p in rows) and all(p.value < MAX_COL for p in cols):
+        return m.group(0)
+    prows = [_Part(p.absolute, min(p.value, MAX_ROW - 1)) for p in rows]
+    pcols = [_Part(p.absolute, min(p.value, MAX_COL - 1)) for p in cols]
+    sheet = m.group("sheet") or ""
+    target = sheet_key(sheet[:-1]) if sheet else host
+
+    def rect(rs, cs):
+        r1, r2 = sorted((rs[0].value, rs[1].value))
+        c1, c2 = sorted((cs[0].value, cs[1].value))
+        return (target, r1, c1, r2, c2)
+    moved[rect(prows, pcols)] = rect(rows, cols)
+
+    def a(c, r):
+        return (("$" if c.absolute else "") + col_letters(c.value) +
+                ("$" if r.absolute else "") + str(r.value))
+    text = sheet + a(pcols[0], prows[0])
+    if m.group("c2"):
+        text += ":" + a(pcols[1], prows[1])
+    return text
+
+
 def reference(text: str) -> Rect | None:
     """The rectangle of ``text`` if it is exactly one sheet-qualified reference
     (``'My Sheet'!$A$1:$B$4``, as a defined name holds it), else None."""
@@ -297,5 +382,5 @@ def parse_area(ref: str) -> tuple[int, int, int, int]:
     return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
 
 
-__all__ = ["Shape", "shape", "translate", "reference", "sheet_key", "col_number", "col_letters", "a1",
+__all__ = ["Shape", "shape", "translate", "reference", "beyond_limits", "edge_proxies", "sheet_key", "col_number", "col_letters", "a1",
            "parse_a1", "parse_area", "MAX_ROW", "MAX_COL"]

@@ -23,6 +23,7 @@ from . import shapes
 
 XL = _ErrorToken.errors             # Excel error code -> formulas' error value
 _SHEET_IDS: dict[str, str] = {}     # sheet name -> formulas' sheet id
+MAX_TEXT = 32_767                   # Excel's longest text in a cell
 
 
 def input_value(v):
@@ -40,19 +41,38 @@ def filled(shape, value, dtype=object) -> np.ndarray:
 
 
 def make_ranges(sheet, r1, c1, r2, c2, value) -> Ranges:
-    """A formulas ``Ranges`` holding ``value`` (a 2-D object array of the right shape):
-    the dict formulas' ``range2parts`` makes, built directly (a test checks they agree)."""
+    """A formulas ``Ranges`` for the rectangle (``r1``, ``c1``)-(``r2``, ``c2``) holding
+    ``value``, a 2-D object array: the dict formulas' ``range2parts`` makes, built directly
+    (a test checks they agree). ``value`` may be smaller than the rectangle when the rest
+    is empty cells (a whole column cut to the used rows): functions that read values see
+    ``value``; ROWS, COLUMNS and COUNTBLANK see the whole rectangle."""
     sheet_id = _SHEET_IDS.get(sheet)
     if sheet_id is None:
         sheet_id = _SHEET_IDS[sheet] = range2parts(
             ("name", "n1", "n2"), sheet=sheet, c1="A", r1="1", c2="A", r2="1")["sheet_id"]
+    geom = _geometry(sheet, sheet_id, r1, c1, r2, c2)
+    h, w = value.shape
+    if (h, w) == (r2 - r1 + 1, c2 - c1 + 1):
+        return Ranges((geom,), {geom["name"]: (geom, value)})
+    held = _geometry(sheet, sheet_id, r1, c1, r1 + h - 1, c1 + w - 1)
+    return Ranges((geom,), {held["name"]: (held, value)})
+
+
+def _geometry(sheet, sheet_id, r1, c1, r2, c2) -> dict:
     l1, l2 = letters(c1), letters(c2)
     ref = f"{l1}{r1}" if r1 == r2 and c1 == c2 else f"{l1}{r1}:{l2}{r2}"
-    name = f"{sheet_id}!{ref}"
-    geom = {"r1": str(r1), "r2": str(r2), "c1": l1, "c2": l2, "n1": c1, "n2": c2, "ref": ref,
-            "name": name, "sheet": sheet, "sheet_id": sheet_id}
-    rng = Ranges((geom,), {name: (geom, value)})
-    return rng
+    return {"r1": str(r1), "r2": str(r2), "c1": l1, "c2": l2, "n1": c1, "n2": c2, "ref": ref,
+            "name": f"{sheet_id}!{ref}", "sheet": sheet, "sheet_id": sheet_id}
+
+
+def range_cells(rng: Ranges) -> int:
+    """How many cells the rectangles of ``rng`` cover (a whole column: 1,048,576)."""
+    total = 0
+    for g in rng.ranges:
+        rows = int(g["r2"]) - (int(g["r1"]) or 1) + 1
+        cols = int(g["n2"]) - (int(g["n1"]) or 1) + 1
+        total += rows * cols
+    return total
 
 
 _LETTERS: dict[int, str] = {}
@@ -115,7 +135,7 @@ def scalar(v):
         f = float(v)
         return f if math.isfinite(f) else XL["#NUM!"]
     if isinstance(v, str):
-        return str(v)
+        return str(v) if len(v) <= MAX_TEXT else XL["#VALUE!"]  # Excel's longest text
     if isinstance(v, np.ndarray):
         return scalar(v.reshape(-1)[0]) if v.size else 0.0
     return XL["#VALUE!"]
