@@ -8,6 +8,7 @@ from typing import Callable
 import numpy as np
 
 from .. import xlsxio
+from .columnar import Columns
 from .compile import Compiler
 from .evaluate import Evaluator
 from .install import Reasons, install_functions
@@ -21,7 +22,7 @@ class EngineError(Exception):
     """The recalculation could not be done; the message is one line."""
 
 
-class Engine(Nodes, Compiler, Order, Evaluator, Results):
+class Engine(Nodes, Compiler, Order, Evaluator, Columns, Results):
     """Recalculate one workbook read by :func:`zvmplan_addin.xlsxio.read_workbook`:
     :meth:`run`, then :meth:`updates` and :meth:`report`."""
 
@@ -38,6 +39,10 @@ class Engine(Nodes, Compiler, Order, Evaluator, Results):
         self.spill_area: dict[int, tuple] = {}
         self.claimed: dict[tuple, int] = {}
         self.name_values: dict = {}
+        # ZVMPLAN_ENGINE_CELLWISE=1: every cell on its own (the engine before columns)
+        self.cellwise = bool(os.environ.get("ZVMPLAN_ENGINE_CELLWISE"))
+        self.column_mismatches: list = []  # ZVMPLAN_ENGINE_CHECK=1: column != cell by cell
+        self.columnar_cells = 0            # cells evaluated in a column run
 
 
 def calc(in_path, out_path=None, *, in_place: bool = False,

@@ -187,11 +187,11 @@ def _finite(func):
     return call
 
 
-_OVERFLOW = "the result is not a finite number (too large for Excel)"
+OVERFLOW = "the result is not a finite number (too large for Excel)"
 
 
 def _num_error():
-    Reasons.note(ExcelError("#NUM!", _OVERFLOW))
+    Reasons.note(ExcelError("#NUM!", OVERFLOW))
     return XL["#NUM!"]
 
 

@@ -1,13 +1,22 @@
-"""Stage 4, order: evaluate every node after the formula cells it reads. A depth-first
-walk from each node to the formula cells inside its input ranges (a per-column index of
-formula rows, so a range costs a binary search, not a scan); a node met again while it
-is still open is on a circular reference."""
+"""Stage 4, order: evaluate every node after the formula cells it reads.
+
+First by units (:meth:`Order._in_unit_order`): a column group -- the cells of one
+formula filled down a column that do not read each other -- is one unit, every other
+node its own; the units are evaluated in a topological order, each group at once by
+:mod:`.columnar`. What that order cannot place (circular references and what depends on
+them) is then walked depth first cell by cell (:meth:`Order._depth_first`): from each
+node to the formula cells inside its input ranges (a per-column index of formula rows,
+so a range costs a binary search, not a scan); a node met again while it is still open
+is on a circular reference."""
 from __future__ import annotations
+
+from collections import deque
 
 import numpy as np
 
 PENDING, ACTIVE, DONE = 0, 1, 2
 NO_IDS = np.empty(0, dtype=np.int64)
+UNIT_EDGES = 5_000_000  # beyond this many unit dependencies, order cell by cell
 
 
 class Order:
@@ -109,9 +118,87 @@ class Order:
         self._done_rects: set = set()
         self._rcache: dict = {}
         self.status[:] = PENDING
-        total, done = len(self.n_text), 0
+        self._done = 0
+        if not self.cellwise:
+            self._in_unit_order()
+        self._depth_first()
+
+    def _tick(self, count=1):
+        before, self._done = self._done, self._done + count
+        total = len(self.n_text)
+        if self.progress is not None and (before >> 8 != self._done >> 8 or self._done == total):
+            self.progress(self._done, total)
+
+    # --- columns first: a topological order of units --------------------------
+    def _in_unit_order(self):
+        """Evaluate what can be ordered with each column group (:meth:`_column_groups`)
+        as one unit: Kahn's algorithm over units. Units on or after a circular reference
+        (or two column groups that read each other row by row) stay PENDING for
+        :meth:`_depth_first`, which evaluates them cell by cell."""
+        groups = self._column_groups()
+        n = len(self.n_text)
+        unit_of = np.arange(n, dtype=np.int64)
+        for g, members in enumerate(groups):
+            unit_of[members] = n + g
+        units = [i for i in range(n) if unit_of[i] == i] + [n + g for g in range(len(groups))]
+        rect_units: dict = {}
+        deps: dict[int, list] = {}
+        budget = UNIT_EDGES
+        owner, sheet_index = self.owner, self.sheet_index
+        for u in units:
+            if u < n:
+                rects, names = self.used[u], self.name_deps[u]
+            else:
+                members = groups[u - n].tolist()
+                rects = {rect for i in members for rect in self.used[i]}
+                names = {nid for i in members for nid in self.name_deps[i]}
+            found = set()
+            for rect in rects:
+                sheet, r1, c1, r2, c2 = rect
+                if r1 == r2 and c1 == c2:  # one cell: its owner, if a formula holds it
+                    i = owner.get((sheet_index.get(sheet), r1, c1))
+                    if i is not None:
+                        found.add(int(unit_of[i]))
+                    continue
+                got = rect_units.get(rect)
+                if got is None:
+                    ids = self._ids_in(rect)
+                    got = rect_units[rect] = set(np.unique(unit_of[ids]).tolist()) \
+                        if ids.size else set()
+                found |= got
+            found.update(int(unit_of[nid]) for nid in names if nid is not None)
+            deps[u] = found  # a unit that reads itself is on a cycle: never ready
+            budget -= len(found)
+            if budget < 0:  # too tangled to be worth it: all cell by cell
+                return
+        indegree = {u: len(deps[u]) for u in units}
+        dependents: dict[int, list] = {}
+        for u in units:
+            for d in deps[u]:
+                dependents.setdefault(d, []).append(u)
+        ready = deque(u for u in units if indegree[u] == 0)
+        while ready:
+            u = ready.popleft()
+            rects = self.used[u] if u < n else \
+                {rect for i in groups[u - n].tolist() for rect in self.used[i]}
+            self._done_rects.update(rects)  # every formula cell they cover is final
+            if u < n:
+                self._evaluate(u)
+                self.status[u] = DONE
+                self._tick()
+            else:
+                self._evaluate_group(groups[u - n])
+                self.status[groups[u - n]] = DONE
+                self._tick(len(groups[u - n]))
+            for v in dependents.get(u, ()):
+                indegree[v] -= 1
+                if indegree[v] == 0:
+                    ready.append(v)
+
+    # --- cell by cell: depth first ----------------------------------------------
+    def _depth_first(self):
         status = self.status
-        for start in range(total):
+        for start in range(len(self.n_text)):
             if status[start] == DONE:
                 continue
             stack = [start]
@@ -135,9 +222,7 @@ class Order:
                 self._evaluate(i)
                 status[i] = DONE
                 stack.pop()
-                done += 1
-                if self.progress is not None and (done & 255 == 0 or done == total):
-                    self.progress(done, total)
+                self._tick()
 
     def _cycle(self, stack, active):
         members = []

@@ -4,6 +4,7 @@ shape with its input plan (which cell reference, range, name or literal feeds ea
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +14,7 @@ from formulas.functions import COMPILING
 from .values import XL, same
 
 REF, CONST, NAME, RAW, LIT, UNION = range(6)  # kinds of input in a Template's plan
+_COPY = re.compile(r"<[0-9]+>$")  # schedula's suffix on a second node of one function
 
 
 class NotStraight(Exception):
@@ -49,7 +51,8 @@ class Program:
         self.output = pipe.outputs[0]
         self.shared: set = set()     # function outputs equal in every cell
         self.cache: dict = {}
-        self._impure: set = set()
+        self.impure: set = set()
+        self.names: dict = {}        # function output -> the function's name (IF, +, ...)
         defaults, pred = dsp.default_values, dsp.dmap.pred
         steps = []
         for x, _, _ in pipe.pipe:
@@ -68,8 +71,9 @@ class Program:
                 if set(node) - _FN_KEYS or len(node["outputs"]) != 1:
                     raise NotStraight(v)
                 steps.append((True, node["outputs"][0], node["function"], tuple(node["inputs"])))
+                self.names[node["outputs"][0]] = _COPY.sub("", v) if isinstance(v, str) else v
                 if COMPILING in node.get("extra_inputs", {}):
-                    self._impure.add(node["outputs"][0])
+                    self.impure.add(node["outputs"][0])
             else:
                 raise NotStraight(v)
         self.steps = steps
@@ -80,7 +84,7 @@ class Program:
         self.shared = set()
         for is_function, v, a, b in self.steps:
             if is_function:
-                if v not in self._impure and all(k in fixed for k in b):
+                if v not in self.impure and all(k in fixed for k in b):
                     fixed.add(v)
                     self.shared.add(v)
             elif v not in self.inputs and (a is not MISSING or v in fixed):
