@@ -18,6 +18,7 @@ from .install import Reasons
 from .program import CONST, LIT, NAME, RAW, REF, UNION, NotStraight, Program, Template
 from .values import XL, quote
 
+_UNSEEN = object()
 _LITERAL = re.compile(re.escape(shapes.LITERAL_PREFIX) + r"([0-9]+)_")
 # position-dependent or whole-model functions: never share their compiled form
 _PRIVATE = {name for name, f in get_functions().items()
@@ -49,6 +50,7 @@ class Compiler:
     # --- compiling -------------------------------------------------------
     def compile_all(self):
         cache: dict[str, list[Template]] = {}
+        shapers: dict = {}
         for i in range(len(self.n_text)):
             s, r, c, text = self.n_sheet[i], self.n_row[i], self.n_col[i], self.n_text[i]
             sheet_name = self.book.sheets[s].name if s is not None else ""
@@ -57,9 +59,13 @@ class Compiler:
             if why is not None:  # before any parser sees it
                 self.template[i] = self._refused(i, why)
                 continue
-            if i < self.cells:
-                shp = shapes.shape(text, sheet_name, r, c, generic=self.generic,
-                                   scope=self._scopes.get(s, ""))
+            if i < self.cells and self.generic:
+                shaper = shapers.get(s)
+                if shaper is None:
+                    shaper = shapers[s] = shapes.Shaper(sheet_name, self._scopes.get(s, ""))
+                shp = shaper(text, r, c)
+            elif i < self.cells:
+                shp = shapes.shape(text, sheet_name, r, c, scope=self._scopes.get(s, ""))
             t = None
             if shp is not None:
                 self.rects[i], self.lits[i] = shp.rects, shp.literals
@@ -67,22 +73,19 @@ class Compiler:
                 # (=F(A1)+$A$1 in row 1 reads one cell twice, in row 2 two cells)
                 t = next((t for t in cache.get(shp.key, ()) if t.accepts(shp.rects)), None)
             if t is None:
+                if shp is not None and shp.generic is None and shp.literals:
+                    shp = shapes.shape(text, sheet_name, r, c, generic=True,
+                                       scope=self._scopes.get(s, ""))  # with its text
                 t = self._compile(i, shp)
                 if shp is not None and t.shareable and len(cache.get(shp.key, ())) < 8:
                     cache.setdefault(shp.key, []).append(t)
             self.template[i] = t
-            used, names = [], []
-            for kind, x in t.plan:
-                if kind == REF:
-                    used.append(self.rects[i][x])
-                elif kind == CONST:
-                    used.append(x)
-                elif kind == UNION:
-                    used.extend(x)
-                elif kind == NAME:
-                    names.append(x)
-            self.used[i], self.name_deps[i] = tuple(used), tuple(names)
-            self.unsupported |= t.unsupported
+            refs, fixed, names = t.inputs_read()
+            rects = self.rects[i]
+            used = tuple([rects[x] for x in refs]) + fixed if refs else fixed
+            self.used[i], self.name_deps[i] = used, names
+            if t.unsupported:
+                self.unsupported |= t.unsupported
             for rect in used:
                 if rect[1] != rect[3] or rect[2] != rect[4]:
                     self._reads[rect] = self._reads.get(rect, 0) + 1
@@ -90,21 +93,29 @@ class Compiler:
 
     def _share_invariants(self):
         """Tell each template's program which inputs are the same in all its cells."""
-        seen: dict[int, tuple[Template, list]] = {}
+        seen: dict[int, tuple[Template, list, list]] = {}
         for i, t in enumerate(self.template):
             if t is None or t.program is None:
                 continue
             entry = seen.get(id(t))
-            if entry is None:
-                entry = seen[id(t)] = (t, [set() for _ in t.plan])
+            if entry is None:  # per input: its first value, and whether another differs
+                entry = seen[id(t)] = (t, [_UNSEEN] * len(t.plan), [False] * len(t.plan))
+            first, varies = entry[1], entry[2]
             for k, (kind, x) in enumerate(t.plan):
+                if varies[k]:
+                    continue
                 if kind == REF:
-                    entry[1][k].add(self.rects[i][x])
+                    value = self.rects[i][x]
                 elif kind == LIT:
-                    entry[1][k].add((type(self.lits[i][x]), self.lits[i][x]))
-        for t, rects in seen.values():
-            t.program.share(name for name, (kind, _), r in zip(t.program.inputs, t.plan, rects)
-                            if kind not in (REF, LIT) or len(r) == 1)
+                    value = (type(self.lits[i][x]), self.lits[i][x])
+                else:
+                    continue
+                if first[k] is _UNSEEN:
+                    first[k] = value
+                elif first[k] != value:
+                    varies[k] = True
+        for t, _, varies in seen.values():
+            t.program.share(name for name, v in zip(t.program.inputs, varies) if not v)
 
     def _compile(self, i, shp, exact: bool = False) -> Template:
         """Compile node ``i``: from its generic text (literals as inputs) unless ``exact``

@@ -128,7 +128,25 @@ class Template:
     exact_only: bool = False         # ... which disagreed with the formula as written
 
     def accepts(self, rects) -> bool:
-        return all(rects[j] == rects[j0] for j, j0 in self.dups)
+        return not self.dups or all(rects[j] == rects[j0] for j, j0 in self.dups)
+
+    def inputs_read(self) -> tuple:
+        """(slots of the cell's references it reads, rectangles it reads in every cell,
+        the defined-name nodes it reads)."""
+        got = self.__dict__.get("_read")
+        if got is None:
+            refs, fixed, names = [], [], []
+            for kind, x in self.plan:
+                if kind == REF:
+                    refs.append(x)
+                elif kind == CONST:
+                    fixed.append(x)
+                elif kind == UNION:
+                    fixed.extend(x)
+                elif kind == NAME:
+                    names.append(x)
+            got = self.__dict__["_read"] = (tuple(refs), tuple(fixed), tuple(names))
+        return got
 
     def run(self, args):
         if self.program is None:

@@ -104,7 +104,7 @@ def _parts(m):
 
 
 def shape(text: str, sheet: str, row: int, col: int, generic: bool = False,
-          scope: str = "") -> Shape | None:
+          scope: str = "", spans: list | None = None) -> Shape | None:
     """The shape of formula ``text`` (without its leading ``=``) held in cell (``row``,
     ``col``) of ``sheet``; None when the text has external or structured references,
     which the engine then compiles on their own.
@@ -115,7 +115,9 @@ def shape(text: str, sheet: str, row: int, col: int, generic: bool = False,
     (each cell brings its own, :attr:`Shape.rects`) and so is every number and text
     literal outside array constants (:attr:`Shape.literals`; :attr:`Shape.generic` is
     the text with each literal replaced by the name ``ZVMLIT_<k>_``). ``scope`` goes
-    into a generic key: the holding sheet when it has sheet-local names."""
+    into a generic key: the holding sheet when it has sheet-local names. ``spans``
+    collects where each reference's row numbers and each number literal sit in the text
+    (for :class:`Shaper`)."""
     host = sheet_key(sheet)
     key = [scope if generic else host, "\x01"]
     rects, literals, out = [], [], []
@@ -126,7 +128,8 @@ def shape(text: str, sheet: str, row: int, col: int, generic: bool = False,
         if gap:
             if "[" in gap:
                 return None
-            _scan(gap, host, row, col, generic, keep_literals, key, rects, literals, out)
+            _scan(gap, host, row, col, generic, keep_literals, key, rects, literals, out,
+                  spans, pos)
         lit = seg.group(0)
         if lit == "\uffff":
             break
@@ -149,6 +152,97 @@ _NUMBER = re.compile(r"(?<![\w.$#])(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]
 LITERAL_PREFIX = "ZVMLIT_"
 
 
+ROW, NUMBER = 1, 2  # what a span found by shape() holds
+
+
+class Shaper:
+    """Generic shapes of the formulas of one sheet, fast for a column of one formula.
+
+    The formulas of a filled column differ only in their digits (``=F2*D2/86400``,
+    ``=F3*D3/86400``). The first formula of each *skeleton* (the text without its
+    digit runs) is scanned in full, which tells what each digit run is: a row of a
+    reference, a whole integer literal, or fixed text (``LOG10``, ``1E6``, a sheet
+    name). A later formula with the same skeleton gets its shape by substituting its
+    own rows and literals, without a scan -- unless a fixed run differs or a row is off
+    the sheet, when it is scanned in full. :attr:`Shape.generic` is left None on the
+    fast path (ask :func:`shape` for it when compiling)."""
+
+    def __init__(self, sheet: str, scope: str = ""):
+        self.sheet, self.scope = sheet, scope
+        self.recipes: dict = {}
+
+    def __call__(self, text: str, row: int, col: int) -> Shape | None:
+        parts = _DIGITS.split(text)
+        skeleton = "\x03".join(parts[0::2])
+        recipe = self.recipes.get(skeleton, _UNSET)
+        if recipe is _UNSET:
+            spans: list = []
+            shp = shape(text, self.sheet, row, col, generic=True, scope=self.scope, spans=spans)
+            self.recipes[skeleton] = _recipe(parts, shp, spans)
+            return shp
+        if recipe is not None:
+            shp = _apply(recipe, parts[1::2])
+            if shp is not None:
+                return shp
+        return shape(text, self.sheet, row, col, generic=True, scope=self.scope)
+
+
+_UNSET = object()
+_DIGITS = re.compile(r"([0-9]+)")
+
+
+def _recipe(parts, shp, spans):
+    """What each digit run of a scanned formula is: ("fixed", text), (ROW, rect, part)
+    or (NUMBER, literal); None if the shape cannot be reused."""
+    if shp is None or len(parts) < 2:
+        return None
+    roles, pos = [], 0
+    by_start = {}
+    for start, end, what, k, part in spans:
+        by_start.setdefault(start, []).append((end, what, k, part))
+    for j, piece in enumerate(parts):
+        if j % 2 == 0:
+            pos += len(piece)
+            continue
+        start, end = pos, pos + len(piece)
+        role = ("fixed", piece)
+        for span_start in (start, start - 1):  # a row group may start with its $
+            for span_end, what, k, part in by_start.get(span_start, ()):
+                if span_end == end and (what == ROW or span_start == start):
+                    role = (what, k, part)
+        roles.append(role)
+        pos = end
+    return shp, tuple(roles)
+
+
+def _apply(recipe, runs):
+    shp, roles = recipe
+    rects = list(shp.rects)
+    literals = list(shp.literals)
+    rows: dict = {}
+    for run, role in zip(runs, roles):
+        what = role[0]
+        if what == "fixed":
+            if run != role[1]:
+                return None
+        elif what == ROW:
+            value = int(run)
+            if not 1 <= value <= MAX_ROW:
+                return None
+            rows.setdefault(role[1], {})[role[2]] = value
+        else:
+            literals[role[1]] = int(run)
+    for k, found in rows.items():
+        sheet, r1, c1, r2, c2 = rects[k]
+        if 2 in found:
+            r1 = r2 = found[2]
+        else:
+            a, b = found.get(0, r1), found.get(1, r2)
+            r1, r2 = min(a, b), max(a, b)
+        rects[k] = (sheet, r1, c1, r2, c2)
+    return Shape(shp.key, tuple(rects), tuple(literals), None)
+
+
 def _placeholder(k: int) -> str:
     return f"{LITERAL_PREFIX}{k}_"
 
@@ -157,7 +251,8 @@ def _number(token: str):
     return int(token) if token.isdigit() else float(token)
 
 
-def _scan(piece, host, row, col, generic, keep_literals, key, rects, literals, out):
+def _scan(piece, host, row, col, generic, keep_literals, key, rects, literals, out,
+          spans=None, base=0):
     """References (and, if ``keep_literals``, numbers) in a stretch of formula text
     outside strings and array constants."""
     pos = 0
@@ -172,7 +267,9 @@ def _scan(piece, host, row, col, generic, keep_literals, key, rects, literals, o
             if cv > MAX_COL or not 1 <= rv <= MAX_ROW:
                 continue
             target = sheet_key(ref_sheet[:-1]) if ref_sheet else host
-            _plain(piece[pos:m.start()], keep_literals, key, literals, out)
+            _plain(piece[pos:m.start()], keep_literals, key, literals, out, spans, base + pos)
+            if spans is not None:
+                spans.append((base + m.start("r1"), base + m.end("r1"), ROW, len(rects), 2))
             if generic:
                 key.append("\x00R1\x00")
             else:
@@ -188,7 +285,11 @@ def _scan(piece, host, row, col, generic, keep_literals, key, rects, literals, o
             continue
         kind, rows, cols = parts
         target = sheet_key(ref_sheet[:-1]) if ref_sheet else host
-        _plain(piece[pos:m.start()], keep_literals, key, literals, out)
+        _plain(piece[pos:m.start()], keep_literals, key, literals, out, spans, base + pos)
+        if spans is not None:
+            for part, group in enumerate(("r1", "r2") if kind == "cell" else
+                                         ("rr1", "rr2") if kind == "rows" else ()):
+                spans.append((base + m.start(group), base + m.end(group), ROW, len(rects), part))
         if generic:
             key.append(f"\x00R{kind}\x00")
         else:
@@ -201,10 +302,10 @@ def _scan(piece, host, row, col, generic, keep_literals, key, rects, literals, o
         r1, r2 = sorted((rows[0].value, rows[1].value))
         c1, c2 = sorted((cols[0].value, cols[1].value))
         rects.append((target, r1, c1, r2, c2))
-    _plain(piece[pos:], keep_literals, key, literals, out)
+    _plain(piece[pos:], keep_literals, key, literals, out, spans, base + pos)
 
 
-def _plain(text, keep_literals, key, literals, out):
+def _plain(text, keep_literals, key, literals, out, spans=None, base=0):
     # numbers near a single quote may sit in a quoted sheet name ('Q1 2024'!Rate): keep them
     if not keep_literals or "'" in text or not any(ch.isdigit() for ch in text):
         key.append(text)
@@ -216,6 +317,8 @@ def _plain(text, keep_literals, key, literals, out):
         out.append(text[pos:m.start()])
         key.append("\x02N\x02")
         out.append(_placeholder(len(literals)))
+        if spans is not None:
+            spans.append((base + m.start(), base + m.end(), NUMBER, len(literals), 0))
         literals.append(_number(m.group(0)))
         pos = m.end()
     key.append(text[pos:])
@@ -274,6 +377,8 @@ def beyond_limits(text: str) -> str | None:
     if len(text) + 1 > MAX_FORMULA_CHARS:
         return (f"the formula is {len(text) + 1:,} characters long; Excel's limit is "
                 f"{MAX_FORMULA_CHARS:,}")
+    if text.count("(") <= MAX_NESTING:
+        return None
     depth = deepest = 0
     quoted = False
     for ch in text:
