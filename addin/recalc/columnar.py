@@ -386,7 +386,9 @@ class Columns:
     def _column_groups(self) -> list[np.ndarray]:
         """The cells of each template that can be evaluated as one column: plain
         formula cells whose compiled program runs as a straight line, whose references
-        are per cell single cells or shared by all, and which read none of each other."""
+        are per cell single cells or shared by all, and which read none of each other.
+        Sets :attr:`group_slots`: per group and input, ("same", rect) for a reference
+        every cell shares, ("cells", sheet, rows, cols) for one cell each, or None."""
         by_template: dict[int, list] = {}
         for i in range(self.cells):
             t = self.template[i]
@@ -394,41 +396,55 @@ class Columns:
                     t.exact_only or self.n_area[i] is not None:
                 continue
             by_template.setdefault(id(t), []).append(i)
-        groups = []
+        groups, self.group_slots = [], []
         for members in by_template.values():
-            if len(members) >= MIN_COLUMN and self._independent(members):
+            if len(members) < MIN_COLUMN:
+                continue
+            slots = self._slots(members)
+            if slots is not None:
                 groups.append(np.array(members, dtype=np.int64))
+                self.group_slots.append(slots)
         return groups
 
-    def _independent(self, members) -> bool:
+    def _slots(self, members) -> list | None:
+        """The group's inputs (see :meth:`_column_groups`); None if its cells read each
+        other or a range per cell."""
         t = self.template[members[0]]
-        inside = set(members)
-        owner = self.owner
+        inside = np.zeros(len(self.n_text), dtype=bool)
+        inside[members] = True
+        slots = []
         for kind, x in t.plan:
             if kind == UNION:
-                return False
+                return None
+            rects = None
             if kind == CONST:
                 rects = [x]
+                slots.append(None)
             elif kind == REF:
                 rects = [self.rects[i][x] for i in members]
                 first = rects[0]
-                if all(r == first for r in rects):
+                if rects.count(first) == len(rects):
                     rects = [first]
-                elif all(r[1] == r[3] and r[2] == r[4] for r in rects):
-                    for sheet, r, c, _, _ in rects:  # a cell of the column itself?
-                        s = self.sheet_index.get(sheet)
-                        if owner.get((s, r, c)) in inside:
-                            return False
+                    slots.append(("same", first))
+                elif all(r[1] == r[3] and r[2] == r[4] and r[0] == first[0] for r in rects):
+                    s = self.sheet_index.get(first[0])
+                    rows = np.fromiter((r[1] for r in rects), dtype=np.int64, count=len(rects))
+                    cols = np.fromiter((r[2] for r in rects), dtype=np.int64, count=len(rects))
+                    owners = self._owners(s, rows, cols)
+                    if inside[owners[owners >= 0]].any():  # a cell of the column itself
+                        return None
+                    slots.append(("cells", s, rows, cols))
                     continue
                 else:
-                    return False  # a range per row: evaluated per row
+                    return None  # a range per row (or cells on several sheets): per row
             else:
+                slots.append(None)
                 continue
             for rect in rects:
                 ids = self._ids_in(rect)
-                if ids.size and not inside.isdisjoint(ids.tolist()):
-                    return False
-        return True
+                if ids.size and inside[ids].any():
+                    return None
+        return slots
 
     def _evaluate_group(self, members: np.ndarray):
         """Evaluate one column group: its first cell as usual (which checks the compiled
@@ -439,7 +455,7 @@ class Columns:
         t = self.template[members[0]]
         result = None
         if t.program is not None and not t.exact_only and t.checked:
-            gathered = self._column_args(rest, t)
+            gathered = self._column_args(rest, t, self._slots_of[members[0]])
             if gathered is not None:
                 labels = [self.n_label[i] for i in rest]
 
@@ -470,19 +486,18 @@ class Columns:
                 self.column_mismatches.append((self.n_label[i], cell, mine))
             result[k, 0] = cell
 
-    def _column_args(self, rest, t):
-        """The inputs of ``t``'s program for the cells ``rest``: (args, kinds)."""
+    def _column_args(self, rest, t, slots):
+        """The inputs of ``t``'s program for the cells ``rest`` (all of the group but its
+        first): (args, kinds)."""
         n = len(rest)
         args, kinds = [], []
-        for kind, x in t.plan:
+        for (kind, x), slot in zip(t.plan, slots):
             if kind == REF:
-                rects = [self.rects[i][x] for i in rest]
-                first = rects[0]
-                if all(r == first for r in rects):
-                    args.append(self._ranges(first))
+                if slot[0] == "same":
+                    args.append(self._ranges(slot[1]))
                     kinds.append(0)
                 else:
-                    args.append(self._cells(rects, n))
+                    args.append(self._cells(slot[1], slot[2][1:], slot[3][1:]))
                     kinds.append(REF_COLUMN)
             elif kind == LIT:
                 lits = [self.lits[i][x] for i in rest]
@@ -509,20 +524,19 @@ class Columns:
                 return None
         return args, kinds
 
-    def _cells(self, rects, n) -> np.ndarray:
-        """The values of single-cell ``rects`` as an ``(n, 1)`` column."""
+    def _cells(self, s, rows, cols) -> np.ndarray:
+        """The values of cells (``rows``, ``cols``) of sheet ``s`` as an ``(n, 1)`` column."""
+        n = rows.size
         out = np.empty((n, 1), dtype=object)
-        sheet = rects[0][0]
-        s = self.sheet_index.get(sheet)
-        grid = self.grids[s] if s is not None else None
-        if grid is not None and grid.dense and all(r[0] == sheet for r in rects):
-            rows = np.fromiter((r[1] for r in rects), dtype=np.int64, count=n)
-            cols = np.fromiter((r[2] for r in rects), dtype=np.int64, count=n)
+        if s is None:
+            out.fill(XL["#REF!"])
+            return out
+        grid = self.grids[s]
+        if grid.dense:
             inside = (rows <= grid.rows) & (cols <= grid.cols)
             out.fill(sh.EMPTY)
             out[inside, 0] = grid.a[rows[inside] - 1, cols[inside] - 1]
             return out
-        for k, (sheet_k, r, c, _, _) in enumerate(rects):
-            s = self.sheet_index.get(sheet_k)
-            out[k, 0] = self.grids[s].get(r, c) if s is not None else XL["#REF!"]
+        for k, (r, c) in enumerate(zip(rows.tolist(), cols.tolist())):
+            out[k, 0] = grid.get(r, c)
         return out

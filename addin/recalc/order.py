@@ -14,6 +14,9 @@ from collections import deque
 
 import numpy as np
 
+from . import shapes
+from .program import CONST, REF
+
 PENDING, ACTIVE, DONE = 0, 1, 2
 NO_IDS = np.empty(0, dtype=np.int64)
 UNIT_EDGES = 5_000_000  # beyond this many unit dependencies, order cell by cell
@@ -24,25 +27,70 @@ class Order:
 
     def _build_index(self):
         """Per sheet and column: the sorted rows holding formula cells, and their nodes
-        (the anchor's node for every cell of an array formula or a spill)."""
-        owner: dict[tuple, int] = {}
-        for i in range(self.cells):
-            s, r, c, area = self.n_sheet[i], self.n_row[i], self.n_col[i], self.n_area[i]
-            if area is None:
-                area = self.spill_area.get(i, (r, c, r, c))
+        (the anchor's node for every cell of an array formula or a spill); and per sheet
+        the owner of each cell (a numpy grid of node ids, -1 for none, or a dict for a
+        huge sparse sheet). Built with numpy sorts, not a Python call per cell."""
+        n = self.cells
+        sheets = np.array(self.n_sheet[:n], dtype=np.int64)
+        rows = np.array(self.n_row[:n], dtype=np.int64)
+        cols = np.array(self.n_col[:n], dtype=np.int64)
+        ids = np.arange(n, dtype=np.int64)
+        extra = []  # the cells of array formulas and spills beyond their anchors
+        for i in [i for i in range(n) if self.n_area[i] is not None] + list(self.spill_area):
+            area = self.n_area[i] or self.spill_area[i]
             for rr in range(area[0], area[2] + 1):
                 for cc in range(area[1], area[3] + 1):
-                    owner.setdefault((s, rr, cc), i)
-        self.owner = owner
-        by_col: dict[tuple, list] = {}
-        for (s, r, c), i in owner.items():
-            by_col.setdefault((s, c), []).append((r, i))
+                    extra.append((self.n_sheet[i], rr, cc, i))
+        if extra:
+            more = np.array(extra, dtype=np.int64).reshape(-1, 4)
+            sheets, rows, cols, ids = (np.concatenate([a, more[:, k]]) for k, a in
+                                       enumerate((sheets, rows, cols, ids)))
+        by_id = np.argsort(ids, kind="stable")  # the first node claiming a cell owns it
+        sheets, rows, cols, ids = sheets[by_id], rows[by_id], cols[by_id], ids[by_id]
+        key = (sheets * (shapes.MAX_COL + 1) + cols) * (shapes.MAX_ROW + 1) + rows
+        _, first = np.unique(key, return_index=True)  # sorted by sheet, column, row
+        sheets, rows, cols, ids = sheets[first], rows[first], cols[first], ids[first]
         self.fcols = [dict() for _ in self.book.sheets]
-        for (s, c), items in by_col.items():
-            items.sort()
-            self.fcols[s][c] = (np.array([r for r, _ in items], dtype=np.int64),
-                                np.array([i for _, i in items], dtype=np.int64))
+        self.owners = []
+        starts = np.flatnonzero(np.diff(sheets * (shapes.MAX_COL + 1) + cols,
+                                        prepend=-1)) if sheets.size else NO_IDS
+        ends = np.append(starts[1:], sheets.size)
+        for a, b in zip(starts.tolist(), ends.tolist()):
+            self.fcols[int(sheets[a])][int(cols[a])] = (rows[a:b], ids[a:b])
         self.fcol_keys = [np.array(sorted(d), dtype=np.int64) for d in self.fcols]
+        for s, grid in enumerate(self.grids):
+            mine = sheets == s
+            r, c, i = rows[mine], cols[mine], ids[mine]
+            if grid.dense:
+                shape = (max(grid.rows, int(r.max(initial=0))), max(grid.cols, int(c.max(initial=0))))
+                owner = np.full(shape, -1, dtype=np.int64)
+                owner[r - 1, c - 1] = i
+            else:
+                owner = dict(zip(zip(r.tolist(), c.tolist()), i.tolist()))
+            self.owners.append(owner)
+
+    def _owner(self, s, r, c):
+        """The node whose formula fills cell (``r``, ``c``) of sheet ``s``, or None."""
+        if s is None:
+            return None
+        owner = self.owners[s]
+        if isinstance(owner, dict):
+            return owner.get((r, c))
+        if r > owner.shape[0] or c > owner.shape[1]:
+            return None
+        i = owner[r - 1, c - 1]
+        return None if i < 0 else int(i)
+
+    def _owners(self, s, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """:meth:`_owner` of many cells of sheet ``s`` at once (-1 for none)."""
+        owner = self.owners[s] if s is not None else {}
+        if isinstance(owner, dict):
+            return np.array([owner.get((r, c), -1) for r, c in zip(rows.tolist(), cols.tolist())],
+                            dtype=np.int64)
+        out = np.full(rows.shape, -1, dtype=np.int64)
+        inside = (rows <= owner.shape[0]) & (cols <= owner.shape[1])
+        out[inside] = owner[rows[inside] - 1, cols[inside] - 1]
+        return out
 
     def _ids_in(self, rect) -> np.ndarray:
         sheet, r1, c1, r2, c2 = rect
@@ -50,7 +98,7 @@ class Order:
         if s is None:
             return NO_IDS
         if r1 == r2 and c1 == c2:
-            i = self.owner.get((s, r1, c1))
+            i = self._owner(s, r1, c1)
             return NO_IDS if i is None else np.array([i], dtype=np.int64)
         keys = self.fcol_keys[s]
         lo, hi = np.searchsorted(keys, c1, "left"), np.searchsorted(keys, c2, "right")
@@ -138,34 +186,48 @@ class Order:
         groups = self._column_groups()
         n = len(self.n_text)
         unit_of = np.arange(n, dtype=np.int64)
+        self._slots_of = {}
         for g, members in enumerate(groups):
             unit_of[members] = n + g
+            self._slots_of[int(members[0])] = self.group_slots[g]
         units = [i for i in range(n) if unit_of[i] == i] + [n + g for g in range(len(groups))]
         rect_units: dict = {}
-        deps: dict[int, list] = {}
+        deps: dict[int, set] = {}
         budget = UNIT_EDGES
-        owner, sheet_index = self.owner, self.sheet_index
+        sheet_index = self.sheet_index
+
+        def units_in(rect) -> set:
+            got = rect_units.get(rect)
+            if got is None:
+                ids = self._ids_in(rect)
+                got = rect_units[rect] = set(np.unique(unit_of[ids]).tolist()) \
+                    if ids.size else set()
+            return got
+
         for u in units:
+            found: set = set()
             if u < n:
-                rects, names = self.used[u], self.name_deps[u]
+                for rect in self.used[u]:
+                    sheet, r1, c1, r2, c2 = rect
+                    if r1 == r2 and c1 == c2:  # one cell: its owner, if a formula holds it
+                        i = self._owner(sheet_index.get(sheet), r1, c1)
+                        if i is not None:
+                            found.add(int(unit_of[i]))
+                    else:
+                        found |= units_in(rect)
+                names = self.name_deps[u]
             else:
-                members = groups[u - n].tolist()
-                rects = {rect for i in members for rect in self.used[i]}
-                names = {nid for i in members for nid in self.name_deps[i]}
-            found = set()
-            for rect in rects:
-                sheet, r1, c1, r2, c2 = rect
-                if r1 == r2 and c1 == c2:  # one cell: its owner, if a formula holds it
-                    i = owner.get((sheet_index.get(sheet), r1, c1))
-                    if i is not None:
-                        found.add(int(unit_of[i]))
-                    continue
-                got = rect_units.get(rect)
-                if got is None:
-                    ids = self._ids_in(rect)
-                    got = rect_units[rect] = set(np.unique(unit_of[ids]).tolist()) \
-                        if ids.size else set()
-                found |= got
+                first = int(groups[u - n][0])
+                t = self.template[first]
+                for (kind, x), slot in zip(t.plan, self.group_slots[u - n]):
+                    if kind == CONST:
+                        found |= units_in(x)
+                    elif kind == REF and slot[0] == "same":
+                        found |= units_in(slot[1])
+                    elif kind == REF:
+                        owners = self._owners(slot[1], slot[2], slot[3])
+                        found.update(np.unique(unit_of[owners[owners >= 0]]).tolist())
+                names = self.name_deps[first]
             found.update(int(unit_of[nid]) for nid in names if nid is not None)
             deps[u] = found  # a unit that reads itself is on a cycle: never ready
             budget -= len(found)
@@ -179,9 +241,8 @@ class Order:
         ready = deque(u for u in units if indegree[u] == 0)
         while ready:
             u = ready.popleft()
-            rects = self.used[u] if u < n else \
-                {rect for i in groups[u - n].tolist() for rect in self.used[i]}
-            self._done_rects.update(rects)  # every formula cell they cover is final
+            if u < n:
+                self._done_rects.update(self.used[u])  # every formula cell in them is final
             if u < n:
                 self._evaluate(u)
                 self.status[u] = DONE

@@ -32,11 +32,24 @@ class Grid:
             self.a = filled((rows, cols), sh.EMPTY, dtype=object)
         else:
             self.d = {}
-        for (r, c), v in sheet.values.items():
-            self.set(r, c, input_value(v))
-        for (r, c), f in sheet.formulas.items():  # until recalculated: the cached value
-            if (r, c) in sheet.cached:
-                self.set(r, c, input_value(sheet.cached[(r, c)]))
+        # until recalculated, a formula cell holds its cached value
+        cached = {rc: v for rc, v in sheet.cached.items() if rc in sheet.formulas}
+        for cells in (sheet.values, cached):
+            if self.dense and cells:
+                self._fill(cells)
+            else:
+                for (r, c), v in cells.items():
+                    self.set(r, c, input_value(v))
+
+    def _fill(self, cells: dict):
+        """Set many cells at once (numpy fancy indexing, not a Python call per cell)."""
+        n = len(cells)
+        rows = np.fromiter((rc[0] for rc in cells), dtype=np.int64, count=n)
+        cols = np.fromiter((rc[1] for rc in cells), dtype=np.int64, count=n)
+        values = np.empty(n, dtype=object)
+        values[:] = [input_value(v) if isinstance(v, xlsxio.XlError) else v
+                     for v in cells.values()]
+        self.a[rows - 1, cols - 1] = values
 
     def get(self, r, c):
         if self.dense:
