@@ -29,6 +29,7 @@ evaluates those cells one by one, as it does for formulas that read their own co
 """
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
@@ -40,7 +41,7 @@ from ..errors import ExcelError
 from ..evaluate import resolve
 from .install import OVERFLOW, _elem_from_formulas, _from_formulas, _to_formulas, _whole_value
 from .program import CONST, LIT, MISSING, NAME, RAW, REF, UNION, NotStraight, Program
-from .values import XL, same, scalar
+from .values import MAX_TEXT, XL, same, scalar
 
 _OPERATORS = ("+", "-", "*", "/", "^", "&", "=", "<>", "<", ">", "<=", ">=", "u-", "u+",
               "%")
@@ -278,10 +279,10 @@ def _cell_by_cell(func, inputs, values, column, n):
 
 def _raw_column(value, kind, n):
     """A column input -> the raw values the registry takes, one per cell."""
-    flat = value.reshape(-1) if kind else None
+    plain = (float, str, int)
     out = np.empty(n, dtype=object)
-    for k in range(n):
-        out[k] = _elem_from_formulas(flat[k])
+    out[:] = [v if type(v) in plain else _elem_from_formulas(v)
+              for v in value.reshape(-1).tolist()]
     return out
 
 
@@ -472,8 +473,26 @@ class Columns:
         self.columnar_cells += len(rest)
         if self.check:
             self._compare_with_cells(rest, result)
-        for k, i in enumerate(rest):
-            self.grids[self.n_sheet[i]].set(self.n_row[i], self.n_col[i], scalar(result[k, 0]))
+        plain = (float, str, bool)
+        values = [v if type(v) in plain and (type(v) is not str or len(v) <= MAX_TEXT)
+                  and (type(v) is not float or math.isfinite(v)) else scalar(v)
+                  for v in result[:, 0].tolist()]
+        self._scatter(rest, values)
+
+    def _scatter(self, rest, values):
+        """Each cell of ``rest`` gets its value (one fancy assignment per dense sheet)."""
+        sheets = {self.n_sheet[i] for i in rest}
+        if len(sheets) == 1 and self.grids[next(iter(sheets))].dense:
+            grid = self.grids[next(iter(sheets))]
+            rows = np.fromiter((self.n_row[i] for i in rest), dtype=np.int64, count=len(rest))
+            cols = np.fromiter((self.n_col[i] for i in rest), dtype=np.int64, count=len(rest))
+            if rows.max() <= grid.rows and cols.max() <= grid.cols:
+                column = np.empty(len(rest), dtype=object)
+                column[:] = values
+                grid.a[rows - 1, cols - 1] = column
+                return
+        for i, v in zip(rest, values):
+            self.grids[self.n_sheet[i]].set(self.n_row[i], self.n_col[i], v)
 
     def _compare_with_cells(self, rest, result):
         """``ZVMPLAN_ENGINE_CHECK=1``: evaluate the cells one by one too; keep those values

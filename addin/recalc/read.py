@@ -103,6 +103,7 @@ class Nodes:
         self.n_label, self.n_kind = [], []
         self.name_nodes: dict[tuple, int] = {}
         self.refs: list[dict] = []
+        self._prefixes: dict = {}
         self._collect()
 
     def _collect(self):
@@ -153,5 +154,8 @@ class Nodes:
         return len(self.n_text) - 1
 
     def _label(self, s, r, c):
-        return f"{display(self.book.sheets[s].name)}!{shapes.a1(r, c)}"
+        prefix = self._prefixes.get(s)
+        if prefix is None:
+            prefix = self._prefixes[s] = display(self.book.sheets[s].name) + "!"
+        return prefix + shapes.a1(r, c)
 
