@@ -145,7 +145,9 @@ def bench_model():
 def zvmplan_command():
     """How to run `calc` and `eval`: the zvmplan command if it has them, else the engine's
     Python API in a child process (labelled), else None."""
-    exe = shutil.which("zvmplan")
+    # the zvmplan of this Python (a venv's), not whichever one is first on PATH
+    mine = Path(sys.executable).with_name("zvmplan")
+    exe = str(mine) if mine.exists() else shutil.which("zvmplan")
     cmd = [exe] if exe else [sys.executable, "-m", "zvmplan_addin.cli"]
     try:
         helptext = subprocess.run(cmd + ["--help"], capture_output=True, text=True,

@@ -12,10 +12,13 @@ the cached values. A newcomer can read the stages in order, one module each:
 3. :mod:`.compile` -- each shape compiled once by ``formulas`` into a
    :class:`~.program.Template` (:mod:`.program` runs it as a straight line of formulas'
    own functions);
-4. :mod:`.order` -- dependency order: a depth-first walk to the formula cells each node
-   reads, circular references detected on the way;
-5. :mod:`.evaluate` -- each node's inputs gathered, its program run, its result stored
-   (spills and array formulas too);
+4. :mod:`.order` -- dependency order: a topological order of *units* (a column group --
+   one formula filled down a column whose cells do not read each other -- is one unit),
+   then a depth-first walk cell by cell for what is left (circular references);
+5. :mod:`.columnar` -- a column group evaluated at once: each input gathered once for
+   all its cells, the program's steps run on columns (see its docstring for which
+   functions are vectorised); :mod:`.evaluate` -- one cell's inputs gathered, its program
+   run, its result stored (spills and array formulas too);
 6. :mod:`.write` -- the values to cache, written back by ``xlsxio``, and the report.
 
 :mod:`.calc` runs them on one file; :mod:`.formula` evaluates one formula without cells
@@ -28,6 +31,8 @@ the rows differ only in their row number) and in ``schedula``'s bookkeeping. Her
 distinct formula *structure* compiles once; the parts of a shape that read only inputs
 every cell shares (``SUM(F$2:F$10001)`` in ``=F2/SUM(F$2:F$10001)``) are computed once
 per pass; cell values live in one numpy object grid per sheet, so a range is a slice.
+``ZVMPLAN_ENGINE_CELLWISE=1`` evaluates every cell on its own (no column groups), as the
+engine did before; the tests compare the two.
 
 Semantics worth knowing
 -----------------------

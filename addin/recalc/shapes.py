@@ -487,5 +487,5 @@ def parse_area(ref: str) -> tuple[int, int, int, int]:
     return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
 
 
-__all__ = ["Shape", "shape", "translate", "reference", "beyond_limits", "edge_proxies", "sheet_key", "col_number", "col_letters", "a1",
+__all__ = ["Shape", "Shaper", "shape", "translate", "reference", "beyond_limits", "edge_proxies", "sheet_key", "col_number", "col_letters", "a1",
            "parse_a1", "parse_area", "MAX_ROW", "MAX_COL"]
