@@ -15,6 +15,7 @@ the cached values. A newcomer can read the stages in order, one module each:
 4. :mod:`.order` -- dependency order: a topological order of *units* (a column group --
    one formula filled down a column whose cells do not read each other -- is one unit),
    then a depth-first walk cell by cell for what is left (circular references);
+   :mod:`.index` finds the formula cells inside a range;
 5. :mod:`.columnar` -- a column group evaluated at once: each input gathered once for
    all its cells, the program's steps run on columns (see its docstring for which
    functions are vectorised); :mod:`.evaluate` -- one cell's inputs gathered, its program

@@ -11,6 +11,7 @@ from .. import xlsxio
 from .columnar import Columns
 from .compile import Compiler
 from .evaluate import Evaluator
+from .index import CellIndex
 from .install import Reasons, install_functions
 from .order import Order
 from .read import Nodes
@@ -22,7 +23,7 @@ class EngineError(Exception):
     """The recalculation could not be done; the message is one line."""
 
 
-class Engine(Nodes, Compiler, Order, Evaluator, Columns, Results):
+class Engine(Nodes, Compiler, CellIndex, Order, Evaluator, Columns, Results):
     """Recalculate one workbook read by :func:`zvmplan_addin.xlsxio.read_workbook`:
     :meth:`run`, then :meth:`updates` and :meth:`report`."""
 
