@@ -91,6 +91,22 @@ class Grid:
         return out
 
 
+class Labels:
+    """``Sheet!A1`` of node ``i`` (a defined name's own name), made when asked: a
+    workbook of a million formula cells needs few of them."""
+
+    def __init__(self, nodes: "Nodes"):
+        self.nodes = nodes
+        self.names: dict[int, str] = {}
+
+    def __getitem__(self, i: int) -> str:
+        name = self.names.get(i)
+        if name is not None:
+            return name
+        nodes = self.nodes
+        return nodes._label(nodes.n_sheet[i], nodes.n_row[i], nodes.n_col[i])
+
+
 class Nodes:
     """The nodes to evaluate (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`)."""
 
@@ -100,7 +116,7 @@ class Nodes:
         self.grids = [Grid(s) for s in book.sheets]
         self.kept_cached = 0
         self.n_sheet, self.n_row, self.n_col, self.n_text, self.n_area = [], [], [], [], []
-        self.n_label, self.n_kind = [], []
+        self.n_label, self.n_kind = Labels(self), []
         self.name_nodes: dict[tuple, int] = {}
         self.refs: list[dict] = []
         self._prefixes: dict = {}
@@ -150,7 +166,8 @@ class Nodes:
         self.n_col.append(c)
         self.n_text.append(text)
         self.n_area.append(area)
-        self.n_label.append(label or self._label(s, r, c))
+        if label:
+            self.n_label.names[len(self.n_text) - 1] = label
         return len(self.n_text) - 1
 
     def _label(self, s, r, c):

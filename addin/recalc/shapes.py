@@ -192,55 +192,65 @@ _DIGITS = re.compile(r"([0-9]+)")
 
 
 def _recipe(parts, shp, spans):
-    """What each digit run of a scanned formula is: ("fixed", text), (ROW, rect, part)
-    or (NUMBER, literal); None if the shape cannot be reused."""
+    """How to rebuild the shape from another formula's digit runs: (shape, the runs that
+    must be as they are and their text, rows: (run, rect, part), literals: (run, k));
+    None if the shape cannot be reused."""
     if shp is None or len(parts) < 2:
         return None
-    roles, pos = [], 0
-    by_start = {}
+    by_start: dict = {}
     for start, end, what, k, part in spans:
         by_start.setdefault(start, []).append((end, what, k, part))
+    fixed, fixed_text, rows, literals = [], [], [], []
+    pos = 0
     for j, piece in enumerate(parts):
         if j % 2 == 0:
             pos += len(piece)
             continue
-        start, end = pos, pos + len(piece)
-        role = ("fixed", piece)
+        run, start, end = j // 2, pos, pos + len(piece)
+        role = None
         for span_start in (start, start - 1):  # a row group may start with its $
             for span_end, what, k, part in by_start.get(span_start, ()):
                 if span_end == end and (what == ROW or span_start == start):
                     role = (what, k, part)
-        roles.append(role)
+        if role is None:
+            fixed.append(run)
+            fixed_text.append(piece)
+        elif role[0] == ROW:
+            rows.append((run, role[1], role[2]))
+        else:
+            literals.append((run, role[1]))
         pos = end
-    return shp, tuple(roles)
+    return shp, tuple(fixed), tuple(fixed_text), tuple(rows), tuple(literals)
 
 
 def _apply(recipe, runs):
-    shp, roles = recipe
+    shp, fixed, fixed_text, rows, literals = recipe
+    for j, text in zip(fixed, fixed_text):
+        if runs[j] != text:
+            return None
     rects = list(shp.rects)
-    literals = list(shp.literals)
-    rows: dict = {}
-    for run, role in zip(runs, roles):
-        what = role[0]
-        if what == "fixed":
-            if run != role[1]:
-                return None
-        elif what == ROW:
-            value = int(run)
-            if not 1 <= value <= MAX_ROW:
-                return None
-            rows.setdefault(role[1], {})[role[2]] = value
-        else:
-            literals[role[1]] = int(run)
-    for k, found in rows.items():
+    two = None
+    for j, k, part in rows:
+        value = int(runs[j])
+        if not 1 <= value <= MAX_ROW:
+            return None
         sheet, r1, c1, r2, c2 = rects[k]
-        if 2 in found:
-            r1 = r2 = found[2]
-        else:
-            a, b = found.get(0, r1), found.get(1, r2)
-            r1, r2 = min(a, b), max(a, b)
-        rects[k] = (sheet, r1, c1, r2, c2)
-    return Shape(shp.key, tuple(rects), tuple(literals), None)
+        if part == 2:
+            rects[k] = (sheet, value, c1, value, c2)
+        else:  # one end of a range: sorted once both ends are in
+            two = two or {}
+            two.setdefault(k, {})[part] = value
+    if two:
+        for k, ends in two.items():
+            sheet, r1, c1, r2, c2 = rects[k]
+            a, b = ends.get(0, r1), ends.get(1, r2)
+            rects[k] = (sheet, min(a, b), c1, max(a, b), c2)
+    if literals:
+        values = list(shp.literals)
+        for j, k in literals:
+            values[k] = int(runs[j])
+        return Shape(shp.key, tuple(rects), tuple(values), None)
+    return Shape(shp.key, tuple(rects), shp.literals, None)
 
 
 def _placeholder(k: int) -> str:
