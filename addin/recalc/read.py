@@ -91,6 +91,14 @@ class Grid:
         return out
 
 
+def _in_order(cells: dict):
+    """The items of ``cells`` by row, then column (a reader gives them so: no sort then)."""
+    keys = list(cells)
+    if all(a < b for a, b in zip(keys, keys[1:])):
+        return cells.items()
+    return sorted(cells.items())
+
+
 class Labels:
     """``Sheet!A1`` of node ``i`` (a defined name's own name), made when asked: a
     workbook of a million formula cells needs few of them."""
@@ -126,7 +134,7 @@ class Nodes:
         book = self.book
         self.cells = 0
         for s, sheet in enumerate(book.sheets):
-            for (r, c), f in sorted(sheet.formulas.items()):
+            for (r, c), f in _in_order(sheet.formulas):
                 if f.kind == "dataTable":
                     self.kept_cached += 1
                     self.warnings.append(f"{self._label(s, r, c)}: a data table; kept its cached value")
