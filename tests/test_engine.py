@@ -879,3 +879,26 @@ def test_the_fast_shape_of_a_filled_column_is_the_full_one(pattern):
         fast = shaper(text, r, 7)
         full = shapes.shape(text, "Plan", r, 7, generic=True)
         assert (fast.key, fast.rects, fast.literals) == (full.key, full.rects, full.literals)
+
+
+def test_a_zvmplan_column_of_many_distinct_values_takes_the_vector_path(tmp_path, monkeypatch):
+    """Beyond SCALAR_DISTINCT distinct arguments a zvmplan function is called once with
+    all of them (its vector path); the values are those of cell by cell, errors per cell."""
+    from zvmplan_addin.recalc.columnar import SCALAR_DISTINCT
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    rows = SCALAR_DISTINCT + 50
+    for r in range(1, rows + 1):
+        ws[f"A{r}"] = -1 if r == 7 else r * 1.5
+        ws[f"B{r}"] = f"=ZT_SCALE(A{r},2)+1"
+    path = _save(wb, tmp_path / "in.xlsx")
+    got = []
+    for mode in ("", "1"):
+        monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", mode)
+        report = engine.calc(path, tmp_path / f"out{mode}.xlsx")
+        got.append(([_values(tmp_path / f"out{mode}.xlsx")[f"B{r}"].value
+                     for r in range(1, rows + 1)], report.errors))
+    assert got[0] == got[1]
+    assert got[0][0][6] == "#NUM!" and got[0][0][9] == 10 * 1.5 * 2 + 1
+    assert "x must be >= 0" in got[0][1]["Plan!B7"][1]

@@ -12,7 +12,9 @@ value -- and :func:`run_columns` runs the program's steps once:
   comparison operators, ``IF``, ``IFERROR``, the ``IS...`` functions, ``ABS``, ``ROUND``,
   ``SQRT``, ``LEN``, ... and ``VLOOKUP``/``HLOOKUP``/``MATCH`` over their lookup value,
   ``INDEX`` over its row and column numbers) is called once with the columns, as
-  formulas evaluates an Excel array expression;
+  formulas evaluates an Excel array expression; the arithmetic and comparison operators
+  on columns of plain numbers, and ``&`` on columns of text, run in numpy instead
+  (:func:`_fast`, the same IEEE arithmetic without a Python call per cell);
 * a step of a **zvmplan function** is called once per distinct combination of its
   arguments when there are few (:data:`SCALAR_DISTINCT`: a planner repeats its
   transports and sizes), else once per combination of its non-vector arguments
@@ -57,11 +59,11 @@ ELEMENTWISE: dict[str, frozenset | None] = {
     "INDEX": frozenset({1, 2}),
 }
 
-REF_COLUMN, LIT_COLUMN, STEP_COLUMN = 1, 2, 3
+REF_COLUMN, LIT_COLUMN, STEP_COLUMN = 1, 2, 3  # how a column input is sliced per cell
 # a zvmplan function over at most this many distinct argument combinations is called once
 # per combination (its scalar path: the same numbers as cell by cell); beyond, once with
 # all of them (the model's vectorised path, equal to within a unit in the last place)
-SCALAR_DISTINCT = 256  # how a column input is sliced per cell
+SCALAR_DISTINCT = 256
 
 
 def run_columns(program: Program, args: list, kinds: list, n: int,
