@@ -897,8 +897,8 @@ def test_a_zvmplan_column_of_many_distinct_values_takes_the_vector_path(tmp_path
     for mode in ("", "1"):
         monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", mode)
         report = engine.calc(path, tmp_path / f"out{mode}.xlsx")
-        got.append(([_values(tmp_path / f"out{mode}.xlsx")[f"B{r}"].value
-                     for r in range(1, rows + 1)], report.errors))
+        out = _values(tmp_path / f"out{mode}.xlsx")
+        got.append(([out[f"B{r}"].value for r in range(1, rows + 1)], report.errors))
     assert got[0] == got[1]
     assert got[0][0][6] == "#NUM!" and got[0][0][9] == 10 * 1.5 * 2 + 1
     assert "x must be >= 0" in got[0][1]["Plan!B7"][1]
