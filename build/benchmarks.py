@@ -23,9 +23,16 @@ Measured:
 * ``zvmplan fill`` of the template with 1,000 and 10,000 links (``examples/links.csv``
   repeated), as a planner runs it (the results table printed): time and peak memory of
   the child process.
+* the realistic planner sheet of ``build/planner_sheet.py`` (inputs A..E, nine formula
+  columns: three zvmplan functions, arithmetic, IF, VLOOKUP, INDEX/MATCH, text, a share
+  of a column total) at 1k/10k/100k rows: ``zvmplan calc`` on it and on its builtin
+  variant, and LibreOffice headless with forced recalculation on the builtin variant in
+  the same run; values compared cell by cell (columnar against cell by cell, zvmplan
+  against LibreOffice) up to 10k rows; a fit time = a + b*rows per column.
 
 Targets: template <= 2 s; 10,000 rows <= 5 s and <= 400 MB; a zvmplan cell <= 1.2x a builtin
-cell; model scalar call <= 5 us; eval <= 0.5 s. What is not available yet (no ``zvmplan``
+cell; model scalar call <= 5 us; eval <= 0.5 s; planner sheet: 10,000 rows in no more time
+than LibreOffice, 100,000 rows <= 15 s and <= 1.2 GB. What is not available yet (no ``zvmplan``
 command, no template) is reported as such, not skipped silently.
 """
 from __future__ import annotations
@@ -143,7 +150,9 @@ def bench_model():
 def zvmplan_command():
     """How to run `calc` and `eval`: the zvmplan command if it has them, else the engine's
     Python API in a child process (labelled), else None."""
-    exe = shutil.which("zvmplan")
+    # the zvmplan of this Python (a venv's), not whichever one is first on PATH
+    mine = Path(sys.executable).with_name("zvmplan")
+    exe = str(mine) if mine.exists() else shutil.which("zvmplan")
     cmd = [exe] if exe else [sys.executable, "-m", "zvmplan_addin.cli"]
     try:
         helptext = subprocess.run(cmd + ["--help"], capture_output=True, text=True,
@@ -318,6 +327,117 @@ def bench_xlsx_layer(rows=100_000):
     report("xlsx", f"rewrite its {r['cached']:,} cached values [CPU s]",
            f"{r['rewrite_cpu_s']:.2f} (wall {r['rewrite_s']:.2f})", f"<= {3 * scale:g}",
            r["rewrite_cpu_s"] <= 3 * scale)
+# ------------------------------------------------------- the planner sheet ----
+PLANNER_ROWS = (1_000, 10_000, 100_000)
+PLANNER = []  # (rows, what, seconds, peak MB)
+
+
+def _soffice_child(src, out_dir, profile):
+    """LibreOffice headless on ``src`` with forced recalculation, measured from outside."""
+    import planner_sheet
+    exe = planner_sheet.soffice()
+    return measure_child([exe, planner_sheet.libreoffice_profile(profile), "--headless",
+                          "--norestore", "--convert-to", "xlsx:Calc MS Excel 2007 XML",
+                          "--outdir", str(out_dir), str(src)], timeout=3600)
+
+
+def _compare_cells(a_path, b_path, sheet="Plan"):
+    """Cells that differ between two recalculated workbooks (numbers to 1e-14 relative:
+    LibreOffice stores 15 significant digits)."""
+    import openpyxl
+    a = openpyxl.load_workbook(a_path, data_only=True, read_only=True)[sheet]
+    b = openpyxl.load_workbook(b_path, data_only=True, read_only=True)[sheet]
+    bad = cells = 0
+    for ra, rb in zip(a.iter_rows(values_only=True), b.iter_rows(values_only=True)):
+        for x, y in zip(ra, rb):
+            cells += 1
+            if isinstance(x, (int, float)) and isinstance(y, (int, float)) and \
+                    not isinstance(x, bool) and not isinstance(y, bool):
+                ok = x == y or abs(x - y) <= 1e-14 * max(abs(x), abs(y))
+            else:
+                ok = x == y
+            bad += not ok
+    return bad, cells
+
+
+def bench_planner(cmd, rows_list, tmp, lo=True, check_upto=10_000):
+    """The issue-11 planner sheet (build/planner_sheet.py): zvmplan calc on its zvmplan and
+    builtin variants, LibreOffice headless (forced recalculation) on the builtin variant,
+    values compared cell by cell up to ``check_upto`` rows; a fit time = a + b*rows."""
+    import planner_sheet
+    if cmd is None:
+        report("planner", "planner sheet", "n/a: no `zvmplan calc` yet")
+        return
+    have_lo = lo and planner_sheet.soffice() is not None
+    tmp = Path(tmp)
+    for rows in rows_list:
+        z = planner_sheet.write(tmp / f"planner_{rows}_zvmplan.xlsx", rows, zvmplan=True)
+        b = planner_sheet.write(tmp / f"planner_{rows}_builtin.xlsx", rows, zvmplan=False)
+        for what, src in (("zvmplan calc, zvmplan functions", z), ("zvmplan calc, builtins only", b)):
+            out = tmp / (src.stem + "_out.xlsx")
+            r = measure_child(cmd + ["calc", str(src), "-o", str(out)], timeout=3600)
+            PLANNER.append((rows, what, r["seconds"] if r["rc"] == 0 else None, r["peak_mb"]))
+        if rows <= check_upto:
+            cellwise = tmp / (z.stem + "_cellwise.xlsx")
+            env = dict(os.environ, ZVMPLAN_ENGINE_CELLWISE="1")
+            subprocess.run(cmd + ["calc", str(z), "-o", str(cellwise)], env=env,
+                           capture_output=True, check=True, timeout=3600)
+            bad, cells = _compare_cells(tmp / (z.stem + "_out.xlsx"), cellwise)
+            report("planner", f"{rows:,} rows: columnar vs cell by cell, cells differing",
+                   f"{bad} of {cells:,}", "0", bad == 0)
+        if have_lo:
+            r = _soffice_child(b, tmp / f"lo_{rows}", tmp / "lo_profile")
+            PLANNER.append((rows, "LibreOffice headless, builtins only",
+                            r["seconds"] if r["rc"] == 0 else None, r["peak_mb"]))
+            if rows <= check_upto and r["rc"] == 0:
+                bad, cells = _compare_cells(tmp / (b.stem + "_out.xlsx"),
+                                            tmp / f"lo_{rows}" / (b.stem + ".xlsx"))
+                report("planner", f"{rows:,} rows: zvmplan vs LibreOffice, cells differing",
+                       f"{bad} of {cells:,}", "0", bad == 0)
+    _planner_targets(rows_list, have_lo)
+
+
+def _seconds(rows, what):
+    return next((s for r, w, s, _ in PLANNER if r == rows and w == what), None)
+
+
+def _planner_targets(rows_list, have_lo):
+    zv, lo = "zvmplan calc, zvmplan functions", "LibreOffice headless, builtins only"
+    if 10_000 in rows_list and have_lo:
+        a, b = _seconds(10_000, zv), _seconds(10_000, lo)
+        if a and b:
+            report("planner", "10,000 rows: zvmplan calc (zvmplan functions) / LibreOffice",
+                   f"{a / b:.2f}x", "<= 1x", a <= b)
+    if 100_000 in rows_list:
+        s = _seconds(100_000, zv)
+        mb = next((m for r, w, _, m in PLANNER if r == 100_000 and w == zv), None)
+        report("planner", "100,000 rows: zvmplan calc [s]", f"{s:.1f}" if s else "FAILED",
+               "<= 15", bool(s) and s <= 15)
+        report("planner", "100,000 rows: zvmplan calc peak memory [MB]", f"{mb:.0f}",
+               "<= 1200", mb <= 1200)
+
+
+def print_planner():
+    if not PLANNER:
+        return
+    import numpy as np
+    whats = list(dict.fromkeys(w for _, w, _, _ in PLANNER))
+    rows_list = sorted({r for r, _, _, _ in PLANNER})
+    print("planner sheet (inputs A..E, nine formula columns a row), wall time and peak memory:")
+    print(f"{'rows (formula cells)':>22}  " + "  ".join(f"{w:>36}" for w in whats))
+    for rows in rows_list:
+        cells = []
+        for w in whats:
+            hit = [(s, m) for r, ww, s, m in PLANNER if r == rows and ww == w]
+            cells.append("n/a" if not hit or hit[0][0] is None else
+                         f"{hit[0][0]:.2f} s, {hit[0][1]:.0f} MB")
+        print(f"{f'{rows:,} ({9 * rows:,})':>22}  " + "  ".join(f"{c:>36}" for c in cells))
+    for w in whats:
+        pts = [(r, s) for r, ww, s, _ in PLANNER if ww == w and s is not None]
+        if len(pts) >= 2:
+            b, a = np.polyfit([p[0] for p in pts], [p[1] for p in pts], 1)
+            print(f"  fit {w}: time = {a:.2f} s + {b * 1e6:.1f} us x rows")
+    print()
 
 
 def print_table():
@@ -339,6 +459,11 @@ def main(argv=None) -> int:
                         help="rows of the sheet part for the xlsx layer (default 100,000)")
     parser.add_argument("--fill-only", action="store_true",
                         help="only the zvmplan fill measurements")
+    parser.add_argument("--planner-rows", default=",".join(map(str, PLANNER_ROWS)),
+                        help="rows of the issue-11 planner sheet, comma-separated "
+                        "(default 1000,10000,100000; empty to skip)")
+    parser.add_argument("--no-libreoffice", action="store_true",
+                        help="do not run LibreOffice on the planner sheet")
     args = parser.parse_args(argv)
     print(f"zvmplan benchmarks: Python {sys.version.split()[0]}, {os.cpu_count()} cpu(s)\n")
     if args.fill_only:
@@ -358,6 +483,10 @@ def main(argv=None) -> int:
             bench_fill(cmd, tmp)
             if args.formulas_baseline:
                 bench_formulas_baseline(args.rows, tmp)
+            rows = [int(x) for x in args.planner_rows.split(",") if x.strip()]
+            if rows:
+                bench_planner(cmd, rows, tmp, lo=not args.no_libreoffice)
+    print_planner()
     print_table()
     return 0
 

@@ -37,6 +37,11 @@ def recalculated(tmp_path_factory):
         "A8": '=CPCPU_PER_MB("IUCV",0)',
         "A9": '=_xldudf_ZVMPLAN_CPCPU_PER_MB("IUCV",9000)',
         "A10": '=CPCPU_PER_MB("IUCV",9000)*1000',
+        "A11": "=ROWS(ZVM_TRANSPORTS())",
+        "A12": '=CPCPU_PER_MB("IUCV",9000,,2)',
+        "A13": '=ISNUMBER(MB_PER_SEC("IUCV",9000,,1E308))',
+        "A14": '=IFERROR(MB_PER_SEC("IUCV",9000,,1E308),"overflow")',
+        "A15": "=ROWS(CPCPU_PER_MB(\"IUCV\",Inputs!B1:B1048576))",
     }
     for ref, formula in cells.items():
         calc[ref] = formula
@@ -88,6 +93,27 @@ def test_every_function_example_matches_the_model(recalculated):
             assert got == pytest.approx(want, rel=1e-12), fn.name
         assert formulas["Calc"].cell(row=row, column=5).value.startswith(
             "=INDEX(" if fn.spill else fn.example)
+
+
+def test_excels_readings_of_arrays_gaps_and_overflow(recalculated):
+    """As in Excel: ROWS of a spilled array counts its rows (one per transport); a
+    skipped argument reaches the add-in as missing (the default level, then speed factor
+    2: half of 000 Table 2's 0.012367 CPU-s/MB); an overflow is an error ISNUMBER and
+    IFERROR see; a whole-column range gives one answer per cell of the column."""
+    c = recalculated[0]["Calc"]
+    assert c["A11"].value == len(REGISTRY["ZVM_TRANSPORTS"]())
+    assert c["A12"].value == pytest.approx(REGISTRY["CPCPU_PER_MB"]("IUCV", 9000, None, 2))
+    assert c["A12"].value == pytest.approx(0.012367 / 2)
+    assert c["A13"].value is False
+    assert c["A14"].value == "overflow"
+    assert c["A15"].value == 1_048_576
+
+
+def test_eval_reads_a_formula_as_calc_does(capsys):
+    assert cli(["eval", "=ABS(1E7)"]) == 0
+    assert capsys.readouterr().out.strip() == "10000000"
+    assert cli(["eval", "=ROWS(ZVM_TRANSPORTS())"]) == 0
+    assert capsys.readouterr().out.strip() == str(len(REGISTRY["ZVM_TRANSPORTS"]()))
 
 
 def test_formulas_are_kept(recalculated):

@@ -51,6 +51,16 @@ def _declare():
             raise UnknownNameError("unknown name 'bad'; valid: anything else")
         return float(len(name))
 
+    @worksheet_function(description="x times factor plus add", example="=ZT_SCALE3(1,2,3)",
+                        returns="number", params=[
+                            Param("x", "a number", lambda v: as_number(v, "x")),
+                            Param("factor", "default 1", lambda v: as_number(v, "factor"),
+                                  optional=True),
+                            Param("add", "default 0", lambda v: as_number(v, "add"),
+                                  optional=True)])
+    def zt_scale3(x, factor=None, add=None):
+        return x * (1.0 if factor is None else factor) + (add or 0.0)
+
     @worksheet_function(description="three names down a column", example="=ZT_COLUMN()",
                         returns="text column", params=[], spill=True)
     def zt_column():
@@ -63,7 +73,7 @@ def zt_functions():
     the registry)."""
     _declare()
     yield
-    for name in ("ZT_SCALE", "ZT_NAME", "ZT_COLUMN"):
+    for name in ("ZT_SCALE", "ZT_NAME", "ZT_COLUMN", "ZT_SCALE3"):
         REGISTRY.pop(name, None)
 
 
@@ -625,3 +635,270 @@ def test_empty_cells_inside_the_used_area(tmp_path):
     ws = _values(tmp_path / "out.xlsx", "Sheet")
     assert [ws[f"D{r}"].value for r in range(1, 7)] == ["empty", "#VALUE!", 3, True, 1, "x"]
     assert "required" in report.errors["Sheet!D2"][1]
+
+
+# ------------------------------------------- Excel's answers (issue 8 §1) ----
+WHOLE_COLUMN_FORMS = ["A:A", "$A:$A", "A1:A1048576", "$A$1:$A$1048576", "A$1:A$1048576"]
+
+
+@pytest.fixture
+def data_book():
+    """Data!A1:A100 = 1..100, B = 2*A, C = "k<n>"; row 1 also has D1 = 7."""
+    wb = openpyxl.Workbook()
+    data = wb.active
+    data.title = "Data"
+    for r in range(1, 101):
+        data.cell(r, 1, r)
+        data.cell(r, 2, 2 * r)
+        data.cell(r, 3, f"k{r}")
+    data["D1"] = 7
+    return wb
+
+
+def _calc_cells(wb, tmp_path, cells, sheet="Out"):
+    out_ws = wb[sheet] if sheet in wb.sheetnames else wb.create_sheet(sheet)
+    for ref, text in cells.items():
+        out_ws[ref] = text
+    path = _save(wb, tmp_path / "in.xlsx")
+    report = engine.calc(path, tmp_path / "out.xlsx")
+    ws = _values(tmp_path / "out.xlsx", sheet)
+    return {ref: ws[ref].value for ref in cells}, report
+
+
+@pytest.mark.parametrize("col", WHOLE_COLUMN_FORMS)
+def test_whole_column_references_give_excels_answers(data_book, tmp_path, col):
+    """Excel reads A:A, A1:A1048576 and their absolute forms as the whole column (the
+    formulas parser reads A1:A1048576 as A1): ROWS is 1,048,576, COUNTBLANK counts every
+    empty cell of the column, and the aggregates see all 100 values."""
+    other = col.replace("A", "B")
+    keys = col.replace("A", "C")
+    wide = col.replace("$A", "$C").replace("A", "C") if ":" in col else col
+    table = col.split(":")[0] + ":" + col.split(":")[1].replace("A", "C")
+    cells = {
+        "A1": f"=SUM(Data!{col})", "A2": f"=COUNT(Data!{col})", "A3": f"=COUNTA(Data!{keys})",
+        "A4": f"=COUNTBLANK(Data!{col})", "A5": f"=MAX(Data!{col})", "A6": f"=MIN(Data!{col})",
+        "A7": f"=ROWS(Data!{col})", "A8": f"=MATCH(77,Data!{col},0)",
+        "A9": f"=INDEX(Data!{other},10)", "A10": f"=VLOOKUP(30,Data!{table},3,FALSE)",
+        "A11": f'=SUMIF(Data!{col},">50",Data!{other})',
+        "A12": f'=SUMIFS(Data!{other},Data!{col},">50")',
+        "A13": f"=SUMPRODUCT(Data!{col},Data!{other})", "A14": f"=COLUMNS(Data!{wide})",
+        "A15": f"=INDEX(Data!{other},5000)",
+    }
+    got, _ = _calc_cells(data_book, tmp_path, cells)
+    assert got == {"A1": 5050, "A2": 100, "A3": 100, "A4": 1_048_576 - 100, "A5": 100,
+                   "A6": 1, "A7": 1_048_576, "A8": 77, "A9": 20, "A10": "k30",
+                   "A11": 2 * sum(range(51, 101)), "A12": 2 * sum(range(51, 101)),
+                   "A13": sum(2 * r * r for r in range(1, 101)), "A14": 1, "A15": 0}
+
+
+def test_a_zvmplan_function_given_a_whole_column_answers_every_cell(data_book, tmp_path):
+    """In Excel an add-in function given A1:A1048576 gets every cell of the column; its
+    empty cells give errors, so a SUM over the answers is an error, not the sum of the
+    filled rows."""
+    cells = {"A1": "=IFERROR(SUM(ZT_SCALE(Data!A1:A1048576)),ROWS(ZT_SCALE(Data!A1:A1048576)))",
+             "A2": "=SUM(ZT_SCALE(Data!A1:A100))"}
+    got, _ = _calc_cells(data_book, tmp_path, cells)
+    assert got == {"A1": 1_048_576, "A2": 5050}
+
+
+def test_ranges_to_the_last_row_or_column_keep_their_size(data_book, tmp_path):
+    """A2:A1048576, 1:1, A1:XFD1 and A1:XFD1048576 as Excel reads them; ranges of
+    different sizes in SUMPRODUCT are #VALUE! in Excel."""
+    cells = {"A1": "=SUM(Data!A2:A1048576)", "A2": "=ROWS(Data!A2:A1048576)",
+             "A3": "=COLUMNS(Data!1:1)", "A4": "=SUM(Data!1:1)", "A5": "=COLUMNS(Data!A1:XFD1)",
+             "A6": "=SUM(Data!A1:XFD1)", "A7": "=MAX(Data!A1:XFD1048576)",
+             "A8": "=COUNTBLANK(Data!$1:$1)",
+             "A9": "=SUMPRODUCT(Data!A2:A1048576,Data!B1:B1048576)",
+             "A10": "=ROWS(Data!A1048576)", "A11": "=SUM(Data!A99:A1048576)"}
+    got, _ = _calc_cells(data_book, tmp_path, cells)
+    assert got == {"A1": 5049, "A2": 1_048_575, "A3": 16_384, "A4": 1 + 2 + 7, "A5": 16_384,
+                   "A6": 10, "A7": 200, "A8": 16_384 - 4, "A9": "#VALUE!", "A10": 1,
+                   "A11": 199}
+
+
+def test_non_finite_results_are_real_errors(tmp_path):
+    """Excel shows #NUM! for an overflow, and ISNUMBER/ISERROR/IFERROR see it as an
+    error, whichever function produced it (builtin or add-in)."""
+    wb = openpyxl.Workbook()
+    cells = {"A1": "=ISNUMBER(SUM(1E308,1E308))", "A2": '=IFERROR(PRODUCT(1E200,1E200),"x")',
+             "A3": "=ISERROR(AVERAGE(1E308,1E308))", "A4": "=ISNUMBER(ZT_SCALE(1E308,10))",
+             "A5": '=IFERROR(ZT_SCALE(1E308,10),"x")', "A6": "=ZT_SCALE(1E308,10)",
+             "A7": "=EXP(1000)"}
+    got, report = _calc_cells(wb, tmp_path, cells, sheet="Sheet")
+    assert got == {"A1": False, "A2": "x", "A3": True, "A4": False, "A5": "x", "A6": "#NUM!",
+                   "A7": "#NUM!"}
+    assert "finite" in report.errors["Sheet!A6"][1]
+    assert engine.evaluate_formula("=ISNUMBER(ZT_SCALE(1E308,10))") is False
+    assert engine.evaluate_formula("=ZT_SCALE(1E308,10)").code == "#NUM!"
+
+
+def test_a_skipped_argument_is_left_out(tmp_path):
+    """Excel passes a skipped argument (F(1,,2)) to an add-in function as missing, so an
+    optional argument takes its default; builtins read it as 0 (IF(FALSE,1,) is 0)."""
+    wb = openpyxl.Workbook()
+    cells = {"A1": "=ZT_SCALE3(3,,2)", "A2": "=ZT_SCALE(3,)*2", "A3": "=ZT_SCALE3(3,)+ZT_SCALE3(1,,)",
+             "A4": "=IF(FALSE,1,)", "A5": "=ZT_SCALE(,2)", "A6": "=ZT_SCALE3(A9,,B9)"}
+    got, _ = _calc_cells(wb, tmp_path, cells, sheet="Sheet")
+    assert got == {"A1": 5, "A2": 6, "A3": 4, "A4": 0, "A5": "#VALUE!", "A6": "#VALUE!"}
+    assert engine.evaluate_formula("=ZT_SCALE3(3,,2)+0") == 5
+
+
+def test_formulas_beyond_excels_limits_are_refused_before_parsing(tmp_path):
+    """Excel refuses a formula longer than 8,192 characters or with more than 64 nested
+    levels; here such a cell is #VALUE! with that reason, decided before any parser runs
+    (60,000 nested parentheses once took 45 s and 7 GB)."""
+    wb = openpyxl.Workbook()
+    deep = "(" * 30_000 + "1" + ")" * 30_000
+    cells = {"A1": "=" + deep, "A2": "=1" + "+1" * 4_200, "A3": "=" + "(" * 64 + "1" + ")" * 64,
+             "A4": "=" + "(" * 65 + "1" + ")" * 65, "A5": '=LEN("((((((((")'}
+    got, report = _calc_cells(wb, tmp_path, cells, sheet="Sheet")
+    assert got == {"A1": "#VALUE!", "A2": "#VALUE!", "A3": 1, "A4": "#VALUE!", "A5": 8}
+    assert "8,192" in report.errors["Sheet!A1"][1] and "8,192" in report.errors["Sheet!A2"][1]
+    assert "65 levels" in report.errors["Sheet!A4"][1]
+    for text in (deep, "(" * 65 + "1" + ")" * 65):
+        err = engine.evaluate_formula("=" + text)
+        assert err.code == "#VALUE!" and "Excel's limit" in err.reason
+
+
+def test_text_longer_than_excel_allows_is_an_error(tmp_path):
+    """A cell holds at most 32,767 characters in Excel (REPT beyond that is #VALUE!)."""
+    wb = openpyxl.Workbook()
+    cells = {"A1": '=REPT("a",40000)', "A2": '=REPT("a",20000)&REPT("b",20000)',
+             "A3": '=LEN(REPT("a",32767))'}
+    got, report = _calc_cells(wb, tmp_path, cells, sheet="Sheet")
+    assert got == {"A1": "#VALUE!", "A2": "#VALUE!", "A3": 32767}
+    assert "32,767" in report.errors["Sheet!A1"][1]
+    assert engine.evaluate_formula('=REPT("a",40000)').code == "#VALUE!"
+
+
+def test_eval_and_calc_read_a_formula_alike():
+    """``zvmplan eval`` goes through calc's stages: what a cell computes, eval computes."""
+    assert engine.evaluate_formula("=ABS(1E7)") == 1e7
+    assert engine.evaluate_formula("ABS(-2)+ZT_SCALE(1,2)") == 4
+    assert engine.evaluate_formula("=ROWS(ZT_COLUMN())") == 3
+    assert engine.evaluate_formula("=COLUMNS(ZT_COLUMN())") == 1
+    err = engine.evaluate_formula("=NOSUCH(1)")
+    assert err.code == "#NAME?" and "NOSUCH" in err.reason
+    assert engine.evaluate_formula("=1+").code == "#NAME?"
+
+
+# ------------------------------------------------- columnar evaluation ----
+def _column_book(path, rows=40):
+    """One formula per column over rows of mixed inputs: numbers, zero, negatives, text,
+    empty cells, TRUE/FALSE and error values, so every column path meets every kind."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    lookup = wb.create_sheet("Rates")
+    for r, (key, rate, name) in enumerate([("a", 1.5, "Alpha"), ("b", 2, "Beta"),
+                                           ("c", 0, "Gamma")], start=1):
+        lookup[f"A{r}"], lookup[f"B{r}"], lookup[f"C{r}"] = key, rate, name
+    kinds = [3, 0, -2, "7", "x", None, True, "#N/A", 2.5, 1e308]
+    last = rows + 1
+    for r in range(2, last + 1):
+        k = r - 2
+        a = kinds[k % len(kinds)]
+        if a == "#N/A":
+            ws[f"A{r}"] = "=NA()"  # an error value as input (computed first)
+        elif a is not None:
+            ws[f"A{r}"] = a
+        ws[f"B{r}"] = (k % 7) - 2
+        ws[f"C{r}"] = "abc"[k % 3] if k % 5 else None
+        cells = {
+            "D": f"=A{r}*B{r}+1", "E": f"=A{r}/B{r}", "F": f"=A{r}>B{r}", "G": f'=C{r}&"-"&A{r}',
+            "H": f'=IF(B{r}>0,A{r},"neg")', "I": f'=IFERROR(A{r}/B{r},"div")',
+            "J": f"=ISERROR(E{r})", "K": f"=VLOOKUP(C{r},Rates!$A$1:$C$3,2,FALSE)",
+            "L": f"=INDEX(Rates!$C$1:$C$3,MATCH(C{r},Rates!$A$1:$A$3,0))",
+            "M": f"=ROUND(B{r}/3,2)", "N": f"=LEN(C{r})", "O": f"=ZT_SCALE(B{r},A{r})",
+            "P": f"=ZT_NAME(C{r})", "Q": f"=SUM(A{r},B{r})", "R": f"=B{r}/SUM(B$2:B${last})",
+            "S": f"=SUM(B$2:B{r})", "T": f"=-B{r}%", "U": f"=ZT_SCALE(B{r},2)*{k % 3}",
+            "V": f"=A{r}^2",
+        }
+        for col, text in cells.items():
+            ws[f"{col}{r}"] = text
+        ws[f"W{r}"] = 1 if r == 2 else f"=W{r - 1}+B{r}"  # reads its own column
+    return _save(wb, path)
+
+
+@pytest.mark.parametrize("rows", [40, 9])
+def test_columns_give_the_values_of_cell_by_cell(tmp_path, monkeypatch, rows):
+    """The columnar path (one run per formula column) and the engine cell by cell
+    (ZVMPLAN_ENGINE_CELLWISE=1) write the same values and the same reasons."""
+    path = _column_book(tmp_path / "in.xlsx", rows)
+    results = []
+    for mode in ("", "1"):
+        monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", mode)
+        out = tmp_path / f"out{mode}.xlsx"
+        report = engine.calc(path, out)
+        ws = _values(out)
+        results.append(([[c.value for c in row] for row in ws.iter_rows()], report.errors,
+                         report.error_cells))
+    assert results[0] == results[1]
+    ws = _values(tmp_path / "out.xlsx")
+    assert ws["O2"].value == "#NUM!" and ws["E4"].value == "#DIV/0!"  # errors stay per cell
+    assert "x must be >= 0" in results[0][1]["Plan!O2"][1]
+    assert ws["D2"].value == 3 * -2 + 1 and ws[f"W{rows + 1}"].value == \
+        1 + sum((k % 7) - 2 for k in range(1, rows))
+
+
+def test_columns_checked_cell_by_cell_agree(tmp_path, monkeypatch):
+    """ZVMPLAN_ENGINE_CHECK=1 evaluates every column cell by cell too and lists any cell
+    where the two differ: none do, and the columns did run (not everything fell back)."""
+    from zvmplan_addin.recalc.calc import Engine
+    from zvmplan_addin.recalc.install import Reasons
+    from zvmplan_addin.recalc.values import quiet
+    monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
+    path = _column_book(tmp_path / "in.xlsx")
+    engine.install_functions()
+    with xlsxio.safe_open_xlsx(path) as pkg:
+        book = xlsxio.read_workbook(pkg)
+    e = Engine(book)
+    Reasons.log = e.reasons
+    try:
+        with quiet():
+            e.run()
+    finally:
+        Reasons.log = None
+    assert e.column_mismatches == []
+    grouped = {e.n_label[int(g[0])].split("!")[1].rstrip("0123456789")
+               for g in e._column_groups()}
+    assert set("DEFGHIJKLMNOPQRTUV") <= grouped and not grouped & {"S", "W"}
+    assert e.columnar_cells == len("DEFGHIJKLMNOPQRTUV") * 39  # all but each first cell
+
+
+@pytest.mark.parametrize("pattern", [
+    "IF(G{r}>0,D{r}/G{r}/3600,0)", "LOG10(A{r})+'Q1 2024'!B{r}*1E6+$A$1:B{r}",
+    "SUM(I$2:I{r})+{r}", '"x1"&A{r}&2.5', "A{r}:B{r}+3:{r}", "$A${r}+A$1*{r}",
+    "VLOOKUP(E{r},Rates!$A$2:$C$6,2,FALSE)", "Sheet2!A{r}+{r}.5"])
+def test_the_fast_shape_of_a_filled_column_is_the_full_one(pattern):
+    """Shaper substitutes a formula's digits into the scan of the first formula of the
+    same skeleton; it must give exactly what a full scan gives, at every row."""
+    shaper = shapes.Shaper("Plan")
+    for r in (2, 3, 9, 10, 99, 100, 12345, 1_048_576):
+        text = pattern.format(r=r)
+        fast = shaper(text, r, 7)
+        full = shapes.shape(text, "Plan", r, 7, generic=True)
+        assert (fast.key, fast.rects, fast.literals) == (full.key, full.rects, full.literals)
+
+
+def test_a_zvmplan_column_of_many_distinct_values_takes_the_vector_path(tmp_path, monkeypatch):
+    """Beyond SCALAR_DISTINCT distinct arguments a zvmplan function is called once with
+    all of them (its vector path); the values are those of cell by cell, errors per cell."""
+    from zvmplan_addin.recalc.columnar import SCALAR_DISTINCT
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    rows = SCALAR_DISTINCT + 50
+    for r in range(1, rows + 1):
+        ws[f"A{r}"] = -1 if r == 7 else r * 1.5
+        ws[f"B{r}"] = f"=ZT_SCALE(A{r},2)+1"
+    path = _save(wb, tmp_path / "in.xlsx")
+    got = []
+    for mode in ("", "1"):
+        monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", mode)
+        report = engine.calc(path, tmp_path / f"out{mode}.xlsx")
+        out = _values(tmp_path / f"out{mode}.xlsx")
+        got.append(([out[f"B{r}"].value for r in range(1, rows + 1)], report.errors))
+    assert got[0] == got[1]
+    assert got[0][0][6] == "#NUM!" and got[0][0][9] == 10 * 1.5 * 2 + 1
+    assert "x must be >= 0" in got[0][1]["Plan!B7"][1]

@@ -1,0 +1,563 @@
+"""Stage 5, evaluate by column: one compiled formula run once over many cells.
+
+A formula filled down a column (``=F2*D2/86400``, ``=F3*D3/86400``, ...) shares one
+:class:`~.program.Program`. When its cells do not read each other, the engine gathers
+each input once for all of them -- a relative single-cell reference becomes a column
+(an ``(n, 1)`` object array), a reference or literal that every cell shares stays one
+value -- and :func:`run_columns` runs the program's steps once:
+
+* a step none of whose inputs is a column runs once (its value is the same in every
+  cell; ``SUM(I$2:I$10001)`` is such a step);
+* a step of an **elementwise** function (:data:`ELEMENTWISE`: the arithmetic, text and
+  comparison operators, ``IF``, ``IFERROR``, the ``IS...`` functions, ``ABS``, ``ROUND``,
+  ``SQRT``, ``LEN``, ... and ``VLOOKUP``/``HLOOKUP``/``MATCH`` over their lookup value,
+  ``INDEX`` over its row and column numbers) is called once with the columns, as
+  formulas evaluates an Excel array expression; the arithmetic and comparison operators
+  on columns of plain numbers, and ``&`` on columns of text, run in numpy instead
+  (:func:`_fast`, the same IEEE arithmetic without a Python call per cell);
+* a step of a **zvmplan function** is called once per distinct combination of its
+  arguments when there are few (:data:`SCALAR_DISTINCT`: a planner repeats its
+  transports and sizes), else once per combination of its non-vector arguments
+  (transport, level, ...) with the numbers of its vector arguments as one range, so the
+  model's ``per_mb_many``/``per_tx_many`` do the work; cells whose vector arguments are
+  not plain numbers get the function's scalar call;
+* any other function (``SUM(F2,G2)``, ``MAX``, ...) is called cell by cell inside the
+  run, with each cell's own values.
+
+Errors stay per cell: an error value in one cell's input is an error in that cell's
+result only, and a zvmplan function's reason is kept for the cell it belongs to. A run
+whose result is not one value per cell (an array result) returns None and the engine
+evaluates those cells one by one, as it does for formulas that read their own column.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+import schedula as sh
+from formulas.ranges import Ranges
+from formulas.tokens.operand import XlError as FXlError
+
+from ..errors import ExcelError
+from ..evaluate import resolve
+from .install import OVERFLOW, _elem_from_formulas, _from_formulas, _to_formulas, _whole_value
+from .program import CONST, LIT, MISSING, NAME, RAW, REF, UNION, NotStraight, Program
+from .values import MAX_TEXT, XL, same, scalar
+
+_OPERATORS = ("+", "-", "*", "/", "^", "&", "=", "<>", "<", ">", "<=", ">=", "u-", "u+",
+              "%")
+_ANY = None
+# function -> the argument positions that may hold a column (None: every argument)
+ELEMENTWISE: dict[str, frozenset | None] = {
+    **{op: _ANY for op in _OPERATORS},
+    **{name: _ANY for name in (
+        "IF", "IFERROR", "_XLFN.IFNA", "IFNA", "ISERROR", "ISERR", "ISNA", "ISNUMBER",
+        "ISTEXT", "ISNONTEXT", "ISBLANK", "ISLOGICAL", "NOT", "ABS", "ROUND", "ROUNDUP",
+        "ROUNDDOWN", "INT", "SQRT", "EXP", "LN", "LOG10", "LEN", "UPPER", "LOWER", "TRIM")},
+    "VLOOKUP": frozenset({0}), "HLOOKUP": frozenset({0}), "MATCH": frozenset({0}),
+    "INDEX": frozenset({1, 2}),
+}
+
+REF_COLUMN, LIT_COLUMN, STEP_COLUMN = 1, 2, 3  # how a column input is sliced per cell
+# a zvmplan function over at most this many distinct argument combinations is called once
+# per combination (its scalar path: the same numbers as cell by cell); beyond, once with
+# all of them (the model's vectorised path, equal to within a unit in the last place)
+SCALAR_DISTINCT = 256
+
+
+def run_columns(program: Program, args: list, kinds: list, n: int,
+                note: Callable[[int, ExcelError], None]) -> np.ndarray | None:
+    """Run ``program`` once for ``n`` cells: ``args`` are its inputs, each a value all
+    cells share (``kinds[k]`` 0) or a column of ``n`` values (``REF_COLUMN``: a column of
+    single-cell references; ``LIT_COLUMN``: of literals). Returns an ``(n, 1)`` object
+    array of results, or None when the result is not one value per cell. ``note(k,
+    err)`` receives the reason of an error a zvmplan function gave cell ``k``."""
+    values = dict(zip(program.inputs, args))
+    column = {name: kind for name, kind in zip(program.inputs, kinds) if kind}
+    shared, cache, names = program.shared, program.cache, program.names
+    for is_function, v, a, b in program.steps:
+        if is_function:
+            has_column = any(k in column for k in b)
+            if v in program.impure and not has_column:  # RAND(): one call per cell
+                result = _cell_by_cell(a, b, values, column, n)
+                if result is None:
+                    return None
+                column[v] = STEP_COLUMN
+            elif not has_column:
+                if v in shared and v in cache:
+                    values[v] = cache[v]
+                    continue
+                result = a(*[values[k] for k in b])
+                if v in shared:
+                    cache[v] = result
+            else:
+                result = _column_step(names.get(v), a, b, values, column, n, note)
+                if result is None:
+                    return None
+                column[v] = STEP_COLUMN
+            if result is sh.NONE:
+                raise NotStraight(v)
+            values[v] = result
+        else:
+            value = values.get(v, a)
+            if value is MISSING:
+                raise NotStraight(v)
+            for flt in b:
+                value = flt(value)
+            values[v] = value
+    out = values[program.output]
+    if program.output not in column:  # the same in every cell
+        if isinstance(out, Ranges):
+            out = out.value
+        if isinstance(out, np.ndarray):
+            if out.size != 1:
+                return None
+            out = out.reshape(-1)[0]
+        col = np.empty((n, 1), dtype=object)
+        col.fill(out)
+        return col
+    return _as_column(out, n)
+
+
+def _column_step(name, func, inputs, values, column, n, note):
+    positions = {p for p, k in enumerate(inputs) if k in column}
+    fn = resolve(name) if isinstance(name, str) else None
+    if fn is not None:
+        return _zvmplan_column(fn, inputs, values, column, n, note)
+    allowed = ELEMENTWISE.get(name, ()) if isinstance(name, str) else ()
+    if allowed is _ANY or (allowed and positions <= allowed):
+        args = [values[k] for k in inputs]
+        result = _fast(name, args, n)
+        if result is None:
+            result = _as_column(func(*args), n, unwrap=name == "INDEX")
+        if result is not None:
+            return result
+    return _cell_by_cell(func, inputs, values, column, n)
+
+
+_ARITHMETIC = {"+": np.add, "-": np.subtract, "*": np.multiply}
+_COMPARE = {"=": np.equal, "<>": np.not_equal, "<": np.less, ">": np.greater,
+            "<=": np.less_equal, ">=": np.greater_equal}
+_NUMBER_TYPES = (float, int)
+
+
+def _fast(name, args, n):
+    """The arithmetic and comparison operators on columns of plain numbers, and ``&`` on
+    columns of text, with numpy: what formulas' element-by-element operators compute,
+    without a Python call per element. None: not such a case (formulas decides)."""
+    if name in _ARITHMETIC or name == "/" or name in ("u-", "U-", "%"):
+        nums = [_numbers(a, n, empty=True) for a in args]
+        if any(x is None for x in nums):
+            return None
+        if name == "/":
+            x, y = nums
+            zero = np.broadcast_to(y == 0, (n,))
+            with np.errstate(all="ignore"):
+                out = _finite_column(np.divide(x, np.where(y == 0, 1.0, y)), n)
+            out[zero] = XL["#DIV/0!"]
+            return out.reshape(n, 1)
+        with np.errstate(all="ignore"):
+            if name in ("u-", "U-"):
+                result = np.negative(nums[0])
+            elif name == "%":
+                result = nums[0] / 100.0
+            else:
+                result = _ARITHMETIC[name](*nums)
+        return _finite_column(result, n).reshape(n, 1)
+    if name in _COMPARE:
+        nums = [_numbers(a, n, empty=False) for a in args]
+        if any(x is None for x in nums):
+            return None
+        out = np.empty(n, dtype=object)
+        out[:] = np.broadcast_to(_COMPARE[name](*nums), (n,)).tolist()
+        return out.reshape(n, 1)
+    if name == "&":
+        texts = [_texts(a, n) for a in args]
+        if any(x is None for x in texts):
+            return None
+        out = np.empty(n, dtype=object)
+        out[:] = [x + y for x, y in zip(*texts)]
+        return out.reshape(n, 1)
+    return None
+
+
+def _finite_column(result, n) -> np.ndarray:
+    """Floats -> an object column, every non-finite number #NUM! (as formulas does)."""
+    result = np.broadcast_to(np.asarray(result, dtype=float), (n,))
+    out = np.empty(n, dtype=object)
+    out[:] = result.tolist()
+    bad = ~np.isfinite(result)
+    if bad.any():
+        out[bad] = XL["#NUM!"]
+    return out
+
+
+def _one_value(a):
+    if isinstance(a, Ranges):
+        a = a.value
+    if isinstance(a, np.ndarray):
+        return a.reshape(-1)[0] if a.size == 1 else _NOT_ONE
+    return a
+
+
+_NOT_ONE = object()
+
+
+def _numbers(a, n, empty):
+    """A column (or one value) of plain numbers as floats; EMPTY as 0 if ``empty``;
+    None if anything else is in it (text, TRUE/FALSE, errors)."""
+    if isinstance(a, np.ndarray) and not isinstance(a, Ranges) and a.shape == (n, 1):
+        flat = a.reshape(-1)
+        types = {type(v) for v in flat.tolist()}
+        if not types <= {float, int, type(sh.EMPTY)} or (not empty and type(sh.EMPTY) in types):
+            return None
+        if type(sh.EMPTY) in types:
+            flat = np.where(flat == sh.EMPTY, 0.0, flat)
+        return flat.astype(float)
+    v = _one_value(a)
+    if type(v) in _NUMBER_TYPES:
+        return np.float64(v)
+    if empty and v is sh.EMPTY:
+        return np.float64(0.0)
+    return None
+
+
+def _texts(a, n):
+    """A column (or one value) of text as a list of n strings; None if not all text."""
+    if isinstance(a, np.ndarray) and not isinstance(a, Ranges) and a.shape == (n, 1):
+        values = a.reshape(-1).tolist()
+        return values if all(type(v) is str for v in values) else None
+    v = _one_value(a)
+    return [v] * n if type(v) is str else None
+
+
+def _as_column(result, n, unwrap=False):
+    """An ``(n, 1)`` object array of one value per cell, or None. ``unwrap``: elements
+    that are references (INDEX gives one per cell) become their values."""
+    if isinstance(result, Ranges):
+        result = result.value
+    if not isinstance(result, np.ndarray) or result.shape != (n, 1):
+        return None
+    result = result if result.dtype == object else result.astype(object)
+    if unwrap:
+        flat = result.reshape(-1)
+        for k in range(n):
+            v = flat[k]
+            if isinstance(v, Ranges):
+                v = v.value
+                if v.size != 1:
+                    return None
+                flat[k] = v.reshape(-1)[0]
+    return result
+
+
+def _cell_value(values, column, name, k):
+    """Input ``name`` as cell ``k`` alone would see it."""
+    value = values[name]
+    kind = column.get(name)
+    if kind is None:
+        return value
+    if kind == LIT_COLUMN:
+        return value[k, 0]
+    return value[k:k + 1]
+
+
+def _cell_by_cell(func, inputs, values, column, n):
+    out = np.empty((n, 1), dtype=object)
+    for k in range(n):
+        result = func(*[_cell_value(values, column, name, k) for name in inputs])
+        if isinstance(result, Ranges):
+            result = result.value
+        if isinstance(result, np.ndarray):
+            if result.size != 1:
+                return None
+            result = result.reshape(-1)[0]
+        if result is sh.NONE:
+            return None
+        out[k, 0] = result
+    return out
+
+
+def _raw_column(value, kind, n):
+    """A column input -> the raw values the registry takes, one per cell."""
+    plain = (float, str, int)
+    out = np.empty(n, dtype=object)
+    out[:] = [v if type(v) in plain else _elem_from_formulas(v)
+              for v in value.reshape(-1).tolist()]
+    return out
+
+
+def _zvmplan_column(fn, inputs, values, column, n, note):
+    """A zvmplan function over columns: one vector call per combination of the values
+    of its other arguments; a cell whose vector arguments are not all numbers gets the
+    scalar call (so empty cells and text behave exactly as cell by cell)."""
+    params = fn.params
+    if len(inputs) > len(params):
+        return None
+    raw: list = []
+    for p, name in enumerate(inputs):
+        value = values[name]
+        if name in column:
+            raw.append(_raw_column(value, column[name], n))
+        else:
+            if isinstance(value, Ranges):
+                value = _whole_value(value)
+                if value is None:
+                    return None
+            raw.append(_from_formulas(value))
+    col_pos = [p for p, name in enumerate(inputs) if name in column]
+    vec_pos = [p for p in col_pos if params[p].vector]
+    key_pos = [p for p in col_pos if not params[p].vector]
+    out = np.empty((n, 1), dtype=object)
+    groups: dict = {}
+    scalar_rows = []
+    for k in range(n):
+        if not all(_plain_number(raw[p][k]) for p in vec_pos):
+            scalar_rows.append(k)
+            continue
+        try:
+            key = tuple((type(raw[p][k]), raw[p][k]) for p in key_pos)
+            hash(key)
+        except TypeError:
+            scalar_rows.append(k)
+            continue
+        groups.setdefault(key, []).append(k)
+    for rows in groups.values():
+        distinct: dict = {}
+        for k in rows:
+            distinct.setdefault(tuple(raw[p][k] for p in vec_pos), []).append(k)
+        if len(distinct) <= SCALAR_DISTINCT or not vec_pos:
+            for numbers, ks in distinct.items():  # the scalar call: exactly as cell by cell
+                by_pos = dict(zip(vec_pos, numbers))
+                result = fn(*[by_pos[p] if p in by_pos else raw[p][ks[0]] if p in key_pos
+                              else raw[p] for p in range(len(raw))])
+                if isinstance(result, np.ndarray):
+                    return None
+                for k in ks:
+                    out[k, 0] = _one(result, k, note)
+            continue
+        args = []
+        for p in range(len(raw)):
+            if p in vec_pos:
+                args.append(np.array([[raw[p][k]] for k in rows], dtype=object))
+            elif p in key_pos:
+                args.append(raw[p][rows[0]])
+            else:
+                args.append(raw[p])
+        result = fn(*args)
+        if not isinstance(result, np.ndarray) or result.size != len(rows):
+            return None
+        for k, v in zip(rows, result.reshape(-1)):
+            out[k, 0] = _one(v, k, note)
+    for k in scalar_rows:
+        result = fn(*[raw[p][k] if p in col_pos else raw[p] for p in range(len(raw))])
+        if isinstance(result, np.ndarray):
+            return None
+        out[k, 0] = _one(result, k, note)
+    return out
+
+
+def _plain_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _one(v, k, note):
+    """One zvmplan result -> formulas' value, an error's reason noted for cell ``k``."""
+    if isinstance(v, ExcelError):
+        if v.reason:
+            note(k, v)
+        return XL[v.code]
+    if isinstance(v, FXlError):
+        return v
+    if isinstance(v, float) and not np.isfinite(v):
+        note(k, ExcelError("#NUM!", OVERFLOW))
+        return XL["#NUM!"]
+    return _to_formulas(v)
+
+
+__all__ = ["run_columns", "ELEMENTWISE", "REF_COLUMN", "LIT_COLUMN"]
+
+
+MIN_COLUMN = 8  # fewer cells of one formula are evaluated one by one
+
+
+class Columns:
+    """Column groups and their evaluation (a mixin of
+    :class:`~zvmplan_addin.recalc.calc.Engine`)."""
+
+    def _column_groups(self) -> list[np.ndarray]:
+        """The cells of each template that can be evaluated as one column: plain
+        formula cells whose compiled program runs as a straight line, whose references
+        are per cell single cells or shared by all, and which read none of each other.
+        Sets :attr:`group_slots`: per group and input, ("same", rect) for a reference
+        every cell shares, ("cells", sheet, rows, cols) for one cell each, or None."""
+        by_template: dict[int, list] = {}
+        for i in range(self.cells):
+            t = self.template[i]
+            if t is None or t.pipe is None or t.program is None or not t.shareable or \
+                    t.exact_only or self.n_area[i] is not None:
+                continue
+            by_template.setdefault(id(t), []).append(i)
+        groups, self.group_slots = [], []
+        for members in by_template.values():
+            if len(members) < MIN_COLUMN:
+                continue
+            slots = self._slots(members)
+            if slots is not None:
+                groups.append(np.array(members, dtype=np.int64))
+                self.group_slots.append(slots)
+        return groups
+
+    def _slots(self, members) -> list | None:
+        """The group's inputs (see :meth:`_column_groups`); None if its cells read each
+        other or a range per cell."""
+        t = self.template[members[0]]
+        inside = np.zeros(len(self.n_text), dtype=bool)
+        inside[members] = True
+        slots = []
+        for kind, x in t.plan:
+            if kind == UNION:
+                return None
+            rects = None
+            if kind == CONST:
+                rects = [x]
+                slots.append(None)
+            elif kind == REF:
+                rects = [self.rects[i][x] for i in members]
+                first = rects[0]
+                if rects.count(first) == len(rects):
+                    rects = [first]
+                    slots.append(("same", first))
+                elif all(r[1] == r[3] and r[2] == r[4] and r[0] == first[0] for r in rects):
+                    s = self.sheet_index.get(first[0])
+                    rows = np.fromiter((r[1] for r in rects), dtype=np.int64, count=len(rects))
+                    cols = np.fromiter((r[2] for r in rects), dtype=np.int64, count=len(rects))
+                    owners = self._owners(s, rows, cols)
+                    if inside[owners[owners >= 0]].any():  # a cell of the column itself
+                        return None
+                    slots.append(("cells", s, rows, cols))
+                    continue
+                else:
+                    return None  # a range per row (or cells on several sheets): per row
+            else:
+                slots.append(None)
+                continue
+            for rect in rects:
+                ids = self._ids_in(rect)
+                if ids.size and inside[ids].any():
+                    return None
+        return slots
+
+    def _evaluate_group(self, members: np.ndarray):
+        """Evaluate one column group: its first cell as usual (which checks the compiled
+        program), the others in one :func:`run_columns`; cell by cell if that fails."""
+        members = members.tolist()
+        self._evaluate(members[0])
+        rest = members[1:]
+        t = self.template[members[0]]
+        result = None
+        if t.program is not None and not t.exact_only and t.checked:
+            gathered = self._column_args(rest, t, self._slots_of[members[0]])
+            if gathered is not None:
+                labels = [self.n_label[i] for i in rest]
+
+                def note(k, err):
+                    self.reasons.setdefault(labels[k], (err.code, err.reason))
+                try:
+                    result = run_columns(t.program, *gathered, len(rest), note)
+                except Exception:  # NotStraight, or a function that failed on a column
+                    result = None
+        if result is None:
+            for i in rest:
+                self._evaluate(i)
+            return
+        self.columnar_cells += len(rest)
+        if self.check:
+            self._compare_with_cells(rest, result)
+        plain = (float, str, bool)
+        values = [v if type(v) in plain and (type(v) is not str or len(v) <= MAX_TEXT)
+                  and (type(v) is not float or math.isfinite(v)) else scalar(v)
+                  for v in result[:, 0].tolist()]
+        self._scatter(rest, values)
+
+    def _scatter(self, rest, values):
+        """Each cell of ``rest`` gets its value (one fancy assignment per dense sheet)."""
+        sheets = {self.n_sheet[i] for i in rest}
+        if len(sheets) == 1 and self.grids[next(iter(sheets))].dense:
+            grid = self.grids[next(iter(sheets))]
+            rows = np.fromiter((self.n_row[i] for i in rest), dtype=np.int64, count=len(rest))
+            cols = np.fromiter((self.n_col[i] for i in rest), dtype=np.int64, count=len(rest))
+            if rows.max() <= grid.rows and cols.max() <= grid.cols:
+                column = np.empty(len(rest), dtype=object)
+                column[:] = values
+                grid.a[rows - 1, cols - 1] = column
+                return
+        for i, v in zip(rest, values):
+            self.grids[self.n_sheet[i]].set(self.n_row[i], self.n_col[i], v)
+
+    def _compare_with_cells(self, rest, result):
+        """``ZVMPLAN_ENGINE_CHECK=1``: evaluate the cells one by one too; keep those values
+        and list the cells where the column run differed."""
+        for k, i in enumerate(rest):
+            self._evaluate(i)
+            cell = self.grids[self.n_sheet[i]].get(self.n_row[i], self.n_col[i])
+            mine = scalar(result[k, 0])
+            if not same(cell, mine):
+                self.column_mismatches.append((self.n_label[i], cell, mine))
+            result[k, 0] = cell
+
+    def _column_args(self, rest, t, slots):
+        """The inputs of ``t``'s program for the cells ``rest`` (all of the group but its
+        first): (args, kinds)."""
+        n = len(rest)
+        args, kinds = [], []
+        for (kind, x), slot in zip(t.plan, slots):
+            if kind == REF:
+                if slot[0] == "same":
+                    args.append(self._ranges(slot[1]))
+                    kinds.append(0)
+                else:
+                    args.append(self._cells(slot[1], slot[2][1:], slot[3][1:]))
+                    kinds.append(REF_COLUMN)
+            elif kind == LIT:
+                lits = [self.lits[i][x] for i in rest]
+                first = lits[0]
+                if all(type(v) is type(first) and v == first for v in lits):
+                    args.append(first)
+                    kinds.append(0)
+                else:
+                    col = np.empty((n, 1), dtype=object)
+                    col[:, 0] = lits
+                    args.append(col)
+                    kinds.append(LIT_COLUMN)
+            elif kind == CONST:
+                args.append(self._ranges(x))
+                kinds.append(0)
+            elif kind == NAME:
+                args.append(self.name_values.get(x, XL["#NAME?"]) if x is not None
+                            else XL["#NAME?"])
+                kinds.append(0)
+            elif kind == RAW:
+                args.append(x)
+                kinds.append(0)
+            else:
+                return None
+        return args, kinds
+
+    def _cells(self, s, rows, cols) -> np.ndarray:
+        """The values of cells (``rows``, ``cols``) of sheet ``s`` as an ``(n, 1)`` column."""
+        n = rows.size
+        out = np.empty((n, 1), dtype=object)
+        if s is None:
+            out.fill(XL["#REF!"])
+            return out
+        grid = self.grids[s]
+        if grid.dense:
+            inside = (rows <= grid.rows) & (cols <= grid.cols)
+            out.fill(sh.EMPTY)
+            out[inside, 0] = grid.a[rows[inside] - 1, cols[inside] - 1]
+            return out
+        for k, (r, c) in enumerate(zip(rows.tolist(), cols.tolist())):
+            out[k, 0] = grid.get(r, c)
+        return out

@@ -1,0 +1,102 @@
+"""Where the formula cells are: per sheet and column the sorted rows holding formula
+cells, and per cell the node that fills it -- so the order stage finds the formula cells
+inside a range with a binary search, not a scan."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import shapes
+
+NO_IDS = np.empty(0, dtype=np.int64)
+
+
+class CellIndex:
+    """The index of formula cells (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`),
+    rebuilt by :meth:`_build_index` at the start of each pass."""
+
+    def _build_index(self):
+        """Per sheet and column: the sorted rows holding formula cells, and their nodes
+        (the anchor's node for every cell of an array formula or a spill); and per sheet
+        the owner of each cell (a numpy grid of node ids, -1 for none, or a dict for a
+        huge sparse sheet). Built with numpy sorts, not a Python call per cell."""
+        n = self.cells
+        sheets = np.array(self.n_sheet[:n], dtype=np.int64)
+        rows = np.array(self.n_row[:n], dtype=np.int64)
+        cols = np.array(self.n_col[:n], dtype=np.int64)
+        ids = np.arange(n, dtype=np.int64)
+        extra = []  # the cells of array formulas and spills beyond their anchors
+        for i in [i for i in range(n) if self.n_area[i] is not None] + list(self.spill_area):
+            area = self.n_area[i] or self.spill_area[i]
+            for rr in range(area[0], area[2] + 1):
+                for cc in range(area[1], area[3] + 1):
+                    extra.append((self.n_sheet[i], rr, cc, i))
+        if extra:
+            more = np.array(extra, dtype=np.int64).reshape(-1, 4)
+            sheets, rows, cols, ids = (np.concatenate([a, more[:, k]]) for k, a in
+                                       enumerate((sheets, rows, cols, ids)))
+        by_id = np.argsort(ids, kind="stable")  # the first node claiming a cell owns it
+        sheets, rows, cols, ids = sheets[by_id], rows[by_id], cols[by_id], ids[by_id]
+        key = (sheets * (shapes.MAX_COL + 1) + cols) * (shapes.MAX_ROW + 1) + rows
+        _, first = np.unique(key, return_index=True)  # sorted by sheet, column, row
+        sheets, rows, cols, ids = sheets[first], rows[first], cols[first], ids[first]
+        self.fcols = [dict() for _ in self.book.sheets]
+        self.owners = []
+        starts = np.flatnonzero(np.diff(sheets * (shapes.MAX_COL + 1) + cols,
+                                        prepend=-1)) if sheets.size else NO_IDS
+        ends = np.append(starts[1:], sheets.size)
+        for a, b in zip(starts.tolist(), ends.tolist()):
+            self.fcols[int(sheets[a])][int(cols[a])] = (rows[a:b], ids[a:b])
+        self.fcol_keys = [np.array(sorted(d), dtype=np.int64) for d in self.fcols]
+        for s, grid in enumerate(self.grids):
+            mine = sheets == s
+            r, c, i = rows[mine], cols[mine], ids[mine]
+            if grid.dense:
+                shape = (max(grid.rows, int(r.max(initial=0))), max(grid.cols, int(c.max(initial=0))))
+                owner = np.full(shape, -1, dtype=np.int64)
+                owner[r - 1, c - 1] = i
+            else:
+                owner = dict(zip(zip(r.tolist(), c.tolist()), i.tolist()))
+            self.owners.append(owner)
+
+    def _owner(self, s, r, c):
+        """The node whose formula fills cell (``r``, ``c``) of sheet ``s``, or None."""
+        if s is None:
+            return None
+        owner = self.owners[s]
+        if isinstance(owner, dict):
+            return owner.get((r, c))
+        if r > owner.shape[0] or c > owner.shape[1]:
+            return None
+        i = owner[r - 1, c - 1]
+        return None if i < 0 else int(i)
+
+    def _owners(self, s, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """:meth:`_owner` of many cells of sheet ``s`` at once (-1 for none)."""
+        owner = self.owners[s] if s is not None else {}
+        if isinstance(owner, dict):
+            return np.array([owner.get((r, c), -1) for r, c in zip(rows.tolist(), cols.tolist())],
+                            dtype=np.int64)
+        out = np.full(rows.shape, -1, dtype=np.int64)
+        inside = (rows <= owner.shape[0]) & (cols <= owner.shape[1])
+        out[inside] = owner[rows[inside] - 1, cols[inside] - 1]
+        return out
+
+    def _ids_in(self, rect) -> np.ndarray:
+        sheet, r1, c1, r2, c2 = rect
+        s = self.sheet_index.get(sheet)
+        if s is None:
+            return NO_IDS
+        if r1 == r2 and c1 == c2:
+            i = self._owner(s, r1, c1)
+            return NO_IDS if i is None else np.array([i], dtype=np.int64)
+        keys = self.fcol_keys[s]
+        lo, hi = np.searchsorted(keys, c1, "left"), np.searchsorted(keys, c2, "right")
+        parts = []
+        for c in keys[lo:hi]:
+            rows, ids = self.fcols[s][int(c)]
+            a, b = np.searchsorted(rows, r1, "left"), np.searchsorted(rows, r2, "right")
+            if b > a:
+                parts.append(ids[a:b])
+        if not parts:
+            return NO_IDS
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)

@@ -1,0 +1,295 @@
+"""The worksheet functions inside formulas.
+
+:func:`install_functions` puts every registry function in formulas' function table
+through an adapter that converts formulas' values to the raw cell values the registry
+takes and back, and leaves the reason behind each error a zvmplan function returns
+(:class:`Reasons`). It also makes formulas' own functions answer as Excel does where
+they do not:
+
+* every function's non-finite numeric result (``SUM(1E308,1E308)``) is ``#NUM!``, a real
+  error that ISERROR and IFERROR see (:func:`_finite`);
+* ROWS and COLUMNS of an array (``ROWS(ZVM_TRANSPORTS())``) count its rows and columns,
+  and COUNTBLANK of a range cut to the used area (a whole column) counts the cells
+  beyond it too (:func:`_geometry_functions`);
+* a skipped argument (``F(1,,2)``) reaches a zvmplan function as left out
+  (:data:`SKIPPED`, turned into the registry's ``MISSING`` or None), not as 0.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import schedula as sh
+from formulas.functions import Array, get_functions, wrap_func
+from formulas.ranges import Ranges
+from formulas.tokens.operand import Empty, XlError as FXlError
+
+from .. import registry
+from ..errors import ExcelError
+from ..evaluate import excel_names, load_functions
+from ..registry import REGISTRY
+from .values import MAX_TEXT, XL, range_cells
+
+# what the registry takes for an argument left out (F(1,,2)): its MISSING if it has one
+LEFT_OUT = getattr(registry, "MISSING", None)
+
+
+class _Skipped(int):
+    """A skipped argument (``F(1,,2)``): 0 to formulas' builtins, as formulas reads it,
+    and "left out" to a zvmplan function, as Excel passes it to an add-in function."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "SKIPPED"
+
+
+SKIPPED = _Skipped(0)
+
+
+def _empty_argument():
+    return SKIPPED
+
+
+class Reasons:
+    """Where the adapters leave the reason behind each error a zvmplan function returns."""
+    cell: str | None = None
+    log: dict[str, tuple[str, str]] | None = None
+
+    @classmethod
+    def note(cls, err: ExcelError) -> None:
+        if cls.log is not None and err.reason and cls.cell is not None:
+            cls.log.setdefault(cls.cell, (err.code, err.reason))
+
+
+def _from_formulas(value):
+    """A value as formulas hands it to a function -> the raw value the registry takes."""
+    if isinstance(value, np.ndarray):
+        if value.size == 1:
+            return _elem_from_formulas(value.reshape(-1)[0])
+        arr = np.atleast_2d(np.asarray(value, dtype=object))
+        out = np.empty(arr.shape, dtype=object)
+        flat_in, flat_out = arr.reshape(-1), out.reshape(-1)
+        for k in range(flat_in.size):
+            flat_out[k] = _elem_from_formulas(flat_in[k])
+        return out
+    return _elem_from_formulas(value)
+
+
+def _elem_from_formulas(v):
+    if type(v) is _Skipped:
+        return LEFT_OUT
+    if isinstance(v, FXlError):
+        return ExcelError(str(v)) if str(v) in XL else ExcelError("#VALUE!")
+    if v is sh.EMPTY or v is None:
+        return None
+    if isinstance(v, np.bool_):
+        return bool(v)
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    if isinstance(v, str):
+        return str(v)
+    return v
+
+
+def _to_formulas(result):
+    """A registry result -> what formulas expects (errors as formulas' error values)."""
+    if isinstance(result, ExcelError):
+        Reasons.note(result)
+        return XL[result.code]
+    if isinstance(result, np.ndarray):
+        arr = np.atleast_2d(np.asarray(result, dtype=object))
+        out = np.empty(arr.shape, dtype=object)
+        flat_in, flat_out = arr.reshape(-1), out.reshape(-1)
+        for k in range(flat_in.size):
+            v = flat_in[k]
+            if isinstance(v, ExcelError):
+                Reasons.note(v)
+                v = XL[v.code]
+            elif v is None:
+                v = sh.EMPTY
+            flat_out[k] = v
+        return out.view(Array)
+    if result is None:
+        return sh.EMPTY
+    if isinstance(result, float) and not math.isfinite(result):
+        return _num_error()
+    return result
+
+
+MAX_RANGE_ARGUMENT = 2_097_152  # cells: two whole columns
+
+
+def _adapter(fn):
+    def call(*args):
+        raw = []
+        for a in args:
+            if isinstance(a, Ranges):
+                a = _whole_value(a)
+                if a is None:
+                    return _to_formulas(ExcelError(
+                        "#VALUE!", f"{fn.name}: a range argument is larger than "
+                        f"{MAX_RANGE_ARGUMENT:,} cells"))
+            raw.append(_from_formulas(a))
+        return _to_formulas(fn(*raw))
+    call.__name__ = call.__qualname__ = fn.name
+    call.__doc__ = fn.description
+    return wrap_func(call, ranges=True)
+
+
+def _whole_value(rng: Ranges):
+    """The value of every cell of ``rng``, also those beyond the used area that the
+    engine leaves out of a whole column's value (a zvmplan function given ``A:A`` returns
+    one answer per cell, as in Excel); None if that is too many cells."""
+    value = rng.value
+    cells = range_cells(rng)
+    if cells == np.size(value) or len(rng.ranges) != 1:
+        return value
+    if cells > MAX_RANGE_ARGUMENT:
+        return None
+    rows, cols = _whole(rng.ranges[0])
+    out = np.empty((rows, cols), dtype=object)
+    out.fill(sh.EMPTY)
+    h, w = np.shape(value)
+    out[:h, :w] = value
+    return out
+
+
+def install_functions() -> int:
+    """Put every registry function into formulas' function table under each of its
+    :func:`~zvmplan_addin.evaluate.excel_names`; returns how many functions."""
+    load_functions()
+    Empty.compile = staticmethod(_empty_argument)  # formulas' reading of F(1,,2)'s gap
+    table = get_functions()
+    _geometry_functions(table)
+    for name, entry in list(table.items()):
+        if isinstance(entry, dict):
+            if not getattr(entry["function"], "_zvm_finite", False):
+                table[name] = {**entry, "function": _finite(entry["function"])}
+        elif callable(entry) and not getattr(entry, "_zvm_finite", False):
+            table[name] = _finite(entry)
+    for name, fn in REGISTRY.items():
+        adapter = _finite(_adapter(fn))
+        for alias in excel_names(name):
+            table[alias] = adapter
+    return len(REGISTRY)
+
+
+def _finite(func):
+    """``func`` with every non-finite number in its result made ``#NUM!`` (what Excel
+    shows for an overflow), so ISNUMBER/ISERROR/IFERROR see an error."""
+    @functools.wraps(func)
+    def call(*args, **kwargs):
+        return non_finite_to_num(func(*args, **kwargs))
+    call._zvm_finite = True
+    return call
+
+
+OVERFLOW = "the result is not a finite number (too large for Excel)"
+
+
+def _num_error():
+    Reasons.note(ExcelError("#NUM!", OVERFLOW))
+    return XL["#NUM!"]
+
+
+def non_finite_to_num(result):
+    """``result`` with each non-finite number (scalar or array element) as ``#NUM!`` and
+    each text longer than Excel's 32,767 characters as ``#VALUE!``."""
+    if isinstance(result, np.ndarray) and not isinstance(result, Ranges):
+        kind = result.dtype.kind
+        if kind == "f":
+            bad = ~np.isfinite(result)
+        elif kind == "U":
+            bad = np.char.str_len(result) > MAX_TEXT if result.itemsize > 4 * MAX_TEXT \
+                else None
+        elif kind == "O":
+            flat = result.reshape(-1)
+            bad = [k for k in range(flat.size) if _excel_value(flat[k]) is not flat[k]]
+            if bad:
+                out = result.copy()
+                for k in bad:
+                    out.reshape(-1)[k] = _excel_value(flat[k])
+                return out
+            return result
+        else:
+            return result
+        if bad is not None and bad.any():
+            out = result.astype(object)
+            for idx in zip(*np.nonzero(bad)):
+                out[idx] = _excel_value(result[idx].item())
+            return out.view(type(result)) if isinstance(result, Array) else out
+        return result
+    return _excel_value(result)
+
+
+def _excel_value(v):
+    if isinstance(v, (float, np.floating)):
+        return v if math.isfinite(v) else _num_error()
+    if isinstance(v, str) and len(v) > MAX_TEXT and not isinstance(v, FXlError):
+        Reasons.note(ExcelError("#VALUE!", f"the text is {len(v):,} characters long; "
+                                f"Excel's limit is {MAX_TEXT:,}"))
+        return XL["#VALUE!"]
+    return v
+
+
+def _geometry_functions(table) -> None:
+    """ROWS, COLUMNS and COUNTBLANK as Excel answers them (see the module docstring)."""
+    for name, axis in (("ROWS", 0), ("COLUMNS", 1)):
+        original = table[name]
+        if getattr(original, "_zvm_geometry", False):
+            continue
+
+        def size(ref, _original=original, _axis=axis):
+            if isinstance(ref, Ranges) or not isinstance(ref, np.ndarray):
+                return _original(ref)
+            return np.atleast_2d(ref).shape[_axis]
+        size._zvm_geometry = True
+        table[name] = functools.update_wrapper(size, original)
+    original = table["COUNTBLANK"]
+    if not getattr(original, "_zvm_geometry", False):
+        def countblank(ref, _original=original):
+            result = _original(ref)
+            if isinstance(ref, Ranges) and isinstance(result, (int, float, np.integer)):
+                value = ref.value
+                result = int(result) + range_cells(ref) - int(np.size(value))
+            return result
+        countblank._zvm_geometry = True
+        table["COUNTBLANK"] = wrap_func(functools.update_wrapper(countblank, original),
+                                        ranges=True)
+    entry = table["INDEX"]
+    if not getattr(entry["function"], "_zvm_geometry", False):
+        def index(compiling, array, *args, _original=entry["function"]):
+            if isinstance(array, Ranges) and len(array.ranges) == 1 and \
+                    range_cells(array) > np.size(array.value):
+                # a whole column cut to the used rows: INDEX walks the geometry cell by
+                # cell, so give it the cut one; a cell beyond it is empty
+                held = next(iter(array.values.values()))[0]
+                rows, cols = _whole(array.ranges[0]), _whole(held)
+                r, c = (_number(a) for a in (list(args) + [None, None])[:2])
+                if r is not None and rows[0] >= r > cols[0] or \
+                        c is not None and rows[1] >= c > cols[1]:
+                    return sh.EMPTY
+                array = Ranges((held,), array.values)
+            return _original(compiling, array, *args)
+        index._zvm_geometry = True
+        table["INDEX"] = {**entry, "function": functools.update_wrapper(index, entry["function"])}
+
+
+def _whole(g) -> tuple[int, int]:
+    return (int(g["r2"]) - (int(g["r1"]) or 1) + 1, int(g["n2"]) - (int(g["n1"]) or 1) + 1)
+
+
+def _number(v):
+    """A scalar row or column number given to INDEX, or None."""
+    if isinstance(v, Ranges):
+        v = v.value
+    if isinstance(v, np.ndarray):
+        if v.size != 1:
+            return None
+        v = v.reshape(-1)[0]
+    if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
+        return int(v)
+    return None

@@ -1,0 +1,186 @@
+"""Stage 1, read: the workbook as :mod:`zvmplan_addin.xlsxio` reads it -> one value grid
+per sheet (:class:`Grid`) and the list of *nodes* to evaluate: every formula cell, then
+every defined name that is a formula (a name that is one reference is bound at compile
+time instead). Node ``i`` is described by the parallel lists ``n_sheet``, ``n_row``,
+``n_col``, ``n_text``, ``n_area`` (an array formula's range), ``n_label`` and ``n_kind``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import schedula as sh
+from formulas.ranges import Ranges
+
+from .. import xlsxio
+from . import shapes
+from .values import display, filled, input_value
+
+DENSE_LIMIT = 8_000_000             # cells in a sheet's bounding box held as a dense grid
+
+
+class Grid:
+    """The values of one sheet: a dense object array over its used area (or a dict for a
+    huge, sparse one). Missing cells are ``sh.EMPTY``."""
+
+    def __init__(self, sheet: xlsxio.SheetData):
+        rows = max(sheet.max_row, 1)
+        cols = max(sheet.max_col, 1)
+        for area in (f.area for f in sheet.formulas.values() if f.area):
+            rows, cols = max(rows, area[2]), max(cols, area[3])
+        self.rows, self.cols = rows, cols
+        self.dense = rows * cols <= DENSE_LIMIT
+        if self.dense:
+            self.a = filled((rows, cols), sh.EMPTY, dtype=object)
+        else:
+            self.d = {}
+        # until recalculated, a formula cell holds its cached value
+        cached = {rc: v for rc, v in sheet.cached.items() if rc in sheet.formulas}
+        for cells in (sheet.values, cached):
+            if self.dense and cells:
+                self._fill(cells)
+            else:
+                for (r, c), v in cells.items():
+                    self.set(r, c, input_value(v))
+
+    def _fill(self, cells: dict):
+        """Set many cells at once (numpy fancy indexing, not a Python call per cell)."""
+        n = len(cells)
+        rows = np.fromiter((rc[0] for rc in cells), dtype=np.int64, count=n)
+        cols = np.fromiter((rc[1] for rc in cells), dtype=np.int64, count=n)
+        values = np.empty(n, dtype=object)
+        values[:] = [input_value(v) if isinstance(v, xlsxio.XlError) else v
+                     for v in cells.values()]
+        self.a[rows - 1, cols - 1] = values
+
+    def get(self, r, c):
+        if self.dense:
+            if r <= self.rows and c <= self.cols:
+                return self.a[r - 1, c - 1]
+            return sh.EMPTY
+        return self.d.get((r, c), sh.EMPTY)
+
+    def set(self, r, c, v):
+        if self.dense:
+            if r > self.rows or c > self.cols:
+                self._grow(r, c)
+            self.a[r - 1, c - 1] = v
+        else:
+            self.d[(r, c)] = v
+
+    def _grow(self, r, c):
+        rows, cols = max(r, self.rows), max(c, self.cols)
+        a = filled((rows, cols), sh.EMPTY, dtype=object)
+        a[:self.rows, :self.cols] = self.a
+        self.a, self.rows, self.cols = a, rows, cols
+
+    def block(self, r1, c1, r2, c2) -> np.ndarray:
+        out = filled((r2 - r1 + 1, c2 - c1 + 1), sh.EMPTY, dtype=object)
+        if self.dense:
+            rr, cc = min(r2, self.rows), min(c2, self.cols)
+            if rr >= r1 and cc >= c1:
+                out[:rr - r1 + 1, :cc - c1 + 1] = self.a[r1 - 1:rr, c1 - 1:cc]
+        elif out.size <= len(self.d):
+            for r in range(r1, r2 + 1):
+                for c in range(c1, c2 + 1):
+                    v = self.d.get((r, c))
+                    if v is not None:
+                        out[r - r1, c - c1] = v
+        else:
+            for (r, c), v in self.d.items():
+                if r1 <= r <= r2 and c1 <= c <= c2:
+                    out[r - r1, c - c1] = v
+        return out
+
+
+def _in_order(cells: dict):
+    """The items of ``cells`` by row, then column (a reader gives them so: no sort then)."""
+    keys = list(cells)
+    if all(a < b for a, b in zip(keys, keys[1:])):
+        return cells.items()
+    return sorted(cells.items())
+
+
+class Labels:
+    """``Sheet!A1`` of node ``i`` (a defined name's own name), made when asked: a
+    workbook of a million formula cells needs few of them."""
+
+    def __init__(self, nodes: "Nodes"):
+        self.nodes = nodes
+        self.names: dict[int, str] = {}
+
+    def __getitem__(self, i: int) -> str:
+        name = self.names.get(i)
+        if name is not None:
+            return name
+        nodes = self.nodes
+        return nodes._label(nodes.n_sheet[i], nodes.n_row[i], nodes.n_col[i])
+
+
+class Nodes:
+    """The nodes to evaluate (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`)."""
+
+    def _read(self, book: xlsxio.Workbook):
+        self.book = book
+        self.sheet_index = {shapes.sheet_key(s.name): i for i, s in enumerate(book.sheets)}
+        self.grids = [Grid(s) for s in book.sheets]
+        self.kept_cached = 0
+        self.n_sheet, self.n_row, self.n_col, self.n_text, self.n_area = [], [], [], [], []
+        self.n_label, self.n_kind = Labels(self), []
+        self.name_nodes: dict[tuple, int] = {}
+        self.refs: list[dict] = []
+        self._prefixes: dict = {}
+        self._collect()
+
+    def _collect(self):
+        book = self.book
+        self.cells = 0
+        for s, sheet in enumerate(book.sheets):
+            for (r, c), f in _in_order(sheet.formulas):
+                if f.kind == "dataTable":
+                    self.kept_cached += 1
+                    self.warnings.append(f"{self._label(s, r, c)}: a data table; kept its cached value")
+                    continue
+                self._add_node(s, r, c, f.text, f.area if f.kind == "array" else None, kind=f.kind)
+        self.cells = len(self.n_text)
+        # defined names: ranges are bound at compile time, formulas become nodes
+        global_refs, local_refs = {}, [dict() for _ in book.sheets]
+        for dn in book.names:
+            key = dn.name.upper()
+            if key.startswith("_XLNM.") or not dn.text.strip():
+                continue
+            target = global_refs if dn.sheet is None or dn.sheet >= len(book.sheets) \
+                else local_refs[dn.sheet]
+            text = dn.text.strip().lstrip("=")
+            rng = None
+            if shapes.reference(text) is not None:  # exactly one reference, not a formula
+                try:
+                    rng = Ranges().push(text)
+                    if len(rng.ranges) != 1 or not rng.ranges[0].get("sheet_id"):
+                        rng = None
+                except Exception:
+                    rng = None
+            if rng is not None:
+                target[key] = rng
+            else:
+                target[key] = None
+                s = dn.sheet if dn.sheet is not None and dn.sheet < len(book.sheets) else 0
+                nid = self._add_node(s if book.sheets else None, 0, 0, text, None, label=dn.name)
+                self.name_nodes[(dn.sheet if target is not global_refs else None, key)] = nid
+        self.refs = [{**global_refs, **local} for local in local_refs] or [global_refs]
+
+    def _add_node(self, s, r, c, text, area, label=None, kind="name"):
+        self.n_kind.append(kind)
+        self.n_sheet.append(s)
+        self.n_row.append(r)
+        self.n_col.append(c)
+        self.n_text.append(text)
+        self.n_area.append(area)
+        if label:
+            self.n_label.names[len(self.n_text) - 1] = label
+        return len(self.n_text) - 1
+
+    def _label(self, s, r, c):
+        prefix = self._prefixes.get(s)
+        if prefix is None:
+            prefix = self._prefixes[s] = display(self.book.sheets[s].name) + "!"
+        return prefix + shapes.a1(r, c)
+

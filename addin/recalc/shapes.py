@@ -1,0 +1,501 @@
+"""A1 references in formula text: the *shape* of a formula, and shifting it.
+
+A planner sheet repeats one formula down thousands of rows (``=CPCPU_PER_MB(A2,B2)``,
+``=CPCPU_PER_MB(A3,B3)``, ...). Compiling each with the ``formulas`` parser costs about a
+millisecond, so the engine compiles each distinct *shape* once. A shape is the formula
+text with every A1 reference rewritten relative to the cell holding it (``$`` parts stay
+absolute), plus the holding sheet. Two cells with the same shape hold the same formula
+up to a copy/fill, so they can share one compiled function; each cell keeps its own
+resolved references (:attr:`Shape.rects`, in the order they appear in the text).
+
+This module only *finds* references (outside string literals) -- it is not a formula
+parser; the ``formulas`` package parses and evaluates. Text that it cannot be sure
+about (external workbooks, structured references) gives no shape, and the engine
+compiles that cell on its own. Imports nothing beyond the standard library.
+"""
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+MAX_ROW, MAX_COL = 1_048_576, 16_384
+
+# A reference, not preceded by anything that would make it part of a longer name, a
+# number, a 3-D reference (Sheet1:Sheet3!A1) or an error literal (#REF!).
+_REF = re.compile(r"""
+    (?<![\w.$:!'\]\#])
+    (?P<sheet>(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?
+    (?:
+        (?P<c1>\$?[A-Za-z]{1,3})(?P<r1>\$?[0-9]{1,7})
+        (?::(?P<c2>\$?[A-Za-z]{1,3})(?P<r2>\$?[0-9]{1,7}))?
+      | (?P<cc1>\$?[A-Za-z]{1,3}):(?P<cc2>\$?[A-Za-z]{1,3})
+      | (?P<rr1>\$?[0-9]{1,7}):(?P<rr2>\$?[0-9]{1,7})
+    )
+    (?![\w.(!:\[])
+    """, re.VERBOSE)
+
+Rect = tuple  # (SHEET_UPPER, r1, c1, r2, c2), 1-based, r1 <= r2, c1 <= c2
+
+
+class Shape(NamedTuple):
+    key: str                 # equal keys: one compiled function serves both cells
+    rects: tuple[Rect, ...]  # each reference in text order, resolved for this cell
+    literals: tuple = ()     # generic shapes: each literal's value, in text order
+    generic: str | None = None  # generic shapes: the text with literals as ZVMLIT_<k>_
+
+
+def sheet_key(name: str) -> str:
+    """The case-insensitive key of a sheet name, quoted (``'My Sheet'``) or not."""
+    if len(name) >= 2 and name[0] == name[-1] == "'":
+        name = name[1:-1].replace("''", "'")
+    return name.upper()
+
+
+def col_number(letters: str) -> int:
+    n = 0
+    for ch in letters.upper():
+        n = n * 26 + ord(ch) - 64
+    return n
+
+
+def col_letters(n: int) -> str:
+    s = ""
+    while n:
+        n, rem = divmod(n - 1, 26)
+        s = chr(65 + rem) + s
+    return s
+
+
+_COLS: dict[str, int] = {}  # column letters (with any $) -> number
+
+
+def _split_strings(text: str) -> list[str]:
+    """Even items are outside string literals, odd items inside (``""`` escapes work out)."""
+    return text.split('"')
+
+
+class _Part(NamedTuple):
+    absolute: bool
+    value: int
+
+
+def _parts(m):
+    """The four coordinates of a reference match, each (absolute?, value); None if it is
+    not a reference after all (a column beyond XFD, row 0)."""
+    g = m.groupdict()
+    if g["c1"]:
+        c1, r1 = g["c1"], g["r1"]
+        c2, r2 = (g["c2"], g["r2"]) if g["c2"] else (c1, r1)
+        cols = [_Part(c.startswith("$"), col_number(c.lstrip("$"))) for c in (c1, c2)]
+        rows = [_Part(r.startswith("$"), int(r.lstrip("$"))) for r in (r1, r2)]
+        kind = "cell"
+    elif g["cc1"]:
+        cols = [_Part(c.startswith("$"), col_number(c.lstrip("$"))) for c in (g["cc1"], g["cc2"])]
+        rows = [_Part(True, 1), _Part(True, MAX_ROW)]
+        kind = "cols"
+    else:
+        rows = [_Part(r.startswith("$"), int(r.lstrip("$"))) for r in (g["rr1"], g["rr2"])]
+        cols = [_Part(True, 1), _Part(True, MAX_COL)]
+        kind = "rows"
+    if not all(1 <= p.value <= MAX_COL for p in cols) or \
+            not all(1 <= p.value <= MAX_ROW for p in rows):
+        return None
+    return kind, rows, cols
+
+
+def shape(text: str, sheet: str, row: int, col: int, generic: bool = False,
+          scope: str = "", spans: list | None = None) -> Shape | None:
+    """The shape of formula ``text`` (without its leading ``=``) held in cell (``row``,
+    ``col``) of ``sheet``; None when the text has external or structured references,
+    which the engine then compiles on their own.
+
+    By default two formulas have the same shape when one is a copy of the other (the
+    key holds relative references as offsets and absolute ones as they are). With
+    ``generic``, the key keeps only the formula's structure: every reference is a slot
+    (each cell brings its own, :attr:`Shape.rects`) and so is every number and text
+    literal outside array constants (:attr:`Shape.literals`; :attr:`Shape.generic` is
+    the text with each literal replaced by the name ``ZVMLIT_<k>_``). ``scope`` goes
+    into a generic key: the holding sheet when it has sheet-local names. ``spans``
+    collects where each reference's row numbers and each number literal sit in the text
+    (for :class:`Shaper`)."""
+    host = sheet_key(sheet)
+    key = [scope if generic else host, "\x01"]
+    rects, literals, out = [], [], []
+    keep_literals = generic and not _BINDS.search(text)
+    pos = 0
+    for seg in _SEGMENT.finditer(text + "\uffff"):  # strings, array constants, the rest
+        gap = text[pos:seg.start()]
+        if gap:
+            if "[" in gap:
+                return None
+            _scan(gap, host, row, col, generic, keep_literals, key, rects, literals, out,
+                  spans, pos)
+        lit = seg.group(0)
+        if lit == "\uffff":
+            break
+        if lit[0] == '"' and keep_literals:
+            key.append("\x02S\x02")
+            out.append(_placeholder(len(literals)))
+            literals.append(lit[1:-1].replace('""', '"'))
+        else:
+            key.append(lit)
+            out.append(lit)
+        pos = seg.end()
+    return Shape("".join(key), tuple(rects), tuple(literals),
+                 "".join(out) if literals else None)
+
+
+_BINDS = re.compile(r"\b(?:_xlfn\.)?(?:LET|LAMBDA)\s*\(|_xleta\.", re.I)
+_SEGMENT = re.compile(r'"(?:[^"]|"")*"|\{(?:[^}"]|"(?:[^"]|"")*")*\}|\uffff')
+_NUMBER = re.compile(r"(?<![\w.$#])(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+                     r"(?![\w.(!:$])")
+LITERAL_PREFIX = "ZVMLIT_"
+
+
+ROW, NUMBER = 1, 2  # what a span found by shape() holds
+
+
+class Shaper:
+    """Generic shapes of the formulas of one sheet, fast for a column of one formula.
+
+    The formulas of a filled column differ only in their digits (``=F2*D2/86400``,
+    ``=F3*D3/86400``). The first formula of each *skeleton* (the text without its
+    digit runs) is scanned in full, which tells what each digit run is: a row of a
+    reference, a whole integer literal, or fixed text (``LOG10``, ``1E6``, a sheet
+    name). A later formula with the same skeleton gets its shape by substituting its
+    own rows and literals, without a scan -- unless a fixed run differs or a row is off
+    the sheet, when it is scanned in full. :attr:`Shape.generic` is left None on the
+    fast path (ask :func:`shape` for it when compiling)."""
+
+    def __init__(self, sheet: str, scope: str = ""):
+        self.sheet, self.scope = sheet, scope
+        self.recipes: dict = {}
+
+    def __call__(self, text: str, row: int, col: int) -> Shape | None:
+        parts = _DIGITS.split(text)
+        skeleton = "\x03".join(parts[0::2])
+        recipe = self.recipes.get(skeleton, _UNSET)
+        if recipe is _UNSET:
+            spans: list = []
+            shp = shape(text, self.sheet, row, col, generic=True, scope=self.scope, spans=spans)
+            self.recipes[skeleton] = _recipe(parts, shp, spans)
+            return shp
+        if recipe is not None:
+            shp = _apply(recipe, parts[1::2])
+            if shp is not None:
+                return shp
+        return shape(text, self.sheet, row, col, generic=True, scope=self.scope)
+
+
+_UNSET = object()
+_DIGITS = re.compile(r"([0-9]+)")
+
+
+def _recipe(parts, shp, spans):
+    """How to rebuild the shape from another formula's digit runs: (shape, the runs that
+    must be as they are and their text, rows: (run, rect, part), literals: (run, k));
+    None if the shape cannot be reused."""
+    if shp is None or len(parts) < 2:
+        return None
+    by_start: dict = {}
+    for start, end, what, k, part in spans:
+        by_start.setdefault(start, []).append((end, what, k, part))
+    fixed, fixed_text, rows, literals = [], [], [], []
+    pos = 0
+    for j, piece in enumerate(parts):
+        if j % 2 == 0:
+            pos += len(piece)
+            continue
+        run, start, end = j // 2, pos, pos + len(piece)
+        role = None
+        for span_start in (start, start - 1):  # a row group may start with its $
+            for span_end, what, k, part in by_start.get(span_start, ()):
+                if span_end == end and (what == ROW or span_start == start):
+                    role = (what, k, part)
+        if role is None:
+            fixed.append(run)
+            fixed_text.append(piece)
+        elif role[0] == ROW:
+            rows.append((run, role[1], role[2]))
+        else:
+            literals.append((run, role[1]))
+        pos = end
+    return shp, tuple(fixed), tuple(fixed_text), tuple(rows), tuple(literals)
+
+
+def _apply(recipe, runs):
+    shp, fixed, fixed_text, rows, literals = recipe
+    for j, text in zip(fixed, fixed_text):
+        if runs[j] != text:
+            return None
+    rects = list(shp.rects)
+    two = None
+    for j, k, part in rows:
+        value = int(runs[j])
+        if not 1 <= value <= MAX_ROW:
+            return None
+        sheet, r1, c1, r2, c2 = rects[k]
+        if part == 2:
+            rects[k] = (sheet, value, c1, value, c2)
+        else:  # one end of a range: sorted once both ends are in
+            two = two or {}
+            two.setdefault(k, {})[part] = value
+    if two:
+        for k, ends in two.items():
+            sheet, r1, c1, r2, c2 = rects[k]
+            a, b = ends.get(0, r1), ends.get(1, r2)
+            rects[k] = (sheet, min(a, b), c1, max(a, b), c2)
+    if literals:
+        values = list(shp.literals)
+        for j, k in literals:
+            values[k] = int(runs[j])
+        return Shape(shp.key, tuple(rects), tuple(values), None)
+    return Shape(shp.key, tuple(rects), shp.literals, None)
+
+
+def _placeholder(k: int) -> str:
+    return f"{LITERAL_PREFIX}{k}_"
+
+
+def _number(token: str):
+    return int(token) if token.isdigit() else float(token)
+
+
+def _scan(piece, host, row, col, generic, keep_literals, key, rects, literals, out,
+          spans=None, base=0):
+    """References (and, if ``keep_literals``, numbers) in a stretch of formula text
+    outside strings and array constants."""
+    pos = 0
+    for m in _REF.finditer(piece):
+        c1s, r1s, ref_sheet = m.group("c1", "r1", "sheet")
+        if c1s is not None and m.group("c2") is None:  # one cell: the common case
+            ca, ra = c1s[0] == "$", r1s[0] == "$"
+            cv = _COLS.get(c1s)
+            if cv is None:
+                cv = _COLS[c1s] = col_number(c1s.lstrip("$"))
+            rv = int(r1s[1:] if ra else r1s)
+            if cv > MAX_COL or not 1 <= rv <= MAX_ROW:
+                continue
+            target = sheet_key(ref_sheet[:-1]) if ref_sheet else host
+            _plain(piece[pos:m.start()], keep_literals, key, literals, out, spans, base + pos)
+            if spans is not None:
+                spans.append((base + m.start("r1"), base + m.end("r1"), ROW, len(rects), 2))
+            if generic:
+                key.append("\x00R1\x00")
+            else:
+                re_ = f"${rv}" if ra else f"~{rv - row}"
+                ce = f"${cv}" if ca else f"~{cv - col}"
+                key.append(f"\x00{target if ref_sheet else ''}!cell{re_},{ce}\x00")
+            out.append(m.group(0))
+            pos = m.end()
+            rects.append((target, rv, cv, rv, cv))
+            continue
+        parts = _parts(m)
+        if parts is None:
+            continue
+        kind, rows, cols = parts
+        target = sheet_key(ref_sheet[:-1]) if ref_sheet else host
+        _plain(piece[pos:m.start()], keep_literals, key, literals, out, spans, base + pos)
+        if spans is not None:
+            for part, group in enumerate(("r1", "r2") if kind == "cell" else
+                                         ("rr1", "rr2") if kind == "rows" else ()):
+                spans.append((base + m.start(group), base + m.end(group), ROW, len(rects), part))
+        if generic:
+            key.append(f"\x00R{kind}\x00")
+        else:
+            enc = []
+            for p, origin in ((rows[0], row), (cols[0], col), (rows[1], row), (cols[1], col)):
+                enc.append(f"${p.value}" if p.absolute else f"~{p.value - origin}")
+            key.append(f"\x00{target if ref_sheet else ''}!{kind}{','.join(enc)}\x00")
+        out.append(m.group(0))
+        pos = m.end()
+        r1, r2 = sorted((rows[0].value, rows[1].value))
+        c1, c2 = sorted((cols[0].value, cols[1].value))
+        rects.append((target, r1, c1, r2, c2))
+    _plain(piece[pos:], keep_literals, key, literals, out, spans, base + pos)
+
+
+def _plain(text, keep_literals, key, literals, out, spans=None, base=0):
+    # numbers near a single quote may sit in a quoted sheet name ('Q1 2024'!Rate): keep them
+    if not keep_literals or "'" in text or not any(ch.isdigit() for ch in text):
+        key.append(text)
+        out.append(text)
+        return
+    pos = 0
+    for m in _NUMBER.finditer(text):
+        key.append(text[pos:m.start()])
+        out.append(text[pos:m.start()])
+        key.append("\x02N\x02")
+        out.append(_placeholder(len(literals)))
+        if spans is not None:
+            spans.append((base + m.start(), base + m.end(), NUMBER, len(literals), 0))
+        literals.append(_number(m.group(0)))
+        pos = m.end()
+    key.append(text[pos:])
+    out.append(text[pos:])
+
+
+def translate(text: str, rows: int, cols: int) -> str:
+    """``text`` as it reads when copied ``rows`` down and ``cols`` right (what Excel does to
+    the master of a shared formula); a reference pushed off the sheet becomes ``#REF!``."""
+    pieces = _split_strings(text)
+    out = []
+    for i, piece in enumerate(pieces):
+        if i % 2:
+            out.append(piece)
+            continue
+        out.append(_REF.sub(lambda m: _shift(m, rows, cols), piece))
+    return '"'.join(out)
+
+
+def _shift(m, rows: int, cols: int) -> str:
+    parts = _parts(m)
+    if parts is None:
+        return m.group(0)
+    kind, rs, cs = parts
+    moved_r = [p if p.absolute else _Part(False, p.value + rows) for p in rs]
+    moved_c = [p if p.absolute else _Part(False, p.value + cols) for p in cs]
+    if kind != "cols" and not all(1 <= p.value <= MAX_ROW for p in moved_r) or \
+            kind != "rows" and not all(1 <= p.value <= MAX_COL for p in moved_c):
+        return "#REF!"
+    sheet = m.group("sheet") or ""
+
+    def c(p):
+        return ("$" if p.absolute else "") + col_letters(p.value)
+
+    def r(p):
+        return ("$" if p.absolute else "") + str(p.value)
+    if kind == "cols":
+        return f"{sheet}{c(moved_c[0])}:{c(moved_c[1])}"
+    if kind == "rows":
+        return f"{sheet}{r(moved_r[0])}:{r(moved_r[1])}"
+    first = c(moved_c[0]) + r(moved_r[0])
+    if m.group("c2"):
+        return f"{sheet}{first}:{c(moved_c[1])}{r(moved_r[1])}"
+    return sheet + first
+
+
+MAX_FORMULA_CHARS = 8_192   # Excel's longest formula
+MAX_NESTING = 64            # Excel's deepest nesting of functions
+
+
+def beyond_limits(text: str) -> str | None:
+    """Why Excel would refuse formula ``text`` (without its ``=``): longer than 8,192
+    characters, or parentheses nested deeper than 64 levels (Excel's limit on nested
+    functions); None if it is within both. Linear in the text, and meant to run before
+    any parser sees it (a parser can take minutes and gigabytes on 60,000 levels)."""
+    if len(text) + 1 > MAX_FORMULA_CHARS:
+        return (f"the formula is {len(text) + 1:,} characters long; Excel's limit is "
+                f"{MAX_FORMULA_CHARS:,}")
+    if text.count("(") <= MAX_NESTING:
+        return None
+    depth = deepest = 0
+    quoted = False
+    for ch in text:
+        if ch == '"':
+            quoted = not quoted  # a doubled quote closes and reopens: same result
+        elif quoted:
+            continue
+        elif ch == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == ")":
+            depth -= 1
+    if deepest > MAX_NESTING:
+        return (f"the formula nests {deepest} levels of parentheses; Excel's limit is "
+                f"{MAX_NESTING}")
+    return None
+
+
+def edge_proxies(text: str, sheet: str) -> tuple[str, dict]:
+    """``text`` with every A1 reference that touches the last row or column
+    (``A1:A1048576``, ``B2:XFD9``, ``$A$1048576``) moved one row/column in, and a dict
+    from each moved rectangle back to the real one. The ``formulas`` parser misreads
+    those references (``A1:A1048576`` as ``A1``); the engine compiles the moved text and
+    binds each input to the real rectangle. Raises ValueError when a moved reference
+    would coincide with another reference of the formula."""
+    if "1048576" not in text and "XFD" not in text.upper():
+        return text, {}
+    host = sheet_key(sheet)
+    moved: dict = {}
+    pieces = _split_strings(text)
+    out = []
+    for k, piece in enumerate(pieces):
+        if k % 2:
+            out.append(piece)
+            continue
+        out.append(_REF.sub(lambda m: _move_in(m, host, moved), piece))
+    if moved:
+        shape_ = shape(text, sheet, 1, 1)
+        real = set(shape_.rects) if shape_ is not None else set()
+        if real & set(moved):
+            raise ValueError("a reference to the last row or column coincides with another")
+    return '"'.join(out), moved
+
+
+def _move_in(m, host: str, moved: dict) -> str:
+    if not m.group("c1"):
+        return m.group(0)  # A:A and 1:1 are read right
+    parts = _parts(m)
+    if parts is None:
+        return m.group(0)
+    _, rows, cols = parts
+    if all(p.value < MAX_ROW for p in rows) and all(p.value < MAX_COL for p in cols):
+        return m.group(0)
+    prows = [_Part(p.absolute, min(p.value, MAX_ROW - 1)) for p in rows]
+    pcols = [_Part(p.absolute, min(p.value, MAX_COL - 1)) for p in cols]
+    sheet = m.group("sheet") or ""
+    target = sheet_key(sheet[:-1]) if sheet else host
+
+    def rect(rs, cs):
+        r1, r2 = sorted((rs[0].value, rs[1].value))
+        c1, c2 = sorted((cs[0].value, cs[1].value))
+        return (target, r1, c1, r2, c2)
+    moved[rect(prows, pcols)] = rect(rows, cols)
+
+    def a(c, r):
+        return (("$" if c.absolute else "") + col_letters(c.value) +
+                ("$" if r.absolute else "") + str(r.value))
+    text = sheet + a(pcols[0], prows[0])
+    if m.group("c2"):
+        text += ":" + a(pcols[1], prows[1])
+    return text
+
+
+def reference(text: str) -> Rect | None:
+    """The rectangle of ``text`` if it is exactly one sheet-qualified reference
+    (``'My Sheet'!$A$1:$B$4``, as a defined name holds it), else None."""
+    m = _REF.fullmatch(text.strip())
+    if m is None or not m.group("sheet"):
+        return None
+    parts = _parts(m)
+    if parts is None:
+        return None
+    _, rows, cols = parts
+    r1, r2 = sorted((rows[0].value, rows[1].value))
+    c1, c2 = sorted((cols[0].value, cols[1].value))
+    return (sheet_key(m.group("sheet")[:-1]), r1, c1, r2, c2)
+
+
+def a1(row: int, col: int) -> str:
+    return f"{col_letters(col)}{row}"
+
+
+def parse_a1(ref: str) -> tuple[int, int]:
+    """``"D12"`` -> (12, 4)."""
+    m = re.fullmatch(r"\$?([A-Za-z]{1,3})\$?([0-9]{1,7})", ref.strip())
+    if not m:
+        raise ValueError(f"not a cell reference: {ref!r}")
+    return int(m.group(2)), col_number(m.group(1))
+
+
+def parse_area(ref: str) -> tuple[int, int, int, int]:
+    """``"D2:F4"`` -> (2, 4, 4, 6) as (r1, c1, r2, c2); a single cell gives a 1x1 area."""
+    first, _, last = ref.partition(":")
+    r1, c1 = parse_a1(first)
+    r2, c2 = parse_a1(last) if last else (r1, c1)
+    return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
+
+
+__all__ = ["Shape", "Shaper", "shape", "translate", "reference", "beyond_limits", "edge_proxies", "sheet_key", "col_number", "col_letters", "a1",
+           "parse_a1", "parse_area", "MAX_ROW", "MAX_COL"]
