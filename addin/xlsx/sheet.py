@@ -8,8 +8,8 @@ runs ``<rPh>`` skipped). Their text is cut from the bytes between the offsets ex
 reports, and the offsets of every formula cell are noted (:class:`Layout`) so that the
 rewrite can splice new values in without a second parse. Shared formulas are expanded
 (each dependent gets its master's text moved by its offset), and cells without ``r``
-take the next position, as Excel does. A part with more than :data:`MAX_CELLS` cells or
-:data:`MAX_OTHER_ELEMENTS` other elements is refused, which bounds time and memory.
+take the next position, as Excel does. A workbook whose sheets hold more than :data:`MAX_CELLS` cells or
+:data:`MAX_OTHER_ELEMENTS` other elements in all is refused, which bounds time and memory.
 """
 from __future__ import annotations
 
@@ -27,10 +27,11 @@ from .cells import col_number, parse_area
 from .errors import UnsafeWorkbookError, one_line
 from .package import XlsxPackage
 
-#: cells in one sheet part (the 100,000-row planner of the benchmarks has 1.4 million);
-#: bounds the memory of reading to a few hundred MB
+#: cells in all the sheets of a workbook together (the 100,000-row planner of the benchmarks
+#: has 1.4 million): a budget shared by the sheets, so that many sheets each under it cannot
+#: add up (a 7.9 MB file of 16 sheets of 2 million cells each took 270 s and 6.4 GB)
 MAX_CELLS = 2_000_000
-#: rows and elements other than a cell's <c>, <v> and <f> in one sheet part; bounds the time
+#: rows and elements other than a cell's <c>, <v> and <f>, in all the sheets together
 MAX_OTHER_ELEMENTS = 4_000_000
 REL_WORKSHEET = "/worksheet"
 REL_SHARED_STRINGS = "/sharedStrings"
@@ -94,12 +95,13 @@ def read_workbook(pkg: XlsxPackage) -> Workbook:
         if rtype.endswith(REL_SHARED_STRINGS) and target in pkg.infos:
             strings = read_shared_strings(pkg.read(target), target)
     sheets, others = [], []
+    budget = Budget()
     book = _read_book_part(pkg.read(pkg.main), pkg.main)
     for name, rid in book["sheets"]:
         rtype, target = rels.get(rid, ("", ""))
         if rtype.endswith(REL_WORKSHEET) and target in pkg.infos:
             sheet = SheetData(name, target)
-            read_sheet(pkg.read(target), sheet, strings, target)
+            read_sheet(pkg.read(target), sheet, strings, target, budget)
             sheets.append(sheet)
         else:
             others.append(name)
@@ -325,7 +327,17 @@ def _slow_text(raw: bytes) -> str:
     return "".join(out)
 
 
-def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "sheet") -> Layout:
+class Budget:
+    """What the sheets of one workbook may still hold: :data:`MAX_CELLS` cells and
+    :data:`MAX_OTHER_ELEMENTS` other elements in all of them together."""
+
+    def __init__(self):
+        self.cells = [MAX_CELLS + 1]
+        self.others = [MAX_OTHER_ELEMENTS + 1]
+
+
+def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "sheet",
+               budget: Budget | None = None) -> Layout:
     """Fill ``sheet`` from the worksheet part ``data``; returns the :class:`Layout` of its
     formula cells (also kept as ``sheet.layout``).
 
@@ -370,14 +382,15 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
     # compared first, so the usual cell costs no lookup; any other spelling of the same
     # element takes the general path through ``codes``
     cq = vq = fq = rowq = "\0"
-    cells = [MAX_CELLS + 1]         # cells left before the part is refused
-    others = [MAX_OTHER_ELEMENTS + 1]
+    budget = budget or Budget()
+    cells = budget.cells            # cells left (in the workbook) before it is refused
+    others = budget.others
 
     def count_other():
         others[0] -= 1
         if not others[0]:
-            raise UnsafeWorkbookError(f"{name} holds more than {MAX_OTHER_ELEMENTS:,} rows and "
-                                      "other elements; refused")
+            raise UnsafeWorkbookError(f"more than {MAX_OTHER_ELEMENTS:,} rows and other elements "
+                                      f"in the sheets (at {name}); refused")
 
     def start(qname, attrs):
         nonlocal in_data, row, col, depth, child, sub, t, flags, c0, v0, t0, f_attrs, \
@@ -445,7 +458,8 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
         else:
             cells[0] -= 1
             if not cells[0]:
-                raise UnsafeWorkbookError(f"{name} holds more than {MAX_CELLS:,} cells; refused")
+                raise UnsafeWorkbookError(f"more than {MAX_CELLS:,} cells in the sheets (at "
+                                          f"{name}); refused")
             depth, child, c0 = 1, 0, p.CurrentByteIndex
             t = attrs.get("t", "n")
             flags = 1 if ("t" in attrs or "vm" in attrs) else 0
