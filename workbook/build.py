@@ -25,11 +25,11 @@ from .xlsxio import normalize
 TEMPLATE = Path(__file__).with_name("zvmplan_template.xlsx")
 NOTES_FILE = Path(__file__).with_name("notes.toml")
 FIXED_TIME = dt.datetime(2024, 1, 1, 0, 0, 0)
-#: print areas leaving out the long Basis text columns (they stay on screen)
+#: print areas, including the Basis ("Why") columns; ``zvmplan fill`` stretches the
+#: Planner's to the rows it adds
 PRINT_AREA = {
-    "Planner": lambda ws: f"A1:{planner.L(planner.CAND_COL0 + len(planner.CANDIDATES) - 1)}"
-                          f"{ws.max_row}",
-    "Upgrade": lambda ws: f"A1:R{ws.max_row}",
+    "Planner": lambda ws: f"A1:{planner.BASIS_COL}{ws.max_row}",
+    "Upgrade": lambda ws: f"A1:T{ws.max_row}",
 }
 SHEET_ORDER = ("About", "Planner", "Upgrade", "Scenarios", "Assumptions", "Conclusions",
                "Charts", "000", "001", "002", "003", "004")

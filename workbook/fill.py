@@ -121,7 +121,7 @@ def _read_csv(path: Path, columns: tuple[str, ...], required_cols: tuple[str, ..
 def read_links(path) -> list[dict]:
     """Validated links, canonical names, numbers as numbers, blanks as None."""
     from zvmplan import names
-    from .planner import N_ROWS, TX_WORKLOADS
+    from .planner import TX_WORKLOADS
     path = Path(path)
     out = []
     for n, (line, raw) in enumerate(_read_csv(path, LINK_COLUMNS, REQUIRED), start=1):
@@ -151,9 +151,6 @@ def read_links(path) -> list[dict]:
         out.append(link)
     if not out:
         raise FillError(f"{path.name}: no links (only a header)")
-    if len(out) > N_ROWS:
-        raise FillError(f"{path.name}: {len(out)} links; the template's Planner has room for "
-                        f"{N_ROWS}")
     return out
 
 
@@ -220,7 +217,9 @@ def input_cells(links: list[dict], scenarios: list[dict] | None,
                           SCEN_PARAM_ROW, SCENARIO_BLOCKS, SCENARIO_PARAMS, SCENARIOS,
                           scenario_col)
     planner = {}
-    for i in range(N_ROWS):
+    # the template's rows (unused ones cleared), or as many as there are links: the fill
+    # adds the rows beyond the template's (zvmplan_workbook.rows)
+    for i in range(max(N_ROWS, len(links))):
         link = links[i] if i < len(links) else {}
         for c in INPUTS:
             planner[f"{COL[c.key]}{FIRST_ROW + i}"] = link.get(c.key)
@@ -243,6 +242,7 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None)
     """Validate, write the inputs, recalculate, write ``out``. Raises :class:`FillError`
     (nothing written) for a bad file."""
     from . import xlsxio
+    from .planner import N_ROWS
     template, out = Path(template), Path(out)
     links = read_links(links_csv)
     scen = read_scenarios(scenarios) if scenarios is not None else None
@@ -258,9 +258,14 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None)
     from zvmplan_addin import engine
     fd, tmp = tempfile.mkstemp(suffix=".xlsx", dir=out.parent)
     os.close(fd)
+    grown = None
     try:
         try:
-            xlsxio.write_inputs(template, tmp, cells)
+            source = template
+            if len(links) > N_ROWS:
+                grown = _grown_template(template, out.parent, len(links))
+                source = grown
+            xlsxio.write_inputs(source, tmp, cells)
         except xlsxio.NotAnInputCell as exc:
             raise FillError(f"{template.name}: {exc} (is it a zvmplan template?)") from None
         except (KeyError, OSError, ValueError) as exc:
@@ -268,23 +273,44 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None)
         report = engine.calc(tmp, out)
     finally:
         Path(tmp).unlink(missing_ok=True)
+        if grown is not None:
+            Path(grown).unlink(missing_ok=True)
     rep = FillReport(out, len(links), len(scen) if scen else 0, report)
     rep.warnings = _warnings(out, links)
     return rep
+
+
+def _grown_template(template: Path, where: Path, n_rows: int) -> str:
+    """A temporary copy of ``template`` whose tables hold ``n_rows`` rows."""
+    import datetime as dt
+    from . import xlsxio
+    from .rows import grow
+    raw = xlsxio.read_zip(template)
+    entries = {info.filename: data for info, data in raw}
+    grow(entries, n_rows)
+    fd, path = tempfile.mkstemp(suffix=".xlsx", dir=where)
+    os.close(fd)
+    xlsxio.write_zip(path, [(info.filename, entries[info.filename]) for info, _ in raw],
+                     dt.datetime(2024, 1, 1))
+    return path
 
 
 def _warnings(out: Path, links: list[dict]) -> list[str]:
     """One line per link whose total CPU is an error, with the reason (Basis column)."""
     from openpyxl import load_workbook
     from .planner import BASIS_COL, FIRST_ROW, PLANNER
+    from openpyxl.utils import column_index_from_string
     wb = load_workbook(out, data_only=True, read_only=True)
     ws = wb[PLANNER]
     msgs = []
-    for i, link in enumerate(links):
-        r = FIRST_ROW + i
-        total = ws[f"O{r}"].value
+    o, b = column_index_from_string("O"), column_index_from_string(BASIS_COL)
+    # one pass over the rows: a read-only sheet finds a single cell by reading from the top
+    rows = ws.iter_rows(min_row=FIRST_ROW, max_row=FIRST_ROW + len(links) - 1, max_col=b,
+                        values_only=True)
+    for i, (link, row) in enumerate(zip(links, rows)):
+        total = row[o - 1] if len(row) >= o else None
         if isinstance(total, str) and total.startswith("#"):
-            why = ws[f"{BASIS_COL}{r}"].value or total
+            why = (row[b - 1] if len(row) >= b else None) or total
             msgs.append(f"link {i + 1} ({link['link']}): {why}")
     wb.close()
     return msgs
