@@ -212,6 +212,27 @@ def test_about_lists_every_function_and_source(book):
     assert "zvmplan calc" in text
 
 
+def test_about_install_steps_match_the_readme(book):
+    """The About sheet's install steps are the README's (Excel on Windows, classic
+    xlwings): every command, setting, menu path and the .xlsm step, in the same order."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Excel on Windows (classic xlwings)")[1].split("\n## ")[0]
+    steps = re.findall(r"^\d+\. (.*?)(?=^\d+\. |^$)", section, re.M | re.S)
+    assert len(steps) == 5
+    ws = book.wb[about.SHEET]
+    text = "\n".join(str(c.value) for row in ws.iter_rows() for c in row if c.value)
+    install = [t for t in build.notes()["install"] if t[:2] in ("1.", "2.", "3.", "4.", "5.")]
+    assert len(install) == len(steps)
+    for i, (step, ours) in enumerate(zip(steps, install), start=1):
+        assert ours.startswith(f"{i}. ") and ours in text
+        step = " ".join(step.split())
+        must = re.findall(r"`([^`]+)`", step) + re.findall(r"\*\*([^*]+)\*\*", step)
+        must += re.findall(r'"([^"]+)"', step) + re.findall(r"\(\.xlsm\)|Trust Center", step)
+        for m in must:
+            assert m.strip("()") in ours, (i, m)
+    assert "pip install zvmplan" not in text
+
+
 # ------------------------------------------------------------ package ----
 def test_build_is_reproducible(built, tmp_path):
     again = build.save(build.layout(), tmp_path / "again.xlsx")
