@@ -190,3 +190,22 @@ def test_scenarios_match_the_model(recalculated):
             total += want
         assert _num(ws[f"{L(c0 + 3)}{planner.SCEN_TOTAL_ROW}"].value) == \
             pytest.approx(total)
+
+
+def test_plan_sheet_charts_the_planner_and_scenarios(recalculated):
+    """The Plan sheet's chart data are the Planner's CP / virtual CPU per link and each
+    scenario's total CPU beside the LPAR's engines."""
+    from zvmplan_workbook import charts
+    ws = recalculated[charts.PLAN]
+    first = charts.PLAN_HEAD + 2
+    for i, ex in enumerate(planner.EXAMPLES):
+        assert ws.cell(first + i, 1).value == ex[0]
+        assert _num(ws.cell(first + i, 2).value) == pytest.approx(api.cpu_engines(*ex[1:], kind="cp"))
+        assert _num(ws.cell(first + i, 3).value) == pytest.approx(api.cpu_engines(*ex[1:], kind="v"))
+        assert ws.cell(first + i, 4).value in (None, "")   # no total-only link among them
+    sc = recalculated[planner.SCENARIOS]
+    for b, ex in enumerate(planner.SCENARIO_EXAMPLES):
+        assert ws.cell(first + b, 6).value == ex[0]
+        total = sc[f"{planner.L(planner.scenario_col(b) + 3)}{planner.SCEN_TOTAL_ROW}"].value
+        assert _num(ws.cell(first + b, 7).value) == pytest.approx(_num(total))
+        assert _num(ws.cell(first + b, 8).value) == 2

@@ -242,11 +242,19 @@ def test_build_is_reproducible(built, tmp_path):
 def test_charts_are_in_the_package(built):
     with zipfile.ZipFile(built) as z:
         charts = sorted(n for n in z.namelist() if n.startswith("xl/charts/chart"))
-        assert len(charts) == 8
+        assert len(charts) == 10
         scatter = [z.read(n).decode() for n in charts if b"scatterChart" in z.read(n)]
         assert len(scatter) == 2 and all('logBase val="10"' in x for x in scatter)
         bars = [z.read(n).decode() for n in charts if b"barChart" in z.read(n)]
-        assert len(bars) == 6
+        assert len(bars) == 8
+        # the plan: CPU by link stacked (CP, virtual, total only) over the Planner's rows,
+        # and total CPU by scenario with the LPAR's engines as a line
+        stacked = [x for x in bars if '<grouping val="stacked"' in x]
+        assert len(stacked) == 1 and stacked[0].count("<ser>") == 3
+        assert "<strRef><f>Plan!$A$8:$A$27</f>" in stacked[0]
+        assert "'Plan'!$B$8:$B$27" in stacked[0] and "'Plan'!$D$8:$D$27" in stacked[0]
+        combo = [x for x in bars if "lineChart" in x]
+        assert len(combo) == 1 and "'Plan'!$H$8:$H$12" in combo[0]
 
 
 def test_check_type():
