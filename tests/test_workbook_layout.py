@@ -271,7 +271,7 @@ def test_notes_file_parses():
 
 def test_readme_describes_the_template_as_built():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## The template workbook")[1].split("\n## ")[0]
+    section = " ".join(readme.split("## The template workbook")[1].split("\n## ")[0].split())
     assert f"The template has {planner.N_ROWS} rows" in section
     assert planner.WARNING in section and f"in {planner.WARN_CELL}" in section
     assert "OOXMLRecalcMode" in section
