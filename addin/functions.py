@@ -10,8 +10,11 @@ import numpy as np
 
 import zvmplan
 from zvmplan import names
+from zvmplan.answer import Pair
+from zvmplan.derived import STACK_NOTE_004, stack_change
 from zvmplan.errors import ArgumentTypeError
 
+from .errors import ExcelError
 from .registry import REGISTRY, Param, as_number, worksheet_function
 
 
@@ -46,7 +49,8 @@ CONNS = Param("connections", "concurrent connections; a range gives an array",
               number("connections"), unit="count", vector=True)
 LEVEL = Param("level", "z/VM level " + ", ".join(names.LEVELS) + "; default the measured level",
               level_value, optional=True)
-SPEED = Param("speed_factor", "processor speed relative to the measured machine; default 1",
+SPEED = Param("speed_factor", "per-engine capacity of the target processor relative to the "
+              "measured one (ZVM_PROCESSOR; from zPCR or LSPR); default 1",
               number("speed_factor"), unit="x", optional=True)
 STRG_CONNS = Param("connections", "for OSA_GBE, HIPERSOCKETS, GUEST_LAN (from STRG): "
                    "concurrent connections; default the fewest measured",
@@ -98,7 +102,8 @@ def vcpu_per_mb(transport, size_bytes, level=None, speed_factor=None, connection
     return _per_mb("v_cpusec_per_mb", transport, size_bytes, level, speed_factor, connections)
 
 
-@worksheet_function(description="Total (CP + virtual) CPU-seconds per MB transferred [CPU-s/MB]",
+@worksheet_function(description="Total (CP + virtual) CPU-seconds per MB transferred [CPU-s/MB]; "
+                    "ESCON_CTC: the Linux guest only (001 did not measure the VM TCP/IP stack)",
                     example='=TOTCPU_PER_MB("LCS",1500,"4.1.0")', returns="CPU-s/MB",
                     params=PER_MB_PARAMS)
 def totcpu_per_mb(transport, size_bytes, level=None, speed_factor=None, connections=None):
@@ -142,7 +147,8 @@ def vcpu_per_tx(transport, workload, mtu, connections, level=None, speed_factor=
                    speed_factor)
 
 
-@worksheet_function(description="Total CPU-milliseconds per transaction [CPU-ms/tx]",
+@worksheet_function(description="Total CPU-milliseconds per transaction [CPU-ms/tx]; "
+                    "ESCON_CTC: the Linux guest only (001 did not measure the VM TCP/IP stack)",
                     example='=TOTCPU_PER_TX("GUEST_LAN","CRR",57344,50,"4.3.0")',
                     returns="CPU-ms/tx", params=PER_TX_PARAMS)
 def totcpu_per_tx(transport, workload, mtu, connections, level=None, speed_factor=None):
@@ -162,14 +168,42 @@ _ANY = [Param(f"arg{i}", f"argument {i} of that function", lambda v: v, optional
                     params=[Param("function", "name of a zvmplan function, e.g. CPCPU_PER_MB",
                                   text("function"))] + _ANY)
 def zvm_basis(function, arg1=None, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None):
-    fn = REGISTRY.get(function.strip().upper())
-    if fn is None or fn.name == "ZVM_BASIS":
-        valid = ", ".join(n for n in REGISTRY if n != "ZVM_BASIS")
+    fn, args = _target(function, "ZVM_BASIS", [arg1, arg2, arg3, arg4, arg5, arg6])
+    return fn.explain(*args)
+
+
+_ABOUT = ("ZVM_BASIS", "ZVM_RANGE")
+
+
+def _target(function, caller, args):
+    # ASCII only: str.upper() would fold "zvm_lıne_rate" onto ZVM_LINE_RATE (issue 8)
+    fn = REGISTRY.get(function.strip().upper()) if function.isascii() else None
+    barred = (caller,) if caller == "ZVM_BASIS" else _ABOUT  # ZVM_BASIS explains a band too
+    if fn is None or fn.name in barred:
+        valid = ", ".join(n for n in REGISTRY if n not in barred)
         raise ArgumentTypeError(f"unknown function {function!r}; valid: {valid}")
-    args = [arg1, arg2, arg3, arg4, arg5, arg6][:len(fn.params)]
+    args = args[:len(fn.params)]
     while args and args[-1] is None:
         args.pop()
-    return fn.explain(*args)
+    return fn, args
+
+
+@worksheet_function(description="How sure a zvmplan number is: its band (low, high) by the "
+                    "rule its basis states (published rounding at measured points, 001's 95% "
+                    "confidence interval, leave-one-out errors of the same method on the same "
+                    "table for projections); spills across two cells",
+                    example='=ZVM_RANGE("CPCPU_PER_MB","IUCV",16000)', returns="two numbers",
+                    params=[Param("function", "name of a zvmplan function that returns a "
+                                  "number, e.g. CPCPU_PER_MB", text("function"))] + _ANY,
+                    spill=True)
+def zvm_range(function, arg1=None, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None):
+    fn, args = _target(function, "ZVM_RANGE", [arg1, arg2, arg3, arg4, arg5, arg6])
+    result = fn._call(args, explain=True)
+    if isinstance(result, ExcelError):
+        return result
+    if not isinstance(result, zvmplan.Answer):
+        raise ArgumentTypeError(f"ZVM_RANGE: {fn.name} does not return a zvmplan number")
+    return zvmplan.band(result)
 
 
 def _column(items):
@@ -202,10 +236,38 @@ def zvm_levels():
                                   "cp_cpumsec_per_tx or tot_cpumsec_per_tx", text("metric")),
                             LEVEL], spill=True)
 def zvm_ci(transport, metric, level=None):
-    lo, hi = zvmplan.confidence_interval(transport, metric, level)
-    return np.array([[lo, hi]], dtype=object)
+    return zvmplan.confidence_interval(transport, metric, level)  # ZVM_BASIS: carried or not
 
 
+@worksheet_function(description="004's published z/VM 4.3.0 VM TCP/IP stack change (low, high) "
+                    "in % for VM TCP/IP stack endpoints only (never Linux-guest figures): "
+                    "throughput (per transport) or cpu (CPU per unit, all devices: negative); "
+                    "spills across two cells",
+                    example='=ZVM_STACK_CHANGE("HIPERSOCKETS","RR","throughput")',
+                    returns="two numbers [%]",
+                    params=[Param("transport", "HIPERSOCKETS, GUEST_LAN, CLAW, VCTC or ALL",
+                                  text("transport")), WORKLOAD,
+                            Param("metric", "throughput or cpu", text("metric"))], spill=True)
+def zvm_stack_change(transport, workload, metric):
+    lo, hi = stack_change(transport, workload, metric)
+    return Pair(lo, hi, "%", "measured", ("004 'Stack Performance Improvements' and 'Stack "
+                                          "Performance Results'",), "", (STACK_NOTE_004,))
+
+@worksheet_function(description="The processor the answers for a transport were measured on "
+                    "(000: 9672-XZ7, 001: 2064-108, 002: 2064-109, 003: 2084-C24 z990); "
+                    "speed_factor is relative to it",
+                    example='=ZVM_PROCESSOR("IUCV")', returns="text",
+                    params=[TRANSPORT, LEVEL])
+def zvm_processor(transport, level=None):
+    return zvmplan.processor(transport, level).name
+
+
+@worksheet_function(description="Line or channel rate of a real device [MB/s, 10^6 bytes]: "
+                    "LCS (Fast Ethernet), OSA_GBE (Gigabit Ethernet), ESCON_CTC (channel); "
+                    "#N/A for memory-to-memory transports",
+                    example='=ZVM_LINE_RATE("OSA_GBE")', returns="MB/s", params=[TRANSPORT])
+def zvm_line_rate(transport):
+    return zvmplan.line_rate_mb_per_sec(transport)
 
 
 # Classic xlwings finds a function with getattr(module, <Excel name>): expose each under its

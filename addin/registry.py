@@ -92,6 +92,8 @@ class WorksheetFunction:
             result = self.impl(**kwargs)
             if explain:
                 return result
+            if hasattr(result, "to_excel"):  # a zvmplan.answer.Pair: low and high across
+                return result.to_excel()
             return result.value if isinstance(result, Answer) else result
         if explain:
             raise ArgumentTypeError(f"{self.name}: the basis is explained for one value at a "
@@ -107,7 +109,7 @@ class WorksheetFunction:
             return f"{err.code} {err.reason}"
         if isinstance(result, ExcelError):
             return f"{result.code} {result.reason}"
-        return result.explain() if isinstance(result, Answer) else "computed"
+        return result.explain() if hasattr(result, "explain") else "computed"
 
     def _call_vector(self, kwargs, vectors):
         names = list(vectors)

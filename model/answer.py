@@ -42,6 +42,20 @@ class Answer:
     method: str = ""
     notes: tuple[str, ...] = ()
     interval: tuple[float, float] | None = None  # 95% confidence interval, where samples exist
+    processor: str = ""  # the measured machine the value rests on (zvmplan.hardware)
+    #: how sure the value is, relative: the band is value x (1 + low) .. value x (1 + high);
+    #: None where no band can be derived (band_rule says why)
+    rel_band: tuple[float, float] | None = None
+    band_rule: tuple[str, ...] = ()
+
+    def bounds(self) -> tuple[float, float]:
+        """The band (low, high) in the answer's unit; :class:`NoDataError` where none."""
+        if self.rel_band is None:
+            from .errors import NoDataError
+            raise NoDataError("no band for this answer: " + ("; ".join(self.band_rule) or
+                                                              "no rule applies"))
+        lo, hi = self.rel_band
+        return self.value * (1 + lo), self.value * (1 + hi)
 
     def __float__(self):
         return float(self.value)
@@ -55,6 +69,50 @@ class Answer:
             parts.append("source: " + "; ".join(self.sources))
         if self.interval:
             parts.append(f"95% CI {self.interval[0]:.6g} .. {self.interval[1]:.6g} {self.unit}")
+        parts.extend(self.notes)
+        if self.processor:
+            parts.append(self.processor)
+        return ". ".join(p.rstrip(".") for p in parts) + "."
+
+
+def compose(*bands):
+    """Relative bands of factors multiplied together (None if any is None)."""
+    if any(b is None for b in bands):
+        return None
+    lo = hi = 1.0
+    for b_lo, b_hi in bands:
+        lo *= 1 + b_lo
+        hi *= 1 + b_hi
+    return lo - 1, hi - 1
+
+
+def inverse(band):
+    """Relative band of 1 / x from that of x."""
+    return None if band is None else (1 / (1 + band[1]) - 1, 1 / (1 + band[0]) - 1)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A (low, high) answer that explains itself: a confidence interval, a band, a range.
+    Unpacks as ``low, high``; a worksheet shows it as two cells across."""
+    low: float
+    high: float
+    unit: str
+    basis: str
+    sources: tuple[str, ...] = ()
+    method: str = ""
+    notes: tuple[str, ...] = ()
+
+    def __iter__(self):
+        return iter((self.low, self.high))
+
+    def to_excel(self):
+        return np.array([[self.low, self.high]], dtype=object)
+
+    def explain(self) -> str:
+        parts = [self.basis] + ([self.method] if self.method else [])
+        if self.sources:
+            parts.append("source: " + "; ".join(self.sources))
         parts.extend(self.notes)
         return ". ".join(p.rstrip(".") for p in parts) + "."
 

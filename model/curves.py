@@ -15,8 +15,9 @@ Methods (stated once, quoted by every answer):
   per-byte + per-message cost fit, scaled to meet the nearest measured point;
   CPU-s/s is held at the nearest measured value; MB/s = CPU-s/s / CPU-s per MB.
 * **connections** -- PCHIP in log-log between measured counts; beyond the largest
-  measured count held flat (the sources saw efficiency level off by 20 clients),
-  below the smallest refused.
+  measured count every metric, totals included, is the value at that count (held
+  flat: the Linux data still improve with load up to there, 003 and 004's Linux
+  section, so CPU/tx held flat is conservative); below the smallest refused.
 * **MTU (per transaction)** -- PCHIP in log-log between measured MTUs; outside refused.
 """
 from __future__ import annotations
@@ -34,8 +35,10 @@ SIZE_METHOD_OUT = ("size extrapolation: CP and virtual CPU/MB follow the per-byt
                    "cost fit, scaled to the nearest measured point; CPU-s/s held at the nearest "
                    "measured value")
 CONN_METHOD_IN = "connections: PCHIP interpolation in log-log between measured counts"
-CONN_METHOD_OUT = ("connections: held flat beyond the largest measured count (the sources saw "
-                   "efficiency level off around 20 clients); conservative for CPU/tx")
+CONN_METHOD_OUT = ("connections: every metric held at the largest measured count; the Linux "
+                   "QDIO figures still improve with load up to there (003 Tables 2-19, 004 "
+                   "Linux measurements), so CPU/tx held flat is conservative and tx/s is not "
+                   "projected beyond the largest measured load")
 MTU_METHOD_IN = "MTU: PCHIP interpolation in log-log between measured MTUs"
 
 M_IN, M_INTERP, M_EXTRAP = 0, 1, 2
@@ -119,6 +122,10 @@ class ConnGrid:
 
     def metrics(self) -> tuple[str, ...]:
         return tuple(self.values)
+
+    def largest_conns(self) -> float:
+        """The largest connection count measured at every MTU: held flat beyond it."""
+        return float(min(c[-1] for c in self.conns.values()))
 
     def check(self, mtu: float, conns: float):
         if not (self.mtus[0] <= mtu <= self.mtus[-1]):

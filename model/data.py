@@ -16,6 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 
 DATA_DIR = Path(__file__).with_name("data")
+#: published tables are named by their document (``000_...``); ``hw_*.csv`` hold device facts
+PUBLISHED = "[0-9][0-9][0-9]_*.csv"
 
 
 @dataclass(frozen=True)
@@ -70,14 +72,14 @@ def _headers(path: Path) -> dict[str, str]:
 @lru_cache(maxsize=None)
 def headers() -> dict[str, dict[str, str]]:
     """Provenance header of every data file, by file name."""
-    return {p.name: _headers(p) for p in sorted(DATA_DIR.glob("*.csv"))}
+    return {p.name: _headers(p) for p in sorted(DATA_DIR.glob(PUBLISHED))}
 
 
 @lru_cache(maxsize=None)
 def records() -> tuple[Record, ...]:
     """Every published number, in file order."""
     out = []
-    for path in sorted(DATA_DIR.glob("*.csv")):
+    for path in sorted(DATA_DIR.glob(PUBLISHED)):
         doc = _headers(path)["document"]
         with path.open(encoding="utf-8") as fh:
             rows = csv.DictReader(line for line in fh if not line.startswith("#"))

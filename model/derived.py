@@ -16,7 +16,7 @@ import numpy as np
 from . import names
 from .api import per_mb
 from .data import find
-from .errors import NoDataError
+from .errors import NoDataError, UnknownNameError
 
 COMPARISON_MTUS = (1500, 9000, 32764)
 COMPARISON_TABLE = {"mb_per_cpusec": 4, "cp_cpusec_per_mb": 5, "v_cpusec_per_mb": 6}
@@ -99,22 +99,66 @@ QIOA_CHARTS = (("OSA_GBE", "CRR", 8992), ("OSA_GBE", "RR", 1492), ("OSA_GBE", "S
                ("HIPERSOCKETS", "STRG", 57344))
 
 
+#: endpoint names 004's stack ranges use beyond zvmplan's transports
+STACK_ENDPOINTS = ("CLAW", "ALL")
+STACK_NOTE_004 = ("004, z/VM 4.3.0 VM TCP/IP stack improvements: for VM TCP/IP stack endpoints "
+                  "only, never for Linux-guest traffic; 004 gives no configuration per range")
+
+
+def _stack_transport(transport) -> str:
+    if isinstance(transport, str) and transport.strip().upper() in STACK_ENDPOINTS:
+        return transport.strip().upper()
+    return names.transport(transport)
+
+
+def _stack_workload(workload) -> str:
+    w = names.workload(workload)
+    return "STRG" if w == "STREAM" else w  # 004's streaming workload is STRG (20 MB gets)
+
+
 def stack_improvement(transport: str, workload: str) -> dict[str, tuple[float, float]]:
     """004's z/VM 4.3.0 VM TCP/IP stack ranges (VM stack endpoints only), in %:
-    ``throughput_increase`` for the transport, ``cpu_per_unit_decrease`` for all devices.
+    ``throughput_increase`` for the transport (HIPERSOCKETS, GUEST_LAN, CLAW, VCTC),
+    ``cpu_per_unit_decrease`` for all devices (``ALL``).
 
     >>> stack_improvement("GUEST_LAN", "RR")
     {'throughput_increase': (24.0, 42.0), 'cpu_per_unit_decrease': (10.0, 26.0)}
+    >>> stack_improvement("CLAW", "RR")["throughput_increase"]
+    (2.0, 2.0)
     """
-    t, w = names.transport(transport), names.workload(workload)
+    t, w = _stack_transport(transport), _stack_workload(workload)
     out = {}
     for key, tr in (("throughput_increase", t), ("cpu_per_unit_decrease", "ALL")):
         recs = find(document="004", transport=tr, workload=w)
-        lo = [r.value for r in recs if r.stat.endswith("low_pct")]
-        hi = [r.value for r in recs if r.stat.endswith("high_pct")]
+        lo = [r.value for r in recs if r.stat.startswith(key) and r.stat.endswith("low_pct")]
+        hi = [r.value for r in recs if r.stat.startswith(key) and r.stat.endswith("high_pct")]
         if lo and hi:
             out[key] = (lo[0], hi[0])
-    if "throughput_increase" not in out:
+    if "throughput_increase" not in out and t != "ALL":
         raise NoDataError(f"004 gives no 4.3.0 stack range for {t} {w}; it covers HIPERSOCKETS, "
-                          "GUEST_LAN, CLAW and VCTC for STRG, CRR and RR")
+                          "GUEST_LAN, CLAW and VCTC (throughput) and ALL (CPU) for STRG, CRR "
+                          "and RR")
     return out
+
+
+def stack_change(transport, workload, metric) -> tuple[float, float]:
+    """The published 4.3.0 VM TCP/IP stack change as signed % (low, high): ``throughput``
+    (an increase, per transport) or ``cpu`` (CPU per unit of work, a decrease 004 states
+    for the stack's device drivers as a whole, so every transport gets the ALL range).
+
+    >>> stack_change("HIPERSOCKETS", "RR", "throughput")
+    (26.0, 35.0)
+    >>> stack_change("CLAW", "STRG", "cpu")
+    (-45.0, -14.0)
+    """
+    if not isinstance(metric, str) or metric.strip().lower() not in ("throughput", "cpu"):
+        raise UnknownNameError(f"unknown stack metric {metric!r}; valid: throughput, cpu")
+    m = metric.strip().lower()
+    ranges = stack_improvement(transport, workload)
+    if m == "throughput":
+        if "throughput_increase" not in ranges:
+            raise NoDataError("004 gives no throughput range for ALL; name a transport: "
+                              "HIPERSOCKETS, GUEST_LAN, CLAW or VCTC")
+        return ranges["throughput_increase"]
+    lo, hi = ranges["cpu_per_unit_decrease"]
+    return -hi, -lo

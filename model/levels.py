@@ -16,7 +16,11 @@ level    effect                                 applies to                  sour
 
 A level with no sourced change for a transport carries the previous level's value
 forward and says so (basis ``carried``). A level before a transport's first
-measurement is refused (no data), never carried backwards.
+measurement is refused (no data), never carried backwards, with one sourced
+exception: HiperSockets and Guest LAN arrived in z/VM 4.2.0 and 004 reports 4.3.0
+regression performance equivalent to 4.2.0, so both are answered at 4.2.0 from
+their 4.3.0 measurements (Guest LAN from 002's accounting-off run, as 4.2.0 had
+no network accounting; HiperSockets labelled ``carried``).
 """
 from __future__ import annotations
 
@@ -28,8 +32,13 @@ from .errors import NoDataError
 
 CPU_METRICS = ("cp_cpusec_per_mb", "v_cpusec_per_mb", "tot_cpusec_per_mb", "v_cpumsec_per_tx",
                "cp_cpumsec_per_tx", "tot_cpumsec_per_tx")
-QIOA_NOTE = ("Queued I/O Assist figures come from two Linux guests in a dedicated 2-way LPAR; "
-             "with many diverse guests, or CP work other than QDIO, the saving is diluted (003)")
+QIOA_NOTE = ("Queued I/O Assist needs a z990 GA1 or later (003 Introduction): on an older "
+             "processor 4.4.0 has no assist; its figures come from two Linux guests in a "
+             "dedicated 2-way LPAR, and with many diverse guests the saving is diluted (003)")
+#: the one 4.2.0 rule for the two transports that arrived in 4.2.0
+ARRIVED_420_NOTE = ("{} arrived in z/VM 4.2.0 and 004 reports 4.3.0 regression performance "
+                    "equivalent to 4.2.0: the 4.3.0 measurement stands for 4.2.0 (without the "
+                    "4.3.0 network accounting where a run without it was measured)")
 STACK_NOTE = ("the 4.3.0 VM TCP/IP stack improvements (004) apply to VM TCP/IP stack endpoints "
               "only and are not applied to these Linux-guest figures")
 
@@ -94,13 +103,16 @@ def level_step(transport: str, measured: str | None, level: str) -> LevelStep:
     if transport in ("OSA_GBE", "HIPERSOCKETS"):
         if level in ("4.3.0", "4.4.0"):
             return LevelStep(level, notes=(QIOA_NOTE,) if level == "4.4.0" else ())
+        if level == "4.2.0" and transport == "HIPERSOCKETS":
+            return LevelStep("4.3.0", "carried", notes=(ARRIVED_420_NOTE.format("HiperSockets"),))
         raise NoDataError(f"{transport}: 003 measured z/VM 4.3.0 and 4.4.0; no source for "
-                          f"{level} (values are never carried backwards)")
+                          f"{level} (values are never carried backwards; only HiperSockets and "
+                          "Guest LAN, which arrived in 4.2.0, are answered at 4.2.0: 004)")
     if transport == "GUEST_LAN":
         if level == "4.2.0":
             return LevelStep("4.2.0", "level-adjusted", method=(
                 "4.2.0 had no network accounting: the 002 accounting-off run stands for it"),
-                notes=("Guest LAN arrived in z/VM 4.2.0 (004)",))
+                notes=(ARRIVED_420_NOTE.format("Guest LAN"),))
         if level == "4.3.0":
             return LevelStep("4.3.0")
         if level == "4.4.0":

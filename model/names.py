@@ -11,6 +11,7 @@ Names are what a planner types; lookups are case-insensitive and accept aliases.
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 from .errors import ArgumentTypeError, UnknownNameError
@@ -117,12 +118,18 @@ _WORKLOAD_INDEX = _index(WORKLOADS)
 def _lookup(value, index: dict[str, str], what: str, valid) -> str:
     if not isinstance(value, str):
         raise ArgumentTypeError(f"{what} must be text, one of {', '.join(valid)}; got {value!r}")
-    key = value.strip().upper().replace("-", "_").replace(" ", "_")
-    try:
+    text = value.strip()
+    # ASCII only: str.upper() would fold "ıucv" to IUCV and "ſtream" to STREAM
+    key = text.upper().replace("-", "_").replace(" ", "_") if text.isascii() else None
+    if key in index:
         return index[key]
-    except KeyError:
-        raise UnknownNameError(
-            f"unknown {what} {value!r}; valid: {', '.join(valid)}") from None
+    hint = ""
+    if key:
+        close = difflib.get_close_matches(key, list(index), n=1, cutoff=0.6)
+        if close:
+            hint = f"; did you mean {index[close[0]]}?"
+    raise UnknownNameError(f"unknown {what} {value!r}{hint} valid: {', '.join(valid)}"
+                           if hint else f"unknown {what} {value!r}; valid: {', '.join(valid)}")
 
 
 def transport(value) -> str:
@@ -144,8 +151,10 @@ def level(value) -> str:
     if isinstance(value, bool) or value is None:
         raise ArgumentTypeError(f"z/VM level must be one of {', '.join(LEVELS)}; got {value!r}")
     if isinstance(value, (int, float)):
-        text = {310: "3.1.0", 410: "4.1.0", 420: "4.2.0", 430: "4.3.0", 440: "4.4.0"}.get(
-            value, f"{float(value):.1f}.0")
+        # exactly 4.4 or 440, never rounded: 4.36 or 4.06 is no z/VM level (issue 8)
+        numbers = {float(lv[:3]): lv for lv in LEVELS} | {
+            float(lv.replace(".", "")): lv for lv in LEVELS}
+        text = numbers.get(float(value), repr(value))
     elif isinstance(value, str):
         text = value.strip().upper().removeprefix("Z/VM").strip().lstrip("V").strip()
         if text.count(".") == 1:

@@ -1,0 +1,46 @@
+"""Names a planner types (issue 8): levels never rounded, no Unicode case folding, and an
+unknown name's error lists the valid ones and suggests the closest."""
+import pytest
+
+from zvmplan import names
+from zvmplan.errors import UnknownNameError
+from zvmplan_addin.functions import REGISTRY
+
+
+@pytest.mark.parametrize("value", [4.36, 4.06, 4.0, 4, 4.45, 44])
+def test_a_level_number_is_never_rounded(value):
+    """Excel hands 4.36 to an add-in as the double 4.36: no z/VM level, so #VALUE!."""
+    with pytest.raises(UnknownNameError):
+        names.level(value)
+    assert REGISTRY["CPCPU_PER_MB"]("IUCV", 9000, value) == "#VALUE!"
+
+
+@pytest.mark.parametrize("value, level", [(4.4, "4.4.0"), (440, "4.4.0"), (3.1, "3.1.0"),
+                                          ("4.2", "4.2.0"), ("z/VM 4.3.0", "4.3.0")])
+def test_exact_level_numbers_and_texts(value, level):
+    assert names.level(value) == level
+
+
+@pytest.mark.parametrize("lookup, value", [(names.transport, "ıucv"),
+                                           (names.workload, "ſtream"),
+                                           (names.transport, "ＩＵＣＶ")])
+def test_no_unicode_case_folding(lookup, value):
+    """Excel compares names with ASCII case rules only: dotless i and long s are no letters
+    of IUCV or STREAM."""
+    with pytest.raises(UnknownNameError, match="valid:"):
+        lookup(value)
+
+
+def test_unknown_name_suggests_the_closest_and_lists_the_valid():
+    with pytest.raises(UnknownNameError, match=r"did you mean IUCV\?.*valid: CMS_IUCV, IUCV"):
+        names.transport("IUVC")
+    with pytest.raises(UnknownNameError, match=r"did you mean STRG\?"):
+        names.workload("STRGG")
+    reason = REGISTRY["ZVM_BASIS"]("CPCPU_PER_MB", "hipersokets", 9000)
+    assert reason.startswith("#VALUE!") and "did you mean HIPERSOCKETS?" in reason
+
+
+def test_function_names_in_basis_and_range_do_not_fold():
+    """As with transports: a dotless i is no I."""
+    assert REGISTRY["ZVM_BASIS"]("zvm_lıne_rate", "OSA_GBE") == "#VALUE!"
+    assert REGISTRY["ZVM_BASIS"]("zvm_line_rate", "OSA_GBE").startswith("computed")
