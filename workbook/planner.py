@@ -41,7 +41,31 @@ CANDIDATES = tuple(t for t in names.TRANSPORTS if t != "CMS_IUCV")
 TX_WORKLOADS = api.TX_WORKLOADS  # loads in tx/s; every other workload in MB/s (one definition)
 STATUS_COL = "U"               # In totals: yes / total only / no
 CAND_COL0 = 22                 # column V: first "carried by each transport" column
-BASIS_COL = L(CAND_COL0 + len(CANDIDATES))
+PROC_COL = L(CAND_COL0 + len(CANDIDATES))        # the processor the row's transport was measured on
+SPEED_COL = L(CAND_COL0 + len(CANDIDATES) + 1)   # the speed factor the row uses
+BAND_COL0 = CAND_COL0 + len(CANDIDATES) + 2      # low / high of CP, virtual and total CPU
+BASIS_COL = L(BAND_COL0 + 6)
+NOT_NORMALISED = "not normalised: measured on different processors"
+#: the measured processors, in the order of the sources, and the transports of each
+PROCESSORS = tuple(dict.fromkeys(zvmplan.processor(t).name for t in names.TRANSPORTS))
+ASSUME_CAP_ROW = 7     # Assumptions: first processor row (capacity inputs in column B)
+ASSUME_TX_ROW = ASSUME_CAP_ROW + len(PROCESSORS) + 3   # first transport row
+ASSUME_TX_LAST = ASSUME_TX_ROW + len(names.TRANSPORTS) - 1
+
+
+def cap_cell(processor: str) -> str:
+    """The Assumptions input: target per-engine capacity relative to ``processor``."""
+    return f"{ASSUMPTIONS}!$B${ASSUME_CAP_ROW + PROCESSORS.index(processor)}"
+
+
+def factor_cell(transport: str) -> str:
+    """Assumptions: the speed factor a link over ``transport`` uses ("" if not given)."""
+    return f"{ASSUMPTIONS}!$C${ASSUME_TX_ROW + list(names.TRANSPORTS).index(transport)}"
+
+
+def factor_of(t: str) -> str:
+    """The Assumptions speed factor of the transport in cell/expression ``t``."""
+    return (f"VLOOKUP({t},{ASSUMPTIONS}!$A${ASSUME_TX_ROW}:$C${ASSUME_TX_LAST},3,FALSE)")
 WARNING = "zvmplan functions unavailable: values below are not computed"
 
 
@@ -68,7 +92,8 @@ INPUTS = (
     InputCol("level", "z/VM level", "", "level", False,
              "blank: the level the transport was measured at"),
     InputCol("speed_factor", "Processor speed factor", "x measured", "number", False,
-             "processor speed relative to the machine the transport was measured on; blank = 1"),
+             "per-engine capacity of your processor relative to the one the transport was "
+             "measured on (Measured on column); blank: the Assumptions sheet's, else 1"),
     InputCol("load", "Required load", "MB/s or tx/s", "number", True,
              "MB/s for STREAM, FTP_GET and STRG; tx/s for RR and CRR"),
 )
@@ -141,6 +166,13 @@ def per_unit(kind: str, t, w, d, e, lv, sp, unit) -> str:
     mb, tx = _FN[kind]
     return (f'IF({unit}="tx/s",{tx}({t},{w},{d},{e},{lv},{sp}),'
             f'{mb}({t},{d},{lv},{sp},{conn_arg(t, e)}))')
+
+
+def band(kind: str, i: int, t, w, d, e, lv, sp, unit) -> str:
+    """Low (``i`` 1) or high (2) end of the band of CPU per unit (ZVM_RANGE)."""
+    mb, tx = _FN[kind]
+    return (f'IF({unit}="tx/s",INDEX(ZVM_RANGE("{tx}",{t},{w},{d},{e},{lv},{sp}),1,{i}),'
+            f'INDEX(ZVM_RANGE("{mb}",{t},{d},{lv},{sp},{conn_arg(t, e)}),1,{i}))')
 
 
 def engines(kind: str, t, w, d, e, lv, sp, unit, load) -> str:
@@ -251,8 +283,8 @@ def planner_row(r: int) -> dict[str, tuple[str, str]]:
     The template and :mod:`zvmplan_workbook.rows` (more rows for ``zvmplan fill``) both
     write exactly these."""
     ncand = len(CANDIDATES)
-    t, w, d, e, lv, sp, load = (f"$B{r}", f"$C{r}", f"$D{r}", f"$E{r}", f"$F{r}",
-                                f"$G{r}", f"$H{r}")
+    t, w, d, e, lv, load = (f"$B{r}", f"$C{r}", f"$D{r}", f"$E{r}", f"$F{r}", f"$H{r}")
+    sp = f"${SPEED_COL}{r}"   # the row's own factor, else the Assumptions one, else "" (1)
     unit = f"$I{r}"
     blank = f'$B{r}=""'
     out = {"I": (f'=IF({blank},"",{unit_of(w)})', "General")}
@@ -269,21 +301,45 @@ def planner_row(r: int) -> dict[str, tuple[str, str]]:
             f'MB_PER_SEC({t},{d},{lv},{sp},{conn_arg(t, e)}))')
     # #N/A only: the source published no rate there (FTP_GET); any other error shows
     out["Q"] = (f'=IF({blank},"",IFNA({rate},"not published"))', "#,##0.0")
-    out["R"] = (f'=IF(OR({blank},ISTEXT($Q{r})),"",IF({load}<=$Q{r},"yes","no: above it"))',
-                "General")
+    # a real device's line or channel rate (ZVM_LINE_RATE; #N/A: memory-to-memory, no wire)
+    line = f"IFNA(ZVM_LINE_RATE({t}),\"\")"
+    rate_check = f'IF(ISTEXT($Q{r}),"",IF({load}<=$Q{r},"yes","no: above it"))'
+    out["R"] = (f'=IF({blank},"",IF(AND({unit}="MB/s",ISNUMBER({line})),IF({load}>{line},'
+                f'"no: above the line rate",{rate_check}),{rate_check}))', "General")
     cands = f"${L(CAND_COL0)}{r}:${L(CAND_COL0 + ncand - 1)}{r}"
     names_row = f"${L(CAND_COL0)}${HEAD_ROW}:${L(CAND_COL0 + ncand - 1)}${HEAD_ROW}"
     # a candidate is a number or an error; COUNTIF/MINIFS see the numbers only. With none,
     # the row's own total decides: its error (e.g. #NAME?) shows, never a plausible word
+    # each candidate's speed factor: the row's where it was measured on the row's
+    # processor, else the Assumptions one for its processor ("" if not given)
+    cand_sp = {x: f'IF(${PROC_COL}{r}="{zvmplan.processor(x).name}",${SPEED_COL}{r},'
+                  f'{factor_cell(x)})' for x in CANDIDATES}
+    cell = {x: f"${L(CAND_COL0 + k)}{r}" for k, x in enumerate(CANDIDATES)}
+    # not normalised: answers on more than one processor, and one of them without a factor
+    lacking = "+".join(f'ISNUMBER({cell[x]})*({cand_sp[x]}="")' for x in CANDIDATES)
+    procs = "+".join("(" + "+".join(f"ISNUMBER({cell[x]})" for x in CANDIDATES
+                                     if zvmplan.processor(x).name == p) + ">0)"
+                     for p in PROCESSORS if any(zvmplan.processor(x).name == p
+                                                for x in CANDIDATES))
+    cheapest = f'INDEX({names_row},1,MATCH(MINIFS({cands},{cands},">=0"),{cands},0))'
     out["S"] = (f'=IF({blank},"",IF(COUNTIF({cands},">=0")=0,IF(ISERROR($L{r}),$L{r},'
-                f'"none measured"),INDEX({names_row},1,MATCH(MINIFS({cands},{cands},">=0"),'
-                f'{cands},0))))', "General")
+                f'"none measured"),IF(AND({procs}>1,{lacking}>0),'
+                f'"{NOT_NORMALISED}; lowest as published: "&{cheapest},{cheapest})))',
+                "General")
     out["T"] = (f'=IF({blank},"",IF(ISERROR($S{r}),$S{r},IF(COUNTIF({cands},">=0")=0,"",'
                 f'MINIFS({cands},{cands},">=0"))))', "0.000")
     out[STATUS_COL] = (status(blank, f"$M{r}", f"$N{r}", f"$O{r}", t), "General")
     for k, x in enumerate(CANDIDATES):
-        out[L(CAND_COL0 + k)] = (f'=IF({blank},"",{engines("tot", s(x), w, d, e, lv, sp, unit, load)})',
+        out[L(CAND_COL0 + k)] = (f'=IF({blank},"",{engines("tot", s(x), w, d, e, lv, cand_sp[x], unit, load)})',
                                  "0.000")
+    out[PROC_COL] = (f'=IF({blank},"",ZVM_PROCESSOR({t}))', "General")
+    out[SPEED_COL] = (f'=IF({blank},"",IF($G{r}<>"",$G{r},{factor_of(t)}))', "General")
+    for k, (kind, cpu) in enumerate((("cp", "M"), ("v", "N"), ("tot", "O"))):
+        for i in (1, 2):
+            f = f'{load}*{band(kind, i, t, w, d, e, lv, sp, unit)}/IF({unit}="tx/s",1000,1)'
+            if kind != "tot":
+                f = f'IF({total_only(t)},"",{f})'
+            out[L(BAND_COL0 + 2 * k + i - 1)] = (f'=IF({blank},"",{f})', "0.000")
     out[BASIS_COL] = (f'=IF({blank},"",{basis(t, w, d, e, lv, sp, unit)})', "General")
     return out
 
@@ -303,8 +359,9 @@ def planner_totals(last: int) -> dict[str, tuple[str, str]]:
 #: conditional formats of the Planner: (columns, rule for the first row, fill or font, the
 #: rule as the sheet states it)
 PLANNER_RULES = (
-    ("H", f'$R{FIRST_ROW}="no: above it"', "fill",
-     "red load: above the rate measured at this configuration (Rate check says no)"),
+    ("H", f'LEFT($R{FIRST_ROW},3)="no:"', "fill",
+     "red load: above the rate measured at this configuration or above a real device's "
+     "line rate (Rate check says no)"),
     ("P", f"AND(ISNUMBER(P{FIRST_ROW}),P{FIRST_ROW}>1)", "fill",
      "red share: more than 100% of the LPAR's engines (also the total)"),
     (STATUS_COL, f'${STATUS_COL}{FIRST_ROW}="no"', "left",
@@ -327,6 +384,8 @@ def sheet_planner(book: Book):
               "J": 12, "K": 12, "L": 12, "M": 11, "N": 11, "O": 11, "P": 10, "Q": 13, "R": 12,
               "S": 14, "T": 11, STATUS_COL: 11}
     widths.update({L(c_cand0 + i): 14 for i in range(ncand)})
+    widths.update({PROC_COL: 16, SPEED_COL: 10})
+    widths.update({L(BAND_COL0 + i): 10 for i in range(6)})
     widths[BASIS_COL] = 80
     st.widths(ws, widths)
     ws.sheet_view.zoomScale = 90
@@ -367,7 +426,10 @@ def sheet_planner(book: Book):
     st.band(ws, HEAD_ROW - 1, c_cand0, c_cand0 + ncand - 1,
             "Total CPU if carried by each transport (same MTU, level, load; an error: not "
             "measured there)")
-    st.band(ws, HEAD_ROW - 1, c_cand0 + ncand, c_cand0 + ncand, "Why")
+    st.band(ws, HEAD_ROW - 1, c_cand0 + ncand, c_cand0 + ncand + 1, "Processor basis")
+    st.band(ws, HEAD_ROW - 1, BAND_COL0, BAND_COL0 + 5, "How sure: band of the CPU figures "
+            "(ZVM_RANGE)")
+    st.band(ws, HEAD_ROW - 1, BAND_COL0 + 6, BAND_COL0 + 6, "Why")
     for i, c in enumerate(INPUTS):
         st.header(ws, HEAD_ROW, i + 1, c.label, c.unit)
     heads = [("Load unit", ""), ("CP CPU per unit", "CPU-s/MB or CPU-ms/tx"),
@@ -383,10 +445,15 @@ def sheet_planner(book: Book):
         st.header(ws, HEAD_ROW, 9 + i, h, u)
     for i, t in enumerate(CANDIDATES):
         st.header(ws, HEAD_ROW, c_cand0 + i, t, "engines")
-    st.header(ws, HEAD_ROW, c_cand0 + ncand, "Basis of the total CPU (ZVM_BASIS)", "")
+    st.header(ws, HEAD_ROW, c_cand0 + ncand, "Measured on (ZVM_PROCESSOR)", "processor")
+    st.header(ws, HEAD_ROW, c_cand0 + ncand + 1, "Speed factor used", "x measured")
+    for k, what in enumerate(("CP CPU", "Virtual CPU", "Total CPU")):
+        st.header(ws, HEAD_ROW, BAND_COL0 + 2 * k, f"{what} low", "engines")
+        st.header(ws, HEAD_ROW, BAND_COL0 + 2 * k + 1, f"{what} high", "engines")
+    st.header(ws, HEAD_ROW, BAND_COL0 + 6, "Basis of the total CPU (ZVM_BASIS)", "")
     ws.row_dimensions[HEAD_ROW].height = 58
     ws.row_dimensions[HEAD_ROW + 1].height = 26
-    for c in range(1, c_cand0 + ncand + 1):
+    for c in range(1, BAND_COL0 + 7):
         ws.cell(HEAD_ROW + 1, c).alignment = st.CENTER
 
     for i in range(N_ROWS):
@@ -454,8 +521,9 @@ def sheet_upgrade(book: Book):
             st.input_cell(ws.cell(r, j + 1), ex[j], "#,##0.###" if k == "number" else "General")
             if k != "text":
                 dv[k].append(ws.cell(r, j + 1).coordinate)
-        t, w, d, e, sp, load, l0, l1 = (f"$B{r}", f"$C{r}", f"$D{r}", f"$E{r}", f"$F{r}",
-                                        f"$G{r}", f"$H{r}", f"$I{r}")
+        t, w, d, e, load, l0, l1 = (f"$B{r}", f"$C{r}", f"$D{r}", f"$E{r}", f"$G{r}",
+                                    f"$H{r}", f"$I{r}")
+        sp = f'IF($F{r}<>"",$F{r},{factor_of(t)})'  # the row's, else the Assumptions one
         unit = f"$J{r}"
         blank = f'$B{r}=""'
         st.output(ws[f"J{r}"], f'=IF({blank},"",{unit_of(w)})')
@@ -486,9 +554,39 @@ def sheet_upgrade(book: Book):
         "diverse guests, or CP work other than QDIO, expect less (003 Discussion of Results).",
     ):
         row = st.note(ws, row, text, width_cols=18)
+    _stack_changes(ws, row + 1)
     ws.freeze_panes = f"B{first}"
     st.protect(ws)
     return ws
+
+
+#: 004's VM TCP/IP stack ranges: throughput per transport, CPU per unit for all devices
+STACK_TRANSPORTS = ("HIPERSOCKETS", "GUEST_LAN", "CLAW", "VCTC")
+STACK_WORKLOADS = ("STRG", "RR", "CRR")
+
+
+def _stack_changes(ws, row: int) -> int:
+    """004's z/VM 4.3.0 VM TCP/IP stack changes (ZVM_STACK_CHANGE): {low, high} in %."""
+    st.h2(ws, row, "z/VM 4.3.0 VM TCP/IP stack changes (004; VM TCP/IP stack endpoints only, "
+          "never the Linux-guest figures above)")
+    row += 1
+    for k, (h, u) in enumerate((("Transport", ""), ("Workload", ""), ("Throughput low", "%"),
+                                ("Throughput high", "%"), ("CPU per unit low", "%"),
+                                ("CPU per unit high", "%"))):
+        st.header(ws, row, 1 + k, h, u)
+    row += 2
+    for t in STACK_TRANSPORTS + ("ALL",):
+        for w in STACK_WORKLOADS:
+            st.label(ws.cell(row, 1), t, bold=True)
+            st.label(ws.cell(row, 2), w)
+            for k, metric in ((0, "throughput"), (2, "cpu")):
+                if (metric == "cpu") != (t == "ALL"):
+                    continue
+                for i in (1, 2):
+                    st.output(ws.cell(row, 3 + k + i - 1),
+                              f'=INDEX(ZVM_STACK_CHANGE("{t}","{w}","{metric}"),1,{i})', "0")
+            row += 1
+    return row
 
 
 # ============================================================== Scenarios =====
@@ -513,7 +611,10 @@ def scenario_row(block: int, r: int) -> dict[str, tuple[str, str]]:
     pc = {c.key: f"{P}!${COL[c.key]}${pr}" for c in INPUTS}
     t = f'IF({refs["transport"]}="",{pc["transport"]},{refs["transport"]})'
     lv = f'IF({refs["level"]}="",{nz(pc["level"])},{refs["level"]})'
-    sp = f'IF({refs["speed_factor"]}="",{nz(pc["speed_factor"])},{refs["speed_factor"]})'
+    # the scenario's factor; else the Planner row's (its own or the Assumptions one) for the
+    # row's transport, or the Assumptions one for the scenario's transport
+    sp = (f'IF({refs["speed_factor"]}<>"",{refs["speed_factor"]},IF({refs["transport"]}="",'
+          f'{nz(f"{P}!${SPEED_COL}${pr}")},{factor_of(refs["transport"])}))')
     load = f'{pc["load"]}*IF({refs["load_factor"]}="",1,{refs["load_factor"]})'
     e = nz(pc["connections"])
     unit = f"{P}!$I${pr}"
@@ -586,6 +687,13 @@ def sheet_scenarios(book: Book):
             st.input_cell(cell, ex[k])
             if kind in dv:
                 dv[kind].append(cell.coordinate)
+        refs = scenario_refs(b)
+        note = ws.cell(SCEN_PARAM_ROW + 3, c0 + 2)
+        st.output(note, f'=IF(AND({refs["transport"]}<>"",{refs["speed_factor"]}=""),'
+                  f'IF({factor_of(refs["transport"])}="","{NOT_NORMALISED}",""),"")')
+        note.fill = st.PatternFill()
+        note.border = st.Border()
+        note.font = st.Font(size=9, color="C00000")
         st.label(ws.cell(SCEN_TOTAL_ROW, c0), "Total of all links [engines]", bold=True)
         for ref, (f, fmt) in scenario_totals(b, SCEN_LAST_ROW).items():
             st.output(ws[ref], f, fmt)
@@ -623,12 +731,48 @@ def sheet_scenarios(book: Book):
 
 
 # ============================================================ Assumptions =====
+def _target_processor(ws, row: int) -> int:
+    """The planner's per-engine capacities of the target machine relative to each measured
+    processor (yellow, blank by default: zvmplan invents none), and the speed factor each
+    transport uses from them; the Planner, Upgrade and Scenarios read the latter."""
+    st.h2(ws, row, "Your processor (optional): per-engine capacity relative to each measured one")
+    st.note(ws, row + 1, "Take the ratios from zPCR or LSPR for your machine; zvmplan supplies "
+            "none. Blank: figures stay on the measured processor (speed factor 1) and every "
+            f"comparison across transports says '{NOT_NORMALISED}'. A Planner row's own speed "
+            "factor overrides these.", width_cols=3)
+    st.header(ws, ASSUME_CAP_ROW - 1, 1, "Measured processor", None)
+    st.header(ws, ASSUME_CAP_ROW - 1, 2, "Your per-engine capacity relative to it [x]", None)
+    st.header(ws, ASSUME_CAP_ROW - 1, 3, "Measured there (source hardware section)", None)
+    for i, p in enumerate(PROCESSORS):
+        r = ASSUME_CAP_ROW + i
+        st.label(ws.cell(r, 1), p, bold=True)
+        st.input_cell(ws.cell(r, 2), None, "0.###")
+        ts = [t for t in names.TRANSPORTS if zvmplan.processor(t).name == p]
+        st.label(ws.cell(r, 3), f"{', '.join(ts)} ({zvmplan.processor(ts[0]).label})",
+                 wrap=True)
+    dv = validation("number")
+    ws.add_data_validation(dv)
+    dv.add(f"B{ASSUME_CAP_ROW}:B{ASSUME_CAP_ROW + len(PROCESSORS) - 1}")
+    st.header(ws, ASSUME_TX_ROW - 1, 1, "Transport", None)
+    st.header(ws, ASSUME_TX_ROW - 1, 2, "Measured on (ZVM_PROCESSOR)", None)
+    st.header(ws, ASSUME_TX_ROW - 1, 3, "Speed factor a link uses when its row gives none [x]",
+              None)
+    for i, t in enumerate(names.TRANSPORTS):
+        r = ASSUME_TX_ROW + i
+        st.label(ws.cell(r, 1), t, bold=True)
+        st.output(ws.cell(r, 2), f'=ZVM_PROCESSOR("{t}")')
+        cap = cap_cell(zvmplan.processor(t).name).split("!")[1]
+        st.output(ws.cell(r, 3), f'=IF({cap}="","",{cap})', "0.###")
+    return ASSUME_TX_LAST + 2
+
+
 def sheet_assumptions(book: Book, notes: dict):
     ws = book.wb.create_sheet(ASSUMPTIONS)
     st.widths(ws, {"A": 24, "B": 95, "C": 50})
     row = st.title(ws, "Assumptions - what the Planner's numbers rest on",
                    "Each assumption with the source it comes from. The basis labels say how a "
                    "particular answer was obtained (ZVM_BASIS shows it).", width_cols=3)
+    row = _target_processor(ws, row)
     st.header(ws, row, 1, "Topic", None)
     st.header(ws, row, 2, "Assumption", None)
     st.header(ws, row, 3, "Source", None)
