@@ -180,3 +180,34 @@ def _published(t, w, stat):
     recs = {r.stat: r.value for r in zvmplan.data.find(document="004")
             if r.transport == t and r.workload == w and (r.stat or "").startswith(stat)}
     return recs[f"{stat}_low_pct"], recs[f"{stat}_high_pct"]
+
+
+def test_scenarios_say_when_the_planner_has_more_rows(tmp_path):
+    """A row inserted by hand in the Planner (Excel stretches the Planner's ranges over it)
+    has no row in the Scenarios blocks: their totals say 'rows missing' and how many links
+    they cover, instead of a total of what is left."""
+    wb = openpyxl.load_workbook(TEMPLATE)
+    ws = wb[planner.PLANNER]
+    last = planner.LAST_ROW + 1
+    for col, (f, _) in planner.planner_row(last).items():
+        ws[f"{col}{last}"] = f
+    for j, v in enumerate(planner.EXAMPLES[0]):
+        ws.cell(last, j + 1).value = v
+    for ref, (f, _) in planner.planner_totals(last).items():
+        ws[ref] = f
+    sc = wb[planner.SCENARIOS]
+    for ref, (f, _) in planner.scenario_totals(0, planner.SCEN_LAST_ROW, last).items():
+        sc[ref] = f
+    wb.save(tmp_path / "inserted.xlsx")
+    assert cli(["calc", str(tmp_path / "inserted.xlsx"), "-o", str(tmp_path / "out.xlsx")]) == 0
+    got = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)
+    n = len(planner.EXAMPLES)
+    assert got[planner.PLANNER][f"Q{planner.TOTAL_ROW}"].value.startswith(
+        f"Total CPU counts {n + 1} of {n + 1} links")
+    c0 = planner.scenario_col(0)
+    s = got[planner.SCENARIOS]
+    assert s.cell(planner.SCEN_TOTAL_ROW, c0 + 3).value == "rows missing"
+    assert s.cell(planner.SCEN_COUNT_ROW, c0).value.startswith(
+        f"This block covers {n} of the Planner's {n + 1} links")
+    c1 = planner.scenario_col(1)   # a block still as built: its own rows, its own count
+    assert isinstance(s.cell(planner.SCEN_TOTAL_ROW, c1 + 3).value, float)

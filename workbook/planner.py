@@ -633,8 +633,10 @@ def scenario_row(block: int, r: int) -> dict[str, tuple[str, str]]:
     return out
 
 
-def scenario_totals(block: int, last: int) -> dict[str, tuple[str, str]]:
-    """Scenario ``block``'s totals (above its table) for a table ending at row ``last``."""
+def scenario_totals(block: int, last: int, p_last: int | None = None
+                    ) -> dict[str, tuple[str, str]]:
+    """Scenario ``block``'s totals (above its table) for a table ending at row ``last``
+    (the Planner's table ending at ``p_last``: by default, the same rows)."""
     c0 = scenario_col(block)
     name = scenario_refs(block)["name"]
 
@@ -643,11 +645,24 @@ def scenario_totals(block: int, last: int) -> dict[str, tuple[str, str]]:
     tot = totals(rng(5), rng(0), {"cp": rng(1), "v": rng(2), "tot": rng(3),
                                   "tot_total": f"${L(c0 + 3)}${SCEN_TOTAL_ROW}"},
                  f"{PLANNER}!${ENGINES_CELL[0]}${ENGINES_CELL[1:]}")
+    # rows inserted by hand in the Planner have no row here: then the block covers fewer
+    # links than the Planner has, and its totals say so instead of adding what is left
+    p_last = p_last or FIRST_ROW + last - SCEN_FIRST_ROW
+    p_st = f"{PLANNER}!${STATUS_COL}${FIRST_ROW}:${STATUS_COL}${p_last}"
+
+    def count(st_rng):
+        return "+".join(f'COUNTIF({st_rng},"{x}")' for x in ("yes", "total only", "no"))
+    p_n, s_n = count(p_st), count(rng(5))
+    short = f"({p_n})<>({s_n})"
     out = {}
     for k, key, fmt in ((1, "cp", "0.000"), (2, "v", "0.000"), (3, "tot", "0.000"),
                         (4, "share", "0.0%")):
-        out[f"{L(c0 + k)}{SCEN_TOTAL_ROW}"] = (f'=IF({name}="","",{tot[key][1:]})', fmt)
-    out[f"{L(c0)}{SCEN_COUNT_ROW}"] = (f'=IF({name}="","",{tot["text"][1:]})', "General")
+        out[f"{L(c0 + k)}{SCEN_TOTAL_ROW}"] = (
+            f'=IF({name}="","",IF({short},"rows missing",{tot[key][1:]}))', fmt)
+    out[f"{L(c0)}{SCEN_COUNT_ROW}"] = (
+        f'=IF({name}="","",IF({short},"This block covers "&({s_n})&" of the Planner\'s "&'
+        f'({p_n})&" links: its table needs as many rows as the Planner\'s (copy its last row '
+        f'down, or use zvmplan fill).",{tot["text"][1:]}))', "General")
     return out
 
 
