@@ -126,6 +126,8 @@ def test_planner_examples_match_the_model(recalculated, i):
         assert _num(ws[f"{col}{r}"].value) == pytest.approx(want, rel=1e-12), (name, kind)
     engines = _num(ws[planner.ENGINES_CELL].value)
     assert _num(ws[f"P{r}"].value) == pytest.approx(_num(ws[f"O{r}"].value) / engines)
+    # Excel behaviour relied on for Cheapest / Its total CPU: COUNTIF(range,">=0") and
+    # MINIFS(range,range,">=0") see only the numbers of a range holding errors.
     # each candidate is the model's answer for that transport, or the Excel error the
     # model's refusal maps to (#N/A: no such point; #NUM!: outside the measured range)
     cands = [ws.cell(r, planner.CAND_COL0 + k).value for k in range(len(planner.CANDIDATES))]

@@ -153,7 +153,11 @@ def test_thousand_links_match_the_model(thousand):
 
 def test_thousand_links_totals_count_what_they_include(thousand):
     """One Guest LAN link at MTU 1492 used to make Total CPU #NUM!, and the Guest LAN
-    links silently dropped out of the CP and virtual totals (issue 10)."""
+    links silently dropped out of the CP and virtual totals (issue 10).
+
+    Excel behaviour relied on: SUMIF / COUNTIF compare each criteria cell and skip error
+    cells; ERROR.TYPE gives 6 for #NUM! and 7 for #N/A; SUM over a column of text is 0
+    unless an error is in it, which it returns (the guard that lets #NAME? through)."""
     _, wb = thousand
     ws = wb[planner.PLANNER]
     tot = [(l, model(l), model(l, "cp"), model(l, "v")) for l in links(N_LINKS)]
