@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import openpyxl
 import pytest
-from openpyxl.utils import column_index_from_string as ci
 
 import zvmplan
 import zvmplan.data

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from openpyxl.formatting.rule import FormulaRule
 from openpyxl.utils import get_column_letter as L
 from openpyxl.worksheet.datavalidation import DataValidation
 
@@ -334,7 +333,7 @@ def planner_row(r: int) -> dict[str, tuple[str, str]]:
                                  "0.000")
     out[PROC_COL] = (f'=IF({blank},"",ZVM_PROCESSOR({t}))', "General")
     out[SPEED_COL] = (f'=IF({blank},"",IF($G{r}<>"",$G{r},{factor_of(t)}))', "General")
-    for k, (kind, cpu) in enumerate((("cp", "M"), ("v", "N"), ("tot", "O"))):
+    for k, kind in enumerate(("cp", "v", "tot")):
         for i in (1, 2):
             f = f'{load}*{band(kind, i, t, w, d, e, lv, sp, unit)}/IF({unit}="tx/s",1000,1)'
             if kind != "tot":
