@@ -102,7 +102,7 @@ def test_growing_keeps_everything_else(grown):
     with zipfile.ZipFile(grown) as z, zipfile.ZipFile(TEMPLATE) as t:
         assert z.namelist() == t.namelist()
         changed = [n for n in t.namelist() if z.read(n) != t.read(n)]
-    paths = xlsxio.sheet_paths({i.filename: d for i, d in xlsxio.read_zip(TEMPLATE)})
+    paths = rows.sheet_paths({i.filename: d for i, d in xlsxio.read_zip(TEMPLATE)})
     assert sorted(changed) == sorted([paths[planner.PLANNER], paths[planner.SCENARIOS],
                                       "xl/workbook.xml"])
 
@@ -110,7 +110,7 @@ def test_growing_keeps_everything_else(grown):
 def test_a_table_with_rows_below_is_refused():
     raw = xlsxio.read_zip(TEMPLATE)
     entries = {info.filename: data for info, data in raw}
-    path = xlsxio.sheet_paths(entries)[planner.PLANNER]
+    path = rows.sheet_paths(entries)[planner.PLANNER]
     xml = entries[path].decode()
     entries[path] = xml.replace("</sheetData>", '<row r="900"><c r="A900" t="inlineStr">'
                                 "<is><t>note</t></is></c></row></sheetData>").encode()

@@ -13,8 +13,13 @@ from __future__ import annotations
 import re
 from xml.sax.saxutils import escape
 
+from defusedxml import ElementTree
+
 from . import planner as P
-from .xlsxio import sheet_paths
+
+_MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+_PKG = "{http://schemas.openxmlformats.org/package/2006/relationships}"
 
 
 class GrowError(ValueError):
@@ -52,6 +57,19 @@ def grow(entries: dict[str, bytes], n_rows: int) -> None:
     if old in wb:
         wb = wb.replace(old, f"'{P.PLANNER}'!$A$1:${P.BASIS_COL}${last}<")
         entries["xl/workbook.xml"] = wb.encode("utf-8")
+
+
+def sheet_paths(entries: dict[str, bytes]) -> dict[str, str]:
+    """Sheet name -> zip path of its worksheet part (workbook.xml and its relationships)."""
+    rels = ElementTree.fromstring(entries["xl/_rels/workbook.xml.rels"])
+    target = {r.get("Id"): r.get("Target") for r in rels.iter(f"{_PKG}Relationship")}
+    book = ElementTree.fromstring(entries["xl/workbook.xml"])
+    out = {}
+    for sh in book.iter(f"{_MAIN}sheet"):
+        t = target[sh.get(f"{_REL}id")]
+        t = t.lstrip("/")
+        out[sh.get("name")] = t if t.startswith("xl/") else "xl/" + t
+    return out
 
 
 def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals):
