@@ -354,6 +354,6 @@ def test_render_a_sheet_of_the_template(tmp_path, capsys):
     with Image.open(png) as img:  # one printed page at 50 dpi: 5 to 20 inches a side
         assert img.format == "PNG" and all(250 <= side <= 1000 for side in img.size), img.size
         assert sum(1 for n in img.convert("L").histogram() if n) > 10  # not a blank page
-    assert cli.main(["render", str(build.TEMPLATE), "-o", str(out), "--sheet", "Plan"]) == 1
+    assert cli.main(["render", str(build.TEMPLATE), "-o", str(out), "--sheet", "Plannr"]) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "no sheet 'Plan'; sheets: About, Planner" in err
+    assert err.count("\n") == 1 and "no sheet 'Plannr'; sheets: About, Planner" in err

@@ -12,6 +12,7 @@ import pytest
 import zvmplan
 from zvmplan import api
 from zvmplan_addin.cli import main as cli
+from zvmplan_addin.errors import to_excel_error
 from zvmplan_workbook import build, conclusions, planner
 
 TEMPLATE = build.TEMPLATE
@@ -89,12 +90,29 @@ def test_conclusions_hold(book, recalculated):
         assert isinstance(value, (int, float)) and math.isfinite(value), c["id"]
 
 
+def _candidate_cell(ws_title: str, coordinate: str) -> bool:
+    """A Planner "carried by each transport" cell: an error there is an answer (that
+    transport was not measured at the row's configuration), checked against the model in
+    test_planner_examples_match_the_model."""
+    from openpyxl.utils.cell import coordinate_from_string, column_index_from_string
+    col, row = coordinate_from_string(coordinate)
+    c = column_index_from_string(col)
+    return (ws_title == planner.PLANNER and planner.FIRST_ROW <= row <= planner.LAST_ROW
+            and planner.CAND_COL0 <= c < planner.CAND_COL0 + len(planner.CANDIDATES))
+
+
 def test_no_cell_shows_an_error(book, recalculated):
     shown = [(ws.title, cell.coordinate, cell.value) for ws in recalculated.worksheets
              for row in ws.iter_rows() for cell in row
              if isinstance(cell.value, str) and cell.value.startswith(ERROR_CODES)
-             and (ws.title, cell.coordinate) not in book.expected_errors]
+             and (ws.title, cell.coordinate) not in book.expected_errors
+             and not _candidate_cell(ws.title, cell.coordinate)]
     assert shown == []
+
+
+def test_warning_is_blank_when_the_functions_answer(recalculated):
+    for name in (planner.PLANNER, planner.UPGRADE, planner.SCENARIOS):
+        assert recalculated[name][planner.WARN_CELL].value in (None, ""), name
 
 
 @pytest.mark.parametrize("i", range(len(planner.EXAMPLES)))
@@ -108,21 +126,48 @@ def test_planner_examples_match_the_model(recalculated, i):
         assert _num(ws[f"{col}{r}"].value) == pytest.approx(want, rel=1e-12), (name, kind)
     engines = _num(ws[planner.ENGINES_CELL].value)
     assert _num(ws[f"P{r}"].value) == pytest.approx(_num(ws[f"O{r}"].value) / engines)
-    # the cheapest transport is the smallest of the candidates, and a measured one
+    # Excel behaviour relied on for Cheapest / Its total CPU: COUNTIF(range,">=0") and
+    # MINIFS(range,range,">=0") see only the numbers of a range holding errors.
+    # each candidate is the model's answer for that transport, or the Excel error the
+    # model's refusal maps to (#N/A: no such point; #NUM!: outside the measured range)
     cands = [ws.cell(r, planner.CAND_COL0 + k).value for k in range(len(planner.CANDIDATES))]
+    for x, got in zip(planner.CANDIDATES, cands):
+        try:
+            want = api.cpu_engines(x, w, size, conns, level, speed, load)
+        except zvmplan.ZvmplanError as exc:
+            assert got == to_excel_error(exc).code, (name, x, got)
+            assert got in ("#N/A", "#NUM!"), (name, x, got)
+        else:
+            assert _num(got) == pytest.approx(want, rel=1e-12), (name, x)
+    # the cheapest transport is the smallest of the candidates, and a measured one; with
+    # no capacities on the Assumptions sheet, answers measured on different processors are
+    # not ranked silently (issue 9)
     nums = {planner.CANDIDATES[k]: v for k, v in enumerate(cands) if isinstance(v, (int, float))}
-    assert ws[f"S{r}"].value == min(nums, key=nums.get)
+    cheapest = min(nums, key=nums.get)
+    if len({zvmplan.processor(x).name for x in nums}) > 1:
+        assert ws[f"S{r}"].value == \
+            f"{planner.NOT_NORMALISED}; lowest as published: {cheapest}"
+    else:
+        assert ws[f"S{r}"].value == cheapest
+    assert _num(ws[f"T{r}"].value) == min(nums.values())
+    assert ws[f"{planner.STATUS_COL}{r}"].value == "yes"
     assert ws[f"{planner.BASIS_COL}{r}"].value.split(".")[0] in zvmplan.BASES
 
 
 def test_planner_totals(recalculated):
+    """The totals (above the table) add every example link, and say so."""
     ws = recalculated[planner.PLANNER]
-    rows = range(planner.FIRST_ROW, planner.TOTAL_ROW)
-    for col in "MNO":
-        want = sum(v for v in (ws[f"{col}{r}"].value for r in rows) if isinstance(v, float))
-        assert _num(ws[f"{col}{planner.TOTAL_ROW}"].value) == pytest.approx(want)
-    for r in range(planner.FIRST_ROW + len(planner.EXAMPLES), planner.TOTAL_ROW):
-        assert all(ws.cell(r, c).value in (None, "") for c in range(9, planner.CAND_COL0 + 8))
+    n = len(planner.EXAMPLES)
+    for col, kind in (("M", "cp"), ("N", "v"), ("O", "tot")):
+        want = sum(api.cpu_engines(*ex[1:], kind=kind) for ex in planner.EXAMPLES)
+        assert _num(ws[f"{col}{planner.TOTAL_ROW}"].value) == pytest.approx(want, rel=1e-12)
+    assert _num(ws[f"P{planner.TOTAL_ROW}"].value) == pytest.approx(
+        _num(ws[f"O{planner.TOTAL_ROW}"].value) / _num(ws[planner.ENGINES_CELL].value))
+    assert ws[f"Q{planner.TOTAL_ROW}"].value == \
+        f"Total CPU counts {n} of {n} links. CP and virtual CPU count {n} links."
+    for r in range(planner.FIRST_ROW + n, planner.LAST_ROW + 1):
+        assert all(ws.cell(r, c).value in (None, "")
+                   for c in range(9, planner.CAND_COL0 + len(planner.CANDIDATES) + 1))
 
 
 @pytest.mark.parametrize("i", range(len(planner.UPGRADES)))
@@ -152,5 +197,24 @@ def test_scenarios_match_the_model(recalculated):
             got = _num(ws[f"{L(c0 + 3)}{planner.SCEN_FIRST_ROW + i}"].value)
             assert got == pytest.approx(want, rel=1e-12), (name, ex[0])
             total += want
-        assert _num(ws[f"{L(c0 + 3)}{planner.SCEN_FIRST_ROW + planner.N_ROWS}"].value) == \
+        assert _num(ws[f"{L(c0 + 3)}{planner.SCEN_TOTAL_ROW}"].value) == \
             pytest.approx(total)
+
+
+def test_plan_sheet_charts_the_planner_and_scenarios(recalculated):
+    """The Plan sheet's chart data are the Planner's CP / virtual CPU per link and each
+    scenario's total CPU beside the LPAR's engines."""
+    from zvmplan_workbook import charts
+    ws = recalculated[charts.PLAN]
+    first = charts.PLAN_HEAD + 2
+    for i, ex in enumerate(planner.EXAMPLES):
+        assert ws.cell(first + i, 1).value == ex[0]
+        assert _num(ws.cell(first + i, 2).value) == pytest.approx(api.cpu_engines(*ex[1:], kind="cp"))
+        assert _num(ws.cell(first + i, 3).value) == pytest.approx(api.cpu_engines(*ex[1:], kind="v"))
+        assert ws.cell(first + i, 4).value in (None, "")   # no total-only link among them
+    sc = recalculated[planner.SCENARIOS]
+    for b, ex in enumerate(planner.SCENARIO_EXAMPLES):
+        assert ws.cell(first + b, 6).value == ex[0]
+        total = sc[f"{planner.L(planner.scenario_col(b) + 3)}{planner.SCEN_TOTAL_ROW}"].value
+        assert _num(ws.cell(first + b, 7).value) == pytest.approx(_num(total))
+        assert _num(ws.cell(first + b, 8).value) == 2

@@ -212,6 +212,27 @@ def test_about_lists_every_function_and_source(book):
     assert "zvmplan calc" in text
 
 
+def test_about_install_steps_match_the_readme(book):
+    """The About sheet's install steps are the README's (Excel on Windows, classic
+    xlwings): every command, setting, menu path and the .xlsm step, in the same order."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Excel on Windows (classic xlwings)")[1].split("\n## ")[0]
+    steps = re.findall(r"^\d+\. (.*?)(?=^\d+\. |^$)", section, re.M | re.S)
+    assert len(steps) == 5
+    ws = book.wb[about.SHEET]
+    text = "\n".join(str(c.value) for row in ws.iter_rows() for c in row if c.value)
+    install = [t for t in build.notes()["install"] if t[:2] in ("1.", "2.", "3.", "4.", "5.")]
+    assert len(install) == len(steps)
+    for i, (step, ours) in enumerate(zip(steps, install), start=1):
+        assert ours.startswith(f"{i}. ") and ours in text
+        step = " ".join(step.split())
+        must = re.findall(r"`([^`]+)`", step) + re.findall(r"\*\*([^*]+)\*\*", step)
+        must += re.findall(r'"([^"]+)"', step) + re.findall(r"\(\.xlsm\)|Trust Center", step)
+        for m in must:
+            assert m.strip("()") in ours, (i, m)
+    assert "pip install zvmplan" not in text
+
+
 # ------------------------------------------------------------ package ----
 def test_build_is_reproducible(built, tmp_path):
     again = build.save(build.layout(), tmp_path / "again.xlsx")
@@ -221,11 +242,19 @@ def test_build_is_reproducible(built, tmp_path):
 def test_charts_are_in_the_package(built):
     with zipfile.ZipFile(built) as z:
         charts = sorted(n for n in z.namelist() if n.startswith("xl/charts/chart"))
-        assert len(charts) == 8
+        assert len(charts) == 10
         scatter = [z.read(n).decode() for n in charts if b"scatterChart" in z.read(n)]
         assert len(scatter) == 2 and all('logBase val="10"' in x for x in scatter)
         bars = [z.read(n).decode() for n in charts if b"barChart" in z.read(n)]
-        assert len(bars) == 6
+        assert len(bars) == 8
+        # the plan: CPU by link stacked (CP, virtual, total only) over the Planner's rows,
+        # and total CPU by scenario with the LPAR's engines as a line
+        stacked = [x for x in bars if '<grouping val="stacked"' in x]
+        assert len(stacked) == 1 and stacked[0].count("<ser>") == 3
+        assert "<strRef><f>Plan!$A$8:$A$27</f>" in stacked[0]
+        assert "'Plan'!$B$8:$B$27" in stacked[0] and "'Plan'!$D$8:$D$27" in stacked[0]
+        combo = [x for x in bars if "lineChart" in x]
+        assert len(combo) == 1 and "'Plan'!$H$8:$H$12" in combo[0]
 
 
 def test_check_type():
@@ -238,3 +267,11 @@ def test_notes_file_parses():
         notes = tomllib.load(fh)
     assert {"about", "install", "headless", "sheet", "assumption", "finding_004"} <= set(notes)
     assert [s["name"] for s in notes["sheet"]] == list(build.SHEET_ORDER)
+
+
+def test_readme_describes_the_template_as_built():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = " ".join(readme.split("## The template workbook")[1].split("\n## ")[0].split())
+    assert f"The template has {planner.N_ROWS} rows" in section
+    assert planner.WARNING in section and f"in {planner.WARN_CELL}" in section
+    assert "OOXMLRecalcMode" in section

@@ -25,13 +25,13 @@ from .xlsxio import normalize
 TEMPLATE = Path(__file__).with_name("zvmplan_template.xlsx")
 NOTES_FILE = Path(__file__).with_name("notes.toml")
 FIXED_TIME = dt.datetime(2024, 1, 1, 0, 0, 0)
-#: print areas leaving out the long Basis text columns (they stay on screen)
+#: print areas, including the Basis ("Why") columns; ``zvmplan fill`` stretches the
+#: Planner's to the rows it adds
 PRINT_AREA = {
-    "Planner": lambda ws: f"A1:{planner.L(planner.CAND_COL0 + len(planner.CANDIDATES) - 1)}"
-                          f"{ws.max_row}",
-    "Upgrade": lambda ws: f"A1:R{ws.max_row}",
+    "Planner": lambda ws: f"A1:{planner.BASIS_COL}{ws.max_row}",
+    "Upgrade": lambda ws: f"A1:T{ws.max_row}",
 }
-SHEET_ORDER = ("About", "Planner", "Upgrade", "Scenarios", "Assumptions", "Conclusions",
+SHEET_ORDER = ("About", "Planner", "Upgrade", "Scenarios", "Plan", "Assumptions", "Conclusions",
                "Charts", "000", "001", "002", "003", "004")
 
 
@@ -53,8 +53,9 @@ def layout() -> Book:
     planner.sheet_assumptions(book, notes())
     conclusions.sheet_conclusions(book)
     charts.sheet_charts(book)
+    charts.sheet_plan(book)
     about.sheet_about(book, notes())
-    wide = {"Planner", "Upgrade", "Scenarios", "Charts", "000", "001", "002", "003"}
+    wide = {"Planner", "Upgrade", "Scenarios", "Plan", "Charts", "000", "001", "002", "003"}
     for ws in wb.worksheets:
         st.page_setup(ws, wide=ws.title in wide, print_area=PRINT_AREA.get(ws.title, lambda w: None)(ws))
     order = {name: i for i, name in enumerate(SHEET_ORDER)}

@@ -7,14 +7,15 @@
 """
 from __future__ import annotations
 
-from openpyxl.chart import BarChart, Reference, ScatterChart, Series
+from openpyxl.chart import BarChart, LineChart, Reference, ScatterChart, Series
+from openpyxl.chart.data_source import AxDataSource, StrRef
 from openpyxl.chart.shapes import GraphicalProperties
 from openpyxl.utils import get_column_letter as L
 
 from zvmplan.data import find
 
 from . import styles as st
-from .book import Book
+from .book import Book, quote
 from .sources import METRICS_003, s
 
 CHART = "Charts"
@@ -172,4 +173,95 @@ def sheet_charts(book: Book):
         ch.y_axis.majorUnit = 0.1
         ch.y_axis.number_format = "0.0"
         ws.add_chart(ch, f"{L(col)}{top + 8}")
+    return ws
+
+
+# ================================================================= Plan =====
+PLAN = "Plan"
+PLAN_HEAD = 6          # header row of the by-link table; units below; data from PLAN_HEAD + 2
+PLAN_COLORS = {"cp": "2E75B6", "v": "9DC3E6", "tot": "C55A11", "lpar": "C00000"}
+
+
+def _text_categories(chart, ws, col: int, first: int, last: int):
+    """Categories that are text (link and scenario names): a string reference, which
+    every spreadsheet program shows as the names (openpyxl's default is a number one)."""
+    ref = f"{quote(ws.title)}!${L(col)}${first}:${L(col)}${last}"
+    for ser in chart.series:
+        ser.cat = AxDataSource(strRef=StrRef(f=ref))
+
+
+def sheet_plan(book: Book):
+    """The plan itself in two charts: CPU by link (CP and virtual stacked; total CPU for a
+    link whose source gives only that) and total CPU by scenario against the LPAR's
+    engines. The tables beside them are live references to the Planner and Scenarios."""
+    from . import planner as P
+    ws = book.wb.create_sheet(PLAN)
+    st.widths(ws, {"A": 30, "B": 11, "C": 11, "D": 11, "E": 3, "F": 30, "G": 12, "H": 12})
+    ws.sheet_view.zoomScale = 90
+    st.title(ws, "Plan - CPU by link and by scenario, against the LPAR's engines",
+             f"By link: the Planner's first {P.N_ROWS} rows (a link left out of the totals "
+             "has no bar). By scenario: each named Scenarios block's total CPU, beside the LPAR "
+             "engines on the Planner; a bar above the line needs more than the LPAR has.",
+             width_cols=8)
+    st.warning(ws, P.WARN_CELL, P.warning_formula(), 8)
+    eng = f"{P.PLANNER}!${P.ENGINES_CELL[0]}${P.ENGINES_CELL[1:]}"
+    # ---- by link
+    for k, (h, u) in enumerate((("Link", ""), ("CP CPU", "engines"), ("Virtual CPU", "engines"),
+                                ("Total CPU, total only", "engines"))):
+        st.header(ws, PLAN_HEAD, 1 + k, h, u)
+    first = PLAN_HEAD + 2
+    for i in range(P.N_ROWS):
+        r, pr = first + i, P.FIRST_ROW + i
+        stat = f"{P.PLANNER}!${P.STATUS_COL}${pr}"
+        st.output(ws.cell(r, 1), f'=IF({P.PLANNER}!$B{pr}="","",{P.PLANNER}!$A{pr})')
+        for k, col, want in ((2, "M", "yes"), (3, "N", "yes"), (4, "O", "total only")):
+            st.output(ws.cell(r, k), f'=IF({stat}="{want}",{P.PLANNER}!${col}${pr},"")',
+                      "0.000")
+    last = first + P.N_ROWS - 1
+    ch = BarChart()
+    ch.type = "bar"
+    ch.grouping = "stacked"
+    ch.overlap = 100
+    ch.title = "CPU by link"
+    ch.height, ch.width = 11, 18
+    _axes(ch, "link", "engines (CPU-seconds per second)")
+    ch.x_axis.scaling.orientation = "maxMin"   # first link at the top
+    for k, (key, title) in enumerate((("cp", "CP CPU"), ("v", "Virtual CPU"),
+                                      ("tot", "Total CPU (source gives total only)"))):
+        ser = Series(Reference(ws, min_col=2 + k, min_row=first, max_row=last), title=title)
+        ser.graphicalProperties.solidFill = PLAN_COLORS[key]
+        ser.graphicalProperties.line.solidFill = PLAN_COLORS[key]
+        ch.series.append(ser)
+    _text_categories(ch, ws, 1, first, last)
+    ws.add_chart(ch, f"J{PLAN_HEAD}")
+    # ---- by scenario
+    for k, (h, u) in enumerate((("Scenario", ""), ("Total CPU", "engines"),
+                                ("LPAR engines", "engines"))):
+        st.header(ws, PLAN_HEAD, 6 + k, h, u)
+    for b in range(P.SCENARIO_BLOCKS):
+        r = first + b
+        name = P.scenario_refs(b)["name"]
+        st.output(ws.cell(r, 6), f'=IF({P.SCENARIOS}!{name}="","",{P.SCENARIOS}!{name})')
+        st.output(ws.cell(r, 7), f"={book.refs[f'scenario.{b}.total']}", "0.000")
+        st.output(ws.cell(r, 8), f"={eng}", "0.0")
+    s_last = first + P.SCENARIO_BLOCKS - 1
+    bars = BarChart()
+    bars.type = "col"
+    bars.title = "Total CPU by scenario against the LPAR's engines"
+    bars.height, bars.width = 9, 18
+    _axes(bars, "scenario", "engines (CPU-seconds per second)")
+    ser = Series(Reference(ws, min_col=7, min_row=first, max_row=s_last), title="Total CPU")
+    ser.graphicalProperties.solidFill = PLAN_COLORS["cp"]
+    bars.series.append(ser)
+    _text_categories(bars, ws, 6, first, s_last)
+    line = LineChart()
+    ser = Series(Reference(ws, min_col=8, min_row=first, max_row=s_last), title="LPAR engines")
+    ser.graphicalProperties.line.solidFill = PLAN_COLORS["lpar"]
+    ser.graphicalProperties.line.width = 28575
+    ser.marker.symbol = "none"
+    line.series.append(ser)
+    _text_categories(line, ws, 6, first, s_last)
+    bars += line
+    ws.add_chart(bars, f"J{PLAN_HEAD + 24}")
+    st.protect(ws)
     return ws

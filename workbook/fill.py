@@ -159,7 +159,7 @@ def read_links(path, warnings: list[str] | None = None) -> list[dict]:
     how the file was read (an encoding fallback) are appended to ``warnings``."""
     from zvmplan import names
     from .csvfile import where as _at
-    from .planner import N_ROWS, TX_WORKLOADS
+    from .planner import TX_WORKLOADS
     path = Path(path)
     out = []
     rows, mark, sep = _read_csv(path, link_aliases(), REQUIRED, LINK_NUMBERS, warnings)
@@ -192,9 +192,6 @@ def read_links(path, warnings: list[str] | None = None) -> list[dict]:
         out.append(link)
     if not out:
         raise FillError(f"{path.name}: no links (only a header)")
-    if len(out) > N_ROWS:
-        raise FillError(f"{path.name}: {len(out)} links; the template's Planner has room for "
-                        f"{N_ROWS}")
     return out
 
 
@@ -282,7 +279,9 @@ def input_cells(links: list[dict], scenarios: list[dict] | None,
                           SCEN_PARAM_ROW, SCENARIO_BLOCKS, SCENARIO_PARAMS, SCENARIOS,
                           scenario_col)
     planner = {}
-    for i in range(N_ROWS):
+    # the template's rows (unused ones cleared), or as many as there are links: the fill
+    # adds the rows beyond the template's (zvmplan_workbook.rows)
+    for i in range(max(N_ROWS, len(links))):
         link = links[i] if i < len(links) else {}
         for c in INPUTS:
             planner[f"{COL[c.key]}{FIRST_ROW + i}"] = link.get(c.key)
@@ -306,6 +305,7 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
     """Validate, write the inputs, recalculate, write ``out``. Raises :class:`FillError`
     (nothing written) for a bad file."""
     from . import xlsxio
+    from .planner import N_ROWS
     template, out = Path(template), Path(out)
     notes: list[str] = []
     links = read_links(links_csv, notes)
@@ -322,9 +322,14 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
     from zvmplan_addin import engine
     fd, tmp = tempfile.mkstemp(suffix=".xlsx", dir=out.parent)
     os.close(fd)
+    grown = None
     try:
         try:
-            xlsxio.write_inputs(template, tmp, cells)
+            source = template
+            if len(links) > N_ROWS:
+                grown = _grown_template(template, out.parent, len(links))
+                source = grown
+            xlsxio.write_inputs(source, tmp, cells)
         except xlsxio.NotAnInputCell as exc:
             raise FillError(f"{template.name}: {exc} (is it a zvmplan template?)") from None
         except (KeyError, OSError, ValueError) as exc:
@@ -332,6 +337,8 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
         report = engine.calc(tmp, out, progress=progress)
     finally:
         Path(tmp).unlink(missing_ok=True)
+        if grown is not None:
+            Path(grown).unlink(missing_ok=True)
     rep = FillReport(out, len(links), len(scen) if scen else 0, report)
     from . import results
     try:
@@ -342,6 +349,21 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
         notes.extend(rep.results.errors())
     rep.warnings = notes
     return rep
+
+
+def _grown_template(template: Path, where: Path, n_rows: int) -> str:
+    """A temporary copy of ``template`` whose tables hold ``n_rows`` rows."""
+    import datetime as dt
+    from . import xlsxio
+    from .rows import grow
+    raw = xlsxio.read_zip(template)
+    entries = {info.filename: data for info, data in raw}
+    grow(entries, n_rows)
+    fd, path = tempfile.mkstemp(suffix=".xlsx", dir=where)
+    os.close(fd)
+    xlsxio.write_zip(path, [(info.filename, entries[info.filename]) for info, _ in raw],
+                     dt.datetime(2024, 1, 1))
+    return path
 
 
 # ---------------------------------------------------------------- command ----

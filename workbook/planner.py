@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from openpyxl.formatting.rule import FormulaRule
 from openpyxl.utils import get_column_letter as L
 from openpyxl.worksheet.datavalidation import DataValidation
 
@@ -19,19 +18,54 @@ from . import styles as st
 from .book import Book
 
 PLANNER, UPGRADE, SCENARIOS, ASSUMPTIONS = "Planner", "Upgrade", "Scenarios", "Assumptions"
+WARN_CELL = "A3"       # on every planning sheet: blank, or the zvmplan-functions warning
 ENGINES_CELL = "C4"
+TOTAL_ROW = 5         # totals sit ABOVE the table, so the table can grow downwards
 HEAD_ROW = 8          # column labels; units on the row below
 FIRST_ROW = 10
-N_ROWS = 12
-TOTAL_ROW = FIRST_ROW + N_ROWS
+#: rows with formulas in the template; ``zvmplan fill`` adds rows for more links
+#: (:mod:`zvmplan_workbook.rows`), and every total reaches the table's last row
+N_ROWS = 20
+LAST_ROW = FIRST_ROW + N_ROWS - 1
+#: the errors that mean "this link has no answer" (ERROR.TYPE codes: #DIV/0!, #VALUE!,
+#: #NUM!, #N/A): such a link is left out of the totals and counted; any other error
+#: (#NAME?: the zvmplan functions are missing; #REF!, #NULL!: a broken sheet) reaches the
+#: totals, which then show it
+LEFT_OUT_ERRORS = (2, 3, 6, 7)
 #: transports whose source gives total CPU only (002 Table 2 prints no CP / virtual split)
 TOTAL_ONLY = ("GUEST_LAN",)
 #: transports offered as alternatives carrying the same load (CMS_IUCV is the CMS-to-CMS
 #: upper limit of IUCV, not a way to connect Linux guests)
 CANDIDATES = tuple(t for t in names.TRANSPORTS if t != "CMS_IUCV")
 TX_WORKLOADS = api.TX_WORKLOADS  # loads in tx/s; every other workload in MB/s (one definition)
-CAND_COL0 = 21                 # column U: first "carried by each transport" column
-BASIS_COL = L(CAND_COL0 + len(CANDIDATES))
+STATUS_COL = "U"               # In totals: yes / total only / no
+CAND_COL0 = 22                 # column V: first "carried by each transport" column
+PROC_COL = L(CAND_COL0 + len(CANDIDATES))        # the processor the row's transport was measured on
+SPEED_COL = L(CAND_COL0 + len(CANDIDATES) + 1)   # the speed factor the row uses
+BAND_COL0 = CAND_COL0 + len(CANDIDATES) + 2      # low / high of CP, virtual and total CPU
+BASIS_COL = L(BAND_COL0 + 6)
+NOT_NORMALISED = "not normalised: measured on different processors"
+#: the measured processors, in the order of the sources, and the transports of each
+PROCESSORS = tuple(dict.fromkeys(zvmplan.processor(t).name for t in names.TRANSPORTS))
+ASSUME_CAP_ROW = 7     # Assumptions: first processor row (capacity inputs in column B)
+ASSUME_TX_ROW = ASSUME_CAP_ROW + len(PROCESSORS) + 3   # first transport row
+ASSUME_TX_LAST = ASSUME_TX_ROW + len(names.TRANSPORTS) - 1
+
+
+def cap_cell(processor: str) -> str:
+    """The Assumptions input: target per-engine capacity relative to ``processor``."""
+    return f"{ASSUMPTIONS}!$B${ASSUME_CAP_ROW + PROCESSORS.index(processor)}"
+
+
+def factor_cell(transport: str) -> str:
+    """Assumptions: the speed factor a link over ``transport`` uses ("" if not given)."""
+    return f"{ASSUMPTIONS}!$C${ASSUME_TX_ROW + list(names.TRANSPORTS).index(transport)}"
+
+
+def factor_of(t: str) -> str:
+    """The Assumptions speed factor of the transport in cell/expression ``t``."""
+    return (f"VLOOKUP({t},{ASSUMPTIONS}!$A${ASSUME_TX_ROW}:$C${ASSUME_TX_LAST},3,FALSE)")
+WARNING = "zvmplan functions unavailable: values below are not computed"
 
 
 @dataclass(frozen=True)
@@ -57,14 +91,15 @@ INPUTS = (
     InputCol("level", "z/VM level", "", "level", False,
              "blank: the level the transport was measured at"),
     InputCol("speed_factor", "Processor speed factor", "x measured", "number", False,
-             "processor speed relative to the machine the transport was measured on; blank = 1"),
+             "per-engine capacity of your processor relative to the one the transport was "
+             "measured on (Measured on column); blank: the Assumptions sheet's, else 1"),
     InputCol("load", "Required load", "MB/s or tx/s", "number", True,
              "MB/s for STREAM, FTP_GET and STRG; tx/s for RR and CRR"),
 )
 COL = {c.key: L(i + 1) for i, c in enumerate(INPUTS)}
 
 SCENARIO_BLOCKS = 5
-SCENARIO_WIDTH = 6
+SCENARIO_WIDTH = 7
 SCENARIO_PARAMS = (
     ("name", "Scenario name", "text"),
     ("load_factor", "Load factor [x Planner load]", "number"),
@@ -73,8 +108,11 @@ SCENARIO_PARAMS = (
     ("speed_factor", "Speed factor [x; blank: each link's own]", "number"),
 )
 SCEN_PARAM_ROW = 6     # first parameter row
-SCEN_HEAD_ROW = 12
-SCEN_FIRST_ROW = 14
+SCEN_TOTAL_ROW = 11    # totals above the table, as on the Planner
+SCEN_COUNT_ROW = 12    # what the totals include and leave out
+SCEN_HEAD_ROW = 13
+SCEN_FIRST_ROW = 15    # row i of the Planner's table is row i here
+SCEN_LAST_ROW = SCEN_FIRST_ROW + N_ROWS - 1
 
 EXAMPLES = (
     ("linux1-linux2 bulk copy (IUCV)", "IUCV", "STREAM", 9000, None, "3.1.0", 1.5, 40),
@@ -127,6 +165,13 @@ def per_unit(kind: str, t, w, d, e, lv, sp, unit) -> str:
     mb, tx = _FN[kind]
     return (f'IF({unit}="tx/s",{tx}({t},{w},{d},{e},{lv},{sp}),'
             f'{mb}({t},{d},{lv},{sp},{conn_arg(t, e)}))')
+
+
+def band(kind: str, i: int, t, w, d, e, lv, sp, unit) -> str:
+    """Low (``i`` 1) or high (2) end of the band of CPU per unit (ZVM_RANGE)."""
+    mb, tx = _FN[kind]
+    return (f'IF({unit}="tx/s",INDEX(ZVM_RANGE("{tx}",{t},{w},{d},{e},{lv},{sp}),1,{i}),'
+            f'INDEX(ZVM_RANGE("{mb}",{t},{d},{lv},{sp},{conn_arg(t, e)}),1,{i}))')
 
 
 def engines(kind: str, t, w, d, e, lv, sp, unit, load) -> str:
@@ -182,40 +227,208 @@ def _add_validations(ws, spec: dict[str, list[str]]):
 
 
 # ================================================================ Planner =====
+def warning_formula() -> str:
+    """Blank while the zvmplan functions answer, :data:`WARNING` when they do not.
+
+    ISERROR is meant here: its purpose is to see the #NAME? of a missing add-in.
+    ``T(NOW())`` (always "") makes the cell volatile, so Excel and LibreOffice check again
+    at every recalculation, not only when the file is opened."""
+    return f'=IF(ISERROR(INDEX(ZVM_TRANSPORTS(),1,1)),{s(WARNING)},"")&T(NOW())'
+
+
+def left_out(ref: str) -> str:
+    """TRUE when ``ref`` holds an error meaning "this link has no answer"."""
+    return "OR(" + ",".join(f"ERROR.TYPE({ref})={k}" for k in LEFT_OUT_ERRORS) + ")"
+
+
+def status(blank: str, cp: str, v: str, tot: str, t: str) -> str:
+    """In totals: "yes" (CP, virtual and total), "total only" (a transport whose source
+    gives total CPU only), "no" (the total is an error of :data:`LEFT_OUT_ERRORS`), or
+    the error itself (anything else, e.g. #NAME?), which the totals then show."""
+    return (f'=IF({blank},"",IF(ISNUMBER({tot}),IF(AND(ISNUMBER({cp}),ISNUMBER({v})),"yes",'
+            f'IF({total_only(t)},"total only",IF(ISERROR({cp}),{cp},{v}))),'
+            f'IF({left_out(tot)},"no",{tot})))')
+
+
+def totals(st_rng: str, name_rng: str, cols: dict[str, str], engines: str) -> dict[str, str]:
+    """Formulas of a totals row: key -> formula for keys cp, v, tot (ranges), share, text.
+
+    A total counts the links whose status is "yes" (and "total only" for the total CPU);
+    an error in the status column (which only an unexpected error puts there) is shown
+    instead of a sum. ``text`` says how many links each total includes and what it leaves
+    out."""
+    guard = f"SUM({st_rng})"  # status is text: 0, unless an error is in it
+    yes, tonly, no = (f'COUNTIF({st_rng},"{x}")' for x in ("yes", "total only", "no"))
+
+    def sumif(col, *which):
+        return "+".join(f'SUMIF({st_rng},"{w}",{col})' for w in which)
+    out = {
+        "cp": f"=IF(ISERROR({guard}),{guard},{sumif(cols['cp'], 'yes')})",
+        "v": f"=IF(ISERROR({guard}),{guard},{sumif(cols['v'], 'yes')})",
+        "tot": f"=IF(ISERROR({guard}),{guard},{sumif(cols['tot'], 'yes', 'total only')})",
+        "share": f"={cols['tot_total']}/{engines}",
+        "text": (f'=IF(ISERROR({guard}),{guard},"Total CPU counts "&({yes}+{tonly})&" of "'
+                 f'&({yes}+{tonly}+{no})&" links"&IF({no}>0,"; left out: "&{no}&'
+                 f'" with no answer (In totals = no; first: "&INDEX({name_rng},'
+                 f'MATCH("no",{st_rng},0))&"; its Basis says why)","")&". CP and virtual '
+                 f'CPU count "&{yes}&" links"&IF({tonly}>0,"; they leave out "&{tonly}&'
+                 f'" link(s) whose source gives total CPU only (Guest LAN, 002)","")&".")'),
+    }
+    return out
+
+
+def planner_row(r: int) -> dict[str, tuple[str, str]]:
+    """The Planner's computed cells of row ``r``: column letter -> (formula, number format).
+    The template and :mod:`zvmplan_workbook.rows` (more rows for ``zvmplan fill``) both
+    write exactly these."""
+    ncand = len(CANDIDATES)
+    t, w, d, e, lv, load = (f"$B{r}", f"$C{r}", f"$D{r}", f"$E{r}", f"$F{r}", f"$H{r}")
+    sp = f"${SPEED_COL}{r}"   # the row's own factor, else the Assumptions one, else "" (1)
+    unit = f"$I{r}"
+    blank = f'$B{r}=""'
+    out = {"I": (f'=IF({blank},"",{unit_of(w)})', "General")}
+    for col, kind in (("J", "cp"), ("K", "v")):
+        out[col] = (f'=IF({blank},"",IF({total_only(t)},"total only",'
+                    f'{per_unit(kind, t, w, d, e, lv, sp, unit)}))', "0.000000")
+    out["L"] = (f'=IF({blank},"",{per_unit("tot", t, w, d, e, lv, sp, unit)})', "0.000000")
+    for col, src in (("M", "J"), ("N", "K")):
+        out[col] = (f'=IF(OR({blank},${src}{r}="total only"),"",'
+                    f'{load}*${src}{r}/IF({unit}="tx/s",1000,1))', "0.000")
+    out["O"] = (f'=IF({blank},"",{load}*$L{r}/IF({unit}="tx/s",1000,1))', "0.000")
+    out["P"] = (f'=IF({blank},"",$O{r}/${ENGINES_CELL[0]}${ENGINES_CELL[1:]})', "0.0%")
+    rate = (f'IF({unit}="tx/s",TX_PER_SEC({t},{w},{d},{e},{lv},{sp}),'
+            f'MB_PER_SEC({t},{d},{lv},{sp},{conn_arg(t, e)}))')
+    # #N/A only: the source published no rate there (FTP_GET); any other error shows
+    out["Q"] = (f'=IF({blank},"",IFNA({rate},"not published"))', "#,##0.0")
+    # a real device's line or channel rate (ZVM_LINE_RATE; #N/A: memory-to-memory, no wire)
+    line = f"IFNA(ZVM_LINE_RATE({t}),\"\")"
+    rate_check = f'IF(ISTEXT($Q{r}),"",IF({load}<=$Q{r},"yes","no: above it"))'
+    out["R"] = (f'=IF({blank},"",IF(AND({unit}="MB/s",ISNUMBER({line})),IF({load}>{line},'
+                f'"no: above the line rate",{rate_check}),{rate_check}))', "General")
+    cands = f"${L(CAND_COL0)}{r}:${L(CAND_COL0 + ncand - 1)}{r}"
+    names_row = f"${L(CAND_COL0)}${HEAD_ROW}:${L(CAND_COL0 + ncand - 1)}${HEAD_ROW}"
+    # a candidate is a number or an error; COUNTIF/MINIFS see the numbers only. With none,
+    # the row's own total decides: its error (e.g. #NAME?) shows, never a plausible word
+    # each candidate's speed factor: the row's where it was measured on the row's
+    # processor, else the Assumptions one for its processor ("" if not given)
+    cand_sp = {x: f'IF(${PROC_COL}{r}="{zvmplan.processor(x).name}",${SPEED_COL}{r},'
+                  f'{factor_cell(x)})' for x in CANDIDATES}
+    cell = {x: f"${L(CAND_COL0 + k)}{r}" for k, x in enumerate(CANDIDATES)}
+    # not normalised: answers on more than one processor, and one of them without a factor
+    lacking = "+".join(f'ISNUMBER({cell[x]})*({cand_sp[x]}="")' for x in CANDIDATES)
+    procs = "+".join("(" + "+".join(f"ISNUMBER({cell[x]})" for x in CANDIDATES
+                                     if zvmplan.processor(x).name == p) + ">0)"
+                     for p in PROCESSORS if any(zvmplan.processor(x).name == p
+                                                for x in CANDIDATES))
+    cheapest = f'INDEX({names_row},1,MATCH(MINIFS({cands},{cands},">=0"),{cands},0))'
+    out["S"] = (f'=IF({blank},"",IF(COUNTIF({cands},">=0")=0,IF(ISERROR($L{r}),$L{r},'
+                f'"none measured"),IF(AND({procs}>1,{lacking}>0),'
+                f'"{NOT_NORMALISED}; lowest as published: "&{cheapest},{cheapest})))',
+                "General")
+    out["T"] = (f'=IF({blank},"",IF(ISERROR($S{r}),$S{r},IF(COUNTIF({cands},">=0")=0,"",'
+                f'MINIFS({cands},{cands},">=0"))))', "0.000")
+    out[STATUS_COL] = (status(blank, f"$M{r}", f"$N{r}", f"$O{r}", t), "General")
+    for k, x in enumerate(CANDIDATES):
+        out[L(CAND_COL0 + k)] = (f'=IF({blank},"",{engines("tot", s(x), w, d, e, lv, cand_sp[x], unit, load)})',
+                                 "0.000")
+    out[PROC_COL] = (f'=IF({blank},"",ZVM_PROCESSOR({t}))', "General")
+    out[SPEED_COL] = (f'=IF({blank},"",IF($G{r}<>"",$G{r},{factor_of(t)}))', "General")
+    for k, kind in enumerate(("cp", "v", "tot")):
+        for i in (1, 2):
+            f = f'{load}*{band(kind, i, t, w, d, e, lv, sp, unit)}/IF({unit}="tx/s",1000,1)'
+            if kind != "tot":
+                f = f'IF({total_only(t)},"",{f})'
+            out[L(BAND_COL0 + 2 * k + i - 1)] = (f'=IF({blank},"",{f})', "0.000")
+    out[BASIS_COL] = (f'=IF({blank},"",{basis(t, w, d, e, lv, sp, unit)})', "General")
+    return out
+
+
+def planner_totals(last: int) -> dict[str, tuple[str, str]]:
+    """The Planner's totals row (above the table) for a table ending at row ``last``."""
+    def rng(c):
+        return f"${c}${FIRST_ROW}:${c}${last}"
+    tot = totals(rng(STATUS_COL), rng("A"), {"cp": rng("M"), "v": rng("N"), "tot": rng("O"),
+                                              "tot_total": f"$O${TOTAL_ROW}"},
+                 f"${ENGINES_CELL[0]}${ENGINES_CELL[1:]}")
+    return {f"M{TOTAL_ROW}": (tot["cp"], "0.000"), f"N{TOTAL_ROW}": (tot["v"], "0.000"),
+            f"O{TOTAL_ROW}": (tot["tot"], "0.000"), f"P{TOTAL_ROW}": (tot["share"], "0.0%"),
+            f"Q{TOTAL_ROW}": (tot["text"], "General")}
+
+
+#: conditional formats of the Planner: (columns, rule for the first row, fill or font, the
+#: rule as the sheet states it)
+PLANNER_RULES = (
+    ("H", f'LEFT($R{FIRST_ROW},3)="no:"', "fill",
+     "red load: above the rate measured at this configuration or above a real device's "
+     "line rate (Rate check says no)"),
+    ("P", f"AND(ISNUMBER(P{FIRST_ROW}),P{FIRST_ROW}>1)", "fill",
+     "red share: more than 100% of the LPAR's engines (also the total)"),
+    (STATUS_COL, f'${STATUS_COL}{FIRST_ROW}="no"', "left",
+     "orange 'no': a link left out of the totals (its Basis says why)"),
+    (f"{L(CAND_COL0)}:{L(CAND_COL0 + len(CANDIDATES) - 1)}", f"ISERROR({L(CAND_COL0)}{FIRST_ROW})",
+     "grey", "grey error: that transport was not measured at this configuration"),
+)
+
+
+def rule_range(cols: str, first: int, last: int) -> str:
+    a, _, b = cols.partition(":")
+    return f"{a}{first}:{b or a}{last}"
+
+
 def sheet_planner(book: Book):
     ws = book.wb.create_sheet(PLANNER)
     ncand = len(CANDIDATES)
     c_cand0 = CAND_COL0
     widths = {"A": 30, "B": 14, "C": 10, "D": 11, "E": 12, "F": 9, "G": 10, "H": 11, "I": 7,
               "J": 12, "K": 12, "L": 12, "M": 11, "N": 11, "O": 11, "P": 10, "Q": 13, "R": 12,
-              "S": 14, "T": 11}
+              "S": 14, "T": 11, STATUS_COL: 11}
     widths.update({L(c_cand0 + i): 14 for i in range(ncand)})
-    widths[L(c_cand0 + ncand)] = 80
+    widths.update({PROC_COL: 16, SPEED_COL: 10})
+    widths.update({L(BAND_COL0 + i): 10 for i in range(6)})
+    widths[BASIS_COL] = 80
     st.widths(ws, widths)
     ws.sheet_view.zoomScale = 90
     st.title(ws, "Planner - CPU for your links between virtual machines",
              "Fill the yellow cells, one link per row. Green cells compute CPU in engines "
              "(CPU-seconds per second) from the published measurements; Basis (far right) says "
-             "how each figure was obtained. Assumptions: see the Assumptions sheet.",
+             "how each figure was obtained. How to read it: the Assumptions sheet.",
              width_cols=16)
+    st.warning(ws, WARN_CELL, warning_formula(), 16)
     st.label(ws["A4"], "LPAR engines available [engines]", bold=True)
     ws.merge_cells("A4:B4")
     st.input_cell(ws[ENGINES_CELL], 2, "0.0")
     ws["D4"] = "the processors of the LPAR the guests run in (the sources measured 2-way LPARs)"
     ws["D4"].font = st.NOTE_FONT
-    ws["A5"] = "Yellow: input.  Green: computed (protected).  Example rows show a worked plan; " \
-               "overwrite or clear them."
-    ws["A5"].font = st.NOTE_FONT
+    r = TOTAL_ROW
+    st.label(ws[f"A{r}"], "Total of all links below [engines]", bold=True)
+    for ref, (f, fmt) in planner_totals(LAST_ROW).items():
+        st.output(ws[ref], f, fmt)
+        ws[ref].font = st.BOLD
+    ws[f"Q{r}"].border = st.Border()
+    ws[f"Q{r}"].fill = st.PatternFill()
+    ws[f"Q{r}"].font = st.Font(bold=True, size=9)
+    book.refs["planner.total_engines"] = f"Planner!$O${r}"
+    ws["A6"] = ("Highlighted: " + "; ".join(rule[3] for rule in PLANNER_RULES) + ". Yellow: "
+                "input; green: computed (protected); the example rows show a worked plan: "
+                "overwrite or clear them.")
+    ws["A6"].font = st.NOTE_FONT
+    ws["A6"].alignment = st.WRAP
+    ws.merge_cells("A6:P6")
+    ws.row_dimensions[6].height = 26
 
-    last = L(c_cand0 + ncand)
     st.band(ws, HEAD_ROW - 1, 1, len(INPUTS), "Inputs")
     st.band(ws, HEAD_ROW - 1, 9, 12, "CPU per unit of load")
     st.band(ws, HEAD_ROW - 1, 13, 16, "CPU needed")
     st.band(ws, HEAD_ROW - 1, 17, 18, "Rate check")
     st.band(ws, HEAD_ROW - 1, 19, 20, "Cheapest for this load")
+    st.band(ws, HEAD_ROW - 1, 21, 21, "Totals")
     st.band(ws, HEAD_ROW - 1, c_cand0, c_cand0 + ncand - 1,
-            "Total CPU if carried by each transport (same MTU, level, load; blank: not measured)")
-    st.band(ws, HEAD_ROW - 1, c_cand0 + ncand, c_cand0 + ncand, "Why")
+            "Total CPU if carried by each transport (same MTU, level, load; an error: not "
+            "measured there)")
+    st.band(ws, HEAD_ROW - 1, c_cand0 + ncand, c_cand0 + ncand + 1, "Processor basis")
+    st.band(ws, HEAD_ROW - 1, BAND_COL0, BAND_COL0 + 5, "How sure: band of the CPU figures "
+            "(ZVM_RANGE)")
+    st.band(ws, HEAD_ROW - 1, BAND_COL0 + 6, BAND_COL0 + 6, "Why")
     for i, c in enumerate(INPUTS):
         st.header(ws, HEAD_ROW, i + 1, c.label, c.unit)
     heads = [("Load unit", ""), ("CP CPU per unit", "CPU-s/MB or CPU-ms/tx"),
@@ -225,19 +438,23 @@ def sheet_planner(book: Book):
              ("Share of LPAR", "% of engines"),
              ("Measured rate at this configuration", "MB/s or tx/s"),
              ("Load within measured rate?", ""),
-             ("Cheapest transport", "lowest total CPU"), ("Its total CPU", "engines")]
+             ("Cheapest transport", "lowest total CPU"), ("Its total CPU", "engines"),
+             ("In totals", "yes / total only / no")]
     for i, (h, u) in enumerate(heads):
         st.header(ws, HEAD_ROW, 9 + i, h, u)
     for i, t in enumerate(CANDIDATES):
         st.header(ws, HEAD_ROW, c_cand0 + i, t, "engines")
-    st.header(ws, HEAD_ROW, c_cand0 + ncand, "Basis of the total CPU (ZVM_BASIS)", "")
+    st.header(ws, HEAD_ROW, c_cand0 + ncand, "Measured on (ZVM_PROCESSOR)", "processor")
+    st.header(ws, HEAD_ROW, c_cand0 + ncand + 1, "Speed factor used", "x measured")
+    for k, what in enumerate(("CP CPU", "Virtual CPU", "Total CPU")):
+        st.header(ws, HEAD_ROW, BAND_COL0 + 2 * k, f"{what} low", "engines")
+        st.header(ws, HEAD_ROW, BAND_COL0 + 2 * k + 1, f"{what} high", "engines")
+    st.header(ws, HEAD_ROW, BAND_COL0 + 6, "Basis of the total CPU (ZVM_BASIS)", "")
     ws.row_dimensions[HEAD_ROW].height = 58
     ws.row_dimensions[HEAD_ROW + 1].height = 26
-    for c in range(1, c_cand0 + ncand + 1):
+    for c in range(1, BAND_COL0 + 7):
         ws.cell(HEAD_ROW + 1, c).alignment = st.CENTER
 
-    dv_cells: dict[str, list[str]] = {"transport": [], "workload": [], "level": [],
-                                      "number": [], "count": []}
     for i in range(N_ROWS):
         r = FIRST_ROW + i
         ex = EXAMPLES[i] if i < len(EXAMPLES) else (None,) * len(INPUTS)
@@ -246,64 +463,21 @@ def sheet_planner(book: Book):
             st.input_cell(cell, ex[j], "General" if c.kind != "number" else "#,##0.###")
             if c.kind == "level":
                 cell.alignment = st.Alignment(horizontal="center")
-            if c.kind != "text":
-                dv_cells[c.kind].append(cell.coordinate)
-        t, w, d, e, lv, sp, load = (f"$B{r}", f"$C{r}", f"$D{r}", f"$E{r}", f"$F{r}",
-                                    f"$G{r}", f"$H{r}")
-        unit = f"$I{r}"
-        blank = f'$B{r}=""'
-        st.output(ws[f"I{r}"], f'=IF({blank},"",{unit_of(w)})')
-        for col, kind in (("J", "cp"), ("K", "v")):
-            st.output(ws[f"{col}{r}"], f'=IF({blank},"",IF({total_only(t)},"total only",'
-                      f'{per_unit(kind, t, w, d, e, lv, sp, unit)}))', "0.000000")
-        st.output(ws[f"L{r}"], f'=IF({blank},"",{per_unit("tot", t, w, d, e, lv, sp, unit)})',
-                  "0.000000")
-        for col, src in (("M", "J"), ("N", "K")):
-            st.output(ws[f"{col}{r}"], f'=IF(OR({blank},${src}{r}="total only"),"",'
-                      f'{load}*${src}{r}/IF({unit}="tx/s",1000,1))', "0.000")
-        st.output(ws[f"O{r}"], f'=IF({blank},"",{load}*$L{r}/IF({unit}="tx/s",1000,1))', "0.000")
-        st.output(ws[f"P{r}"], f'=IF({blank},"",$O{r}/${ENGINES_CELL[0]}${ENGINES_CELL[1:]})',
-                  "0.0%")
-        rate = (f'IF({unit}="tx/s",TX_PER_SEC({t},{w},{d},{e},{lv},{sp}),'
-                f'MB_PER_SEC({t},{d},{lv},{sp},{conn_arg(t, e)}))')
-        st.output(ws[f"Q{r}"], f'=IF({blank},"",IFERROR({rate},"not published"))', "#,##0.0")
-        st.output(ws[f"R{r}"], f'=IF(ISNUMBER($Q{r}),IF({load}<=$Q{r},"yes","no: above it"),"")')
-        cands = f"${L(c_cand0)}{r}:${L(c_cand0 + ncand - 1)}{r}"
-        names_row = f"${L(c_cand0)}${HEAD_ROW}:${L(c_cand0 + ncand - 1)}${HEAD_ROW}"
-        st.output(ws[f"S{r}"], f'=IF({blank},"",IF(COUNT({cands})=0,"none measured",'
-                  f'INDEX({names_row},1,MATCH(MIN({cands}),{cands},0))))')
-        st.output(ws[f"T{r}"], f'=IF({blank},"",IF(COUNT({cands})=0,"",MIN({cands})))', "0.000")
-        for k, x in enumerate(CANDIDATES):
-            st.output(ws.cell(r, c_cand0 + k),
-                      f'=IF({blank},"",IFERROR({engines("tot", s(x), w, d, e, lv, sp, unit, load)},""))',
-                      "0.000")
-        c = ws.cell(r, c_cand0 + ncand)
-        st.output(c, f'=IF({blank},"",{basis(t, w, d, e, lv, sp, unit)})')
-        c.alignment = st.WRAP
+        for col, (f, fmt) in planner_row(r).items():
+            st.output(ws[f"{col}{r}"], f, fmt)
+        ws[f"{BASIS_COL}{r}"].alignment = st.WRAP
         ws.row_dimensions[r].height = 15
-    r = TOTAL_ROW
-    st.label(ws[f"A{r}"], "Total of all links", bold=True)
-    for col, fmt in (("M", "0.000"), ("N", "0.000"), ("O", "0.000"), ("P", "0.0%")):
-        st.output(ws[f"{col}{r}"], f"=SUM({col}{FIRST_ROW}:{col}{r - 1})", fmt)
-        ws[f"{col}{r}"].font = st.BOLD
-    ws.conditional_formatting.add(f"P{r}", FormulaRule(formula=[f"P{r}>1"], fill=st.BAD_FILL))
-    book.refs["planner.total_engines"] = f"Planner!$O${r}"
-    _add_validations(ws, {**dv_cells, "number": dv_cells["number"] + [ENGINES_CELL]})
-    row = r + 2
-    for text in (
-        "CPU needed = required load x CPU per unit of load: CPU-seconds per second, i.e. "
-        "engines kept busy. CP CPU is z/VM's share, virtual CPU the guests' own. "
-        "'total only': the source (002) gives only total CPU per transaction for Guest LAN.",
-        "Measured rate: the throughput the source measured (or zvmplan projects) at this "
-        "configuration; a load above it is beyond what was demonstrated. FTP_GET (001) "
-        "reports no elapsed time, hence 'not published'.",
-        "Cheapest transport: the alternative with the lowest total CPU for the same load at "
-        "the same MTU, z/VM level and speed factor; transports measured at other MTUs or "
-        "levels stay blank. Each was measured on its own machine (see Assumptions).",
-        "An error in a green cell means the sources cannot support that input: the Basis "
-        "column (or =ZVM_BASIS(...)) gives the reason, e.g. an MTU outside the measured ones.",
-    ):
-        row = st.note(ws, row, text, width_cols=16)
+    dv: dict[str, list[str]] = {"number": [ENGINES_CELL]}
+    for c in INPUTS:
+        if c.kind != "text":
+            dv.setdefault(c.kind, []).append(f"{COL[c.key]}{FIRST_ROW}:{COL[c.key]}{LAST_ROW}")
+    _add_validations(ws, dv)
+    for cols, rule, how, _ in PLANNER_RULES:
+        style = {"fill": {"fill": st.ATTENTION_FILL}, "left": {"fill": st.LEFT_OUT_FILL},
+                 "grey": {"font": st.GREY_FONT}}[how]
+        st.attention(ws, rule_range(cols, FIRST_ROW, LAST_ROW), rule, **style)
+    st.attention(ws, f"P{TOTAL_ROW}", f"AND(ISNUMBER(P{TOTAL_ROW}),P{TOTAL_ROW}>1)",
+                 fill=st.ATTENTION_FILL)
     ws.freeze_panes = f"B{FIRST_ROW}"
     st.protect(ws)
     return ws
@@ -320,6 +494,7 @@ def sheet_upgrade(book: Book):
              "measured); 3.1.0 -> 4.1.0 brings fast CCW translation to LCS and ESCON_CTC (001, "
              "measured). Other transports change little or nothing (see Assumptions).",
              width_cols=16)
+    st.warning(ws, WARN_CELL, warning_formula(), 16)
     head = 6
     st.band(ws, head - 1, 1, 9, "Inputs")
     st.band(ws, head - 1, 10, 14, "CP CPU")
@@ -345,8 +520,9 @@ def sheet_upgrade(book: Book):
             st.input_cell(ws.cell(r, j + 1), ex[j], "#,##0.###" if k == "number" else "General")
             if k != "text":
                 dv[k].append(ws.cell(r, j + 1).coordinate)
-        t, w, d, e, sp, load, l0, l1 = (f"$B{r}", f"$C{r}", f"$D{r}", f"$E{r}", f"$F{r}",
-                                        f"$G{r}", f"$H{r}", f"$I{r}")
+        t, w, d, e, load, l0, l1 = (f"$B{r}", f"$C{r}", f"$D{r}", f"$E{r}", f"$G{r}",
+                                    f"$H{r}", f"$I{r}")
+        sp = f'IF($F{r}<>"",$F{r},{factor_of(t)})'  # the row's, else the Assumptions one
         unit = f"$J{r}"
         blank = f'$B{r}=""'
         st.output(ws[f"J{r}"], f'=IF({blank},"",{unit_of(w)})')
@@ -377,9 +553,39 @@ def sheet_upgrade(book: Book):
         "diverse guests, or CP work other than QDIO, expect less (003 Discussion of Results).",
     ):
         row = st.note(ws, row, text, width_cols=18)
+    _stack_changes(ws, row + 1)
     ws.freeze_panes = f"B{first}"
     st.protect(ws)
     return ws
+
+
+#: 004's VM TCP/IP stack ranges: throughput per transport, CPU per unit for all devices
+STACK_TRANSPORTS = ("HIPERSOCKETS", "GUEST_LAN", "CLAW", "VCTC")
+STACK_WORKLOADS = ("STRG", "RR", "CRR")
+
+
+def _stack_changes(ws, row: int) -> int:
+    """004's z/VM 4.3.0 VM TCP/IP stack changes (ZVM_STACK_CHANGE): {low, high} in %."""
+    st.h2(ws, row, "z/VM 4.3.0 VM TCP/IP stack changes (004; VM TCP/IP stack endpoints only, "
+          "never the Linux-guest figures above)")
+    row += 1
+    for k, (h, u) in enumerate((("Transport", ""), ("Workload", ""), ("Throughput low", "%"),
+                                ("Throughput high", "%"), ("CPU per unit low", "%"),
+                                ("CPU per unit high", "%"))):
+        st.header(ws, row, 1 + k, h, u)
+    row += 2
+    for t in STACK_TRANSPORTS + ("ALL",):
+        for w in STACK_WORKLOADS:
+            st.label(ws.cell(row, 1), t, bold=True)
+            st.label(ws.cell(row, 2), w)
+            for k, metric in ((0, "throughput"), (2, "cpu")):
+                if (metric == "cpu") != (t == "ALL"):
+                    continue
+                for i in (1, 2):
+                    st.output(ws.cell(row, 3 + k + i - 1),
+                              f'=INDEX(ZVM_STACK_CHANGE("{t}","{w}","{metric}"),1,{i})', "0")
+            row += 1
+    return row
 
 
 # ============================================================== Scenarios =====
@@ -388,85 +594,199 @@ def scenario_col(block: int) -> int:
     return 1 + block * SCENARIO_WIDTH
 
 
+def scenario_refs(block: int) -> dict[str, str]:
+    c0 = scenario_col(block)
+    return {key: f"${L(c0 + 1)}${SCEN_PARAM_ROW + k}"
+            for k, (key, _, _) in enumerate(SCENARIO_PARAMS)}
+
+
+def scenario_row(block: int, r: int) -> dict[str, tuple[str, str]]:
+    """Computed cells of scenario ``block``'s row ``r`` (the Planner's row
+    ``FIRST_ROW + r - SCEN_FIRST_ROW``): column letter -> (formula, number format)."""
+    P = PLANNER
+    c0 = scenario_col(block)
+    refs = scenario_refs(block)
+    pr = FIRST_ROW + r - SCEN_FIRST_ROW
+    pc = {c.key: f"{P}!${COL[c.key]}${pr}" for c in INPUTS}
+    t = f'IF({refs["transport"]}="",{pc["transport"]},{refs["transport"]})'
+    lv = f'IF({refs["level"]}="",{nz(pc["level"])},{refs["level"]})'
+    # the scenario's factor; else the Planner row's (its own or the Assumptions one) for the
+    # row's transport, or the Assumptions one for the scenario's transport
+    sp = (f'IF({refs["speed_factor"]}<>"",{refs["speed_factor"]},IF({refs["transport"]}="",'
+          f'{nz(f"{P}!${SPEED_COL}${pr}")},{factor_of(refs["transport"])}))')
+    load = f'{pc["load"]}*IF({refs["load_factor"]}="",1,{refs["load_factor"]})'
+    e = nz(pc["connections"])
+    unit = f"{P}!$I${pr}"
+    blank = f'OR({refs["name"]}="",{pc["transport"]}="")'
+    w, d = pc["workload"], pc["size_bytes"]
+    out = {L(c0): (f'=IF({blank},"",{pc["link"]})', "General")}
+    for k, kind in ((1, "cp"), (2, "v")):
+        out[L(c0 + k)] = (f'=IF({blank},"",IF({total_only(t)},"total only",'
+                          f'{engines(kind, t, w, d, e, lv, sp, unit, load)}))', "0.000")
+    out[L(c0 + 3)] = (f'=IF({blank},"",{engines("tot", t, w, d, e, lv, sp, unit, load)})',
+                      "0.000")
+    out[L(c0 + 4)] = (f'=IF({blank},"",{L(c0 + 3)}{r}/{P}!${ENGINES_CELL[0]}$'
+                      f'{ENGINES_CELL[1:]})', "0.0%")
+    out[L(c0 + 5)] = (status(blank, f"{L(c0 + 1)}{r}", f"{L(c0 + 2)}{r}", f"{L(c0 + 3)}{r}", t),
+                      "General")
+    return out
+
+
+def scenario_totals(block: int, last: int, p_last: int | None = None
+                    ) -> dict[str, tuple[str, str]]:
+    """Scenario ``block``'s totals (above its table) for a table ending at row ``last``
+    (the Planner's table ending at ``p_last``: by default, the same rows)."""
+    c0 = scenario_col(block)
+    name = scenario_refs(block)["name"]
+
+    def rng(k):
+        return f"${L(c0 + k)}${SCEN_FIRST_ROW}:${L(c0 + k)}${last}"
+    tot = totals(rng(5), rng(0), {"cp": rng(1), "v": rng(2), "tot": rng(3),
+                                  "tot_total": f"${L(c0 + 3)}${SCEN_TOTAL_ROW}"},
+                 f"{PLANNER}!${ENGINES_CELL[0]}${ENGINES_CELL[1:]}")
+    # rows inserted by hand in the Planner have no row here: then the block covers fewer
+    # links than the Planner has, and its totals say so instead of adding what is left
+    p_last = p_last or FIRST_ROW + last - SCEN_FIRST_ROW
+    p_st = f"{PLANNER}!${STATUS_COL}${FIRST_ROW}:${STATUS_COL}${p_last}"
+
+    def count(st_rng):
+        return "+".join(f'COUNTIF({st_rng},"{x}")' for x in ("yes", "total only", "no"))
+    p_n, s_n = count(p_st), count(rng(5))
+    short = f"({p_n})<>({s_n})"
+    out = {}
+    for k, key, fmt in ((1, "cp", "0.000"), (2, "v", "0.000"), (3, "tot", "0.000"),
+                        (4, "share", "0.0%")):
+        out[f"{L(c0 + k)}{SCEN_TOTAL_ROW}"] = (
+            f'=IF({name}="","",IF({short},"rows missing",{tot[key][1:]}))', fmt)
+    out[f"{L(c0)}{SCEN_COUNT_ROW}"] = (
+        f'=IF({name}="","",IF({short},"This block covers "&({s_n})&" of the Planner\'s "&'
+        f'({p_n})&" links: its table needs as many rows as the Planner\'s (copy its last row '
+        f'down, or use zvmplan fill).",{tot["text"][1:]}))', "General")
+    return out
+
+
+#: conditional formats of each scenario block: (column offset, rule, style, stated rule)
+SCENARIO_RULES = (
+    (4, "share", "fill", "red share: the scenario needs more than 100% of the LPAR's engines "
+     "(total and per link)"),
+    (5, "status", "left", "orange 'no': a link left out of the totals (the Planner's Basis "
+     "says why)"),
+)
+
+
 def sheet_scenarios(book: Book):
     ws = book.wb.create_sheet(SCENARIOS)
     ws.sheet_view.zoomScale = 90
+    width = SCENARIO_BLOCKS * SCENARIO_WIDTH - 1
     for b in range(SCENARIO_BLOCKS):
         c0 = scenario_col(b)
         st.widths(ws, {L(c0): 30, L(c0 + 1): 11, L(c0 + 2): 11, L(c0 + 3): 11, L(c0 + 4): 10,
-                       L(c0 + 5): 3})
+                       L(c0 + 5): 10, L(c0 + 6): 3})
     st.title(ws, "Scenarios - the Planner's links under several assumptions, side by side",
              "Each block takes the Planner's links and changes them: load x factor, and "
              "optionally one z/VM level, one transport or one speed factor for every link. "
              "Fill the yellow cells (or: zvmplan fill ... --scenarios file). A block without "
-             "a name stays empty.", width_cols=SCENARIO_BLOCKS * SCENARIO_WIDTH - 1)
-    P = PLANNER
+             "a name stays empty. Highlighted: "
+             + "; ".join(x[3] for x in SCENARIO_RULES) + ".", width_cols=width)
+    st.warning(ws, WARN_CELL, warning_formula(), width)
     dv = {"transport": [], "level": [], "number": []}
     for b in range(SCENARIO_BLOCKS):
         c0 = scenario_col(b)
         ex = SCENARIO_EXAMPLES[b] if b < len(SCENARIO_EXAMPLES) else (None,) * 5
-        st.band(ws, SCEN_PARAM_ROW - 1, c0, c0 + 4, f"Scenario {b + 1}")
-        refs = {}
+        st.band(ws, SCEN_PARAM_ROW - 1, c0, c0 + 5, f"Scenario {b + 1}")
         for k, (key, lab, kind) in enumerate(SCENARIO_PARAMS):
             r = SCEN_PARAM_ROW + k
             st.label(ws.cell(r, c0), lab, bold=(k == 0))
             cell = ws.cell(r, c0 + 1)
             st.input_cell(cell, ex[k])
-            refs[key] = f"${L(c0 + 1)}${r}"
             if kind in dv:
                 dv[kind].append(cell.coordinate)
+        refs = scenario_refs(b)
+        note = ws.cell(SCEN_PARAM_ROW + 3, c0 + 2)
+        st.output(note, f'=IF(AND({refs["transport"]}<>"",{refs["speed_factor"]}=""),'
+                  f'IF({factor_of(refs["transport"])}="","{NOT_NORMALISED}",""),"")')
+        note.fill = st.PatternFill()
+        note.border = st.Border()
+        note.font = st.Font(size=9, color="C00000")
+        st.label(ws.cell(SCEN_TOTAL_ROW, c0), "Total of all links [engines]", bold=True)
+        for ref, (f, fmt) in scenario_totals(b, SCEN_LAST_ROW).items():
+            st.output(ws[ref], f, fmt)
+            ws[ref].font = st.BOLD
+        count = ws.cell(SCEN_COUNT_ROW, c0)
+        count.font = st.Font(size=9)
+        count.alignment = st.WRAP
+        ws.merge_cells(start_row=SCEN_COUNT_ROW, start_column=c0, end_row=SCEN_COUNT_ROW,
+                       end_column=c0 + 5)
         heads = [("Link", ""), ("CP CPU", "engines"), ("Virtual CPU", "engines"),
-                 ("Total CPU", "engines"), ("Share of LPAR", "%")]
+                 ("Total CPU", "engines"), ("Share of LPAR", "%"),
+                 ("In totals", "yes / total only / no")]
         for k, (h, u) in enumerate(heads):
             st.header(ws, SCEN_HEAD_ROW, c0 + k, h, u)
-        name = refs["name"]
         for i in range(N_ROWS):
             r = SCEN_FIRST_ROW + i
-            pr = FIRST_ROW + i
-            pc = {c.key: f"{P}!${COL[c.key]}${pr}" for c in INPUTS}
-            t = f'IF({refs["transport"]}="",{pc["transport"]},{refs["transport"]})'
-            lv = f'IF({refs["level"]}="",{nz(pc["level"])},{refs["level"]})'
-            sp = f'IF({refs["speed_factor"]}="",{nz(pc["speed_factor"])},{refs["speed_factor"]})'
-            load = f'{pc["load"]}*IF({refs["load_factor"]}="",1,{refs["load_factor"]})'
-            e = nz(pc["connections"])
-            unit = f"{P}!$I${pr}"
-            blank = f'OR({name}="",{pc["transport"]}="")'
-            st.output(ws.cell(r, c0), f'=IF({blank},"",{pc["link"]})')
-            for k, kind in ((1, "cp"), (2, "v")):
-                st.output(ws.cell(r, c0 + k), f'=IF({blank},"",IF({total_only(t)},"total only",'
-                          f'{engines(kind, t, pc["workload"], pc["size_bytes"], e, lv, sp, unit, load)}))',
-                          "0.000")
-            st.output(ws.cell(r, c0 + 3), f'=IF({blank},"",'
-                      f'{engines("tot", t, pc["workload"], pc["size_bytes"], e, lv, sp, unit, load)})',
-                      "0.000")
-            tot = f"{L(c0 + 3)}{r}"
-            st.output(ws.cell(r, c0 + 4), f'=IF({blank},"",{tot}/{P}!${ENGINES_CELL[0]}$'
-                      f'{ENGINES_CELL[1:]})', "0.0%")
-        r = SCEN_FIRST_ROW + N_ROWS
-        st.label(ws.cell(r, c0), "Total", bold=True)
-        for k, fmt in ((1, "0.000"), (2, "0.000"), (3, "0.000"), (4, "0.0%")):
-            col = L(c0 + k)
-            st.output(ws.cell(r, c0 + k), f'=IF({name}="","",SUM({col}{SCEN_FIRST_ROW}:'
-                      f'{col}{r - 1}))', fmt)
-            ws.cell(r, c0 + k).font = st.BOLD
-        book.refs[f"scenario.{b}.total"] = f"Scenarios!${L(c0 + 3)}${r}"
+            for col, (f, fmt) in scenario_row(b, r).items():
+                st.output(ws[f"{col}{r}"], f, fmt)
+        book.refs[f"scenario.{b}.total"] = f"Scenarios!${L(c0 + 3)}${SCEN_TOTAL_ROW}"
+        for off, _, how, _ in SCENARIO_RULES:
+            col = L(c0 + off)
+            rng = f"{col}{SCEN_FIRST_ROW}:{col}{SCEN_LAST_ROW}"
+            if how == "fill":
+                for ref, first in ((rng, f"{col}{SCEN_FIRST_ROW}"),
+                                   (f"{col}{SCEN_TOTAL_ROW}", f"{col}{SCEN_TOTAL_ROW}")):
+                    st.attention(ws, ref, f"AND(ISNUMBER({first}),{first}>1)",
+                                 fill=st.ATTENTION_FILL)
+            else:
+                st.attention(ws, rng, f'{col}{SCEN_FIRST_ROW}="no"', fill=st.LEFT_OUT_FILL)
+    ws.row_dimensions[SCEN_COUNT_ROW].height = 50
     _add_validations(ws, dv)
-    row = SCEN_FIRST_ROW + N_ROWS + 2
-    st.note(ws, row, "Excel's Data Tables cannot be recalculated outside Excel, so each scenario "
-            "is a block of ordinary formulas; zvmplan calc recalculates them all.",
-            width_cols=SCENARIO_BLOCKS * SCENARIO_WIDTH - 1)
     ws.freeze_panes = f"A{SCEN_FIRST_ROW}"
     st.protect(ws)
     return ws
 
 
 # ============================================================ Assumptions =====
+def _target_processor(ws, row: int) -> int:
+    """The planner's per-engine capacities of the target machine relative to each measured
+    processor (yellow, blank by default: zvmplan invents none), and the speed factor each
+    transport uses from them; the Planner, Upgrade and Scenarios read the latter."""
+    st.h2(ws, row, "Your processor (optional): per-engine capacity relative to each measured one")
+    st.note(ws, row + 1, "Take the ratios from zPCR or LSPR for your machine; zvmplan supplies "
+            "none. Blank: figures stay on the measured processor (speed factor 1) and every "
+            f"comparison across transports says '{NOT_NORMALISED}'. A Planner row's own speed "
+            "factor overrides these.", width_cols=3)
+    st.header(ws, ASSUME_CAP_ROW - 1, 1, "Measured processor", None)
+    st.header(ws, ASSUME_CAP_ROW - 1, 2, "Your per-engine capacity relative to it [x]", None)
+    st.header(ws, ASSUME_CAP_ROW - 1, 3, "Measured there (source hardware section)", None)
+    for i, p in enumerate(PROCESSORS):
+        r = ASSUME_CAP_ROW + i
+        st.label(ws.cell(r, 1), p, bold=True)
+        st.input_cell(ws.cell(r, 2), None, "0.###")
+        ts = [t for t in names.TRANSPORTS if zvmplan.processor(t).name == p]
+        st.label(ws.cell(r, 3), f"{', '.join(ts)} ({zvmplan.processor(ts[0]).label})",
+                 wrap=True)
+    dv = validation("number")
+    ws.add_data_validation(dv)
+    dv.add(f"B{ASSUME_CAP_ROW}:B{ASSUME_CAP_ROW + len(PROCESSORS) - 1}")
+    st.header(ws, ASSUME_TX_ROW - 1, 1, "Transport", None)
+    st.header(ws, ASSUME_TX_ROW - 1, 2, "Measured on (ZVM_PROCESSOR)", None)
+    st.header(ws, ASSUME_TX_ROW - 1, 3, "Speed factor a link uses when its row gives none [x]",
+              None)
+    for i, t in enumerate(names.TRANSPORTS):
+        r = ASSUME_TX_ROW + i
+        st.label(ws.cell(r, 1), t, bold=True)
+        st.output(ws.cell(r, 2), f'=ZVM_PROCESSOR("{t}")')
+        cap = cap_cell(zvmplan.processor(t).name).split("!")[1]
+        st.output(ws.cell(r, 3), f'=IF({cap}="","",{cap})', "0.###")
+    return ASSUME_TX_LAST + 2
+
+
 def sheet_assumptions(book: Book, notes: dict):
     ws = book.wb.create_sheet(ASSUMPTIONS)
     st.widths(ws, {"A": 24, "B": 95, "C": 50})
     row = st.title(ws, "Assumptions - what the Planner's numbers rest on",
                    "Each assumption with the source it comes from. The basis labels say how a "
                    "particular answer was obtained (ZVM_BASIS shows it).", width_cols=3)
+    row = _target_processor(ws, row)
     st.header(ws, row, 1, "Topic", None)
     st.header(ws, row, 2, "Assumption", None)
     st.header(ws, row, 3, "Source", None)
@@ -478,6 +798,12 @@ def sheet_assumptions(book: Book, notes: dict):
         st.label(ws.cell(row, 1), a["topic"], bold=True, wrap=True)
         st.label(ws.cell(row, 2), text, wrap=True)
         st.label(ws.cell(row, 3), a["source"], wrap=True)
+        ws.row_dimensions[row].height = 15 * max(1, -(-len(text) // 100)) + 3
+        row += 1
+    row += 1
+    row = st.h2(ws, row, "Reading the Planner")
+    for text in notes["planner_note"]:
+        st.label(ws.cell(row, 2), text, wrap=True)
         ws.row_dimensions[row].height = 15 * max(1, -(-len(text) // 100)) + 3
         row += 1
     row += 1

@@ -188,3 +188,26 @@ def page_setup(ws, wide: bool = False, print_area: str | None = None):
     ws.page_margins.top = ws.page_margins.bottom = 0.5
     if print_area:
         ws.print_area = print_area
+
+
+WARN_FONT = Font(bold=True, size=12, color="C00000")
+ATTENTION_FILL = PatternFill("solid", fgColor="FF9999")   # red: needs attention
+LEFT_OUT_FILL = PatternFill("solid", fgColor="F8CBAD")    # orange: left out of the totals
+GREY_FONT = Font(color="A6A6A6")
+
+
+def warning(ws, ref: str, formula: str, width_cols: int):
+    """The top-of-sheet warning cell: blank normally, red text when it fires."""
+    c = ws[ref]
+    c.value = formula
+    c.font = WARN_FONT
+    c.protection = LOCKED
+    ws.merge_cells(start_row=c.row, start_column=c.column, end_row=c.row,
+                   end_column=c.column + width_cols - 1)
+    return c
+
+
+def attention(ws, sqref: str, formula: str, fill=None, font=None):
+    """A conditional format over ``sqref``: ``formula`` is written for its top-left cell."""
+    ws.conditional_formatting.add(sqref, FormulaRule(formula=[formula], fill=fill, font=font,
+                                                     stopIfTrue=False))

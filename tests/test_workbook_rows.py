@@ -1,0 +1,202 @@
+"""Any number of links: ``zvmplan fill`` adds table rows beyond the template's (the same
+formulas the template has, stretched totals, highlights, dropdowns and print area), and
+the totals survive links the sources cannot answer: they count what they include and
+name what they leave out."""
+from __future__ import annotations
+
+import csv
+import re
+import zipfile
+
+import openpyxl
+import pytest
+
+from zvmplan import api
+from zvmplan_workbook import build, fill, planner, rows, xlsxio
+
+TEMPLATE = build.TEMPLATE
+HEADER = ("link", "transport", "workload", "size_bytes", "connections", "level",
+          "speed_factor", "load")
+# one of each kind of link; GUEST_LAN at MTU 1492 has no answer (002 measured 57344 only),
+# GUEST_LAN at 57344 has a total CPU only (002 Table 2 prints no CP / virtual split)
+KINDS = (
+    ("db replication", "VCTC", "STREAM", 32764, None, None, None, 12),
+    ("web tier", "OSA_GBE", "RR", 8992, 50, "4.4.0", None, 4000),
+    ("web tier (http)", "OSA_GBE", "CRR", 1492, 20, "4.3.0", 1.2, 800),
+    ("backup", "HIPERSOCKETS", "STRG", 32768, 20, "4.4.0", None, 120),
+    ("ftp out", "LCS", "FTP_GET", 1500, None, "4.1.0", None, 3),
+    ("guest lan 1492", "GUEST_LAN", "RR", 1492, 20, "4.3.0", None, 500),
+    ("guest lan 57344", "GUEST_LAN", "RR", 57344, 50, "4.3.0", None, 500),
+)
+N_LINKS = 1000
+
+
+def links(n: int) -> list[tuple]:
+    return [(f"{k[0]} {i + 1}",) + k[1:] for i, k in enumerate(KINDS[j % len(KINDS)]
+                                                                for j in range(n))]
+
+
+def write_links(path, n: int):
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(HEADER)
+        for link in links(n):
+            w.writerow(["" if v is None else v for v in link])
+    return path
+
+
+def model(link, kind="tot"):
+    """The model's engines for a link, or None where it has no answer."""
+    try:
+        return api.cpu_engines(*link[1:], kind=kind)
+    except Exception:
+        return None
+
+
+# ---------------------------------------------------- growing, not recalculated ----
+@pytest.fixture(scope="module")
+def grown(tmp_path_factory):
+    """The template's tables grown to 60 rows (no recalculation), read back by openpyxl."""
+    path = tmp_path_factory.mktemp("grown") / "grown.xlsx"
+    raw = xlsxio.read_zip(TEMPLATE)
+    entries = {info.filename: data for info, data in raw}
+    rows.grow(entries, 60)
+    xlsxio.write_zip(path, [(i.filename, entries[i.filename]) for i, _ in raw], build.FIXED_TIME)
+    return path
+
+
+def test_grown_rows_hold_the_templates_formulas(grown):
+    wb = openpyxl.load_workbook(grown)
+    ws = wb[planner.PLANNER]
+    last = planner.FIRST_ROW + 59
+    for r in (planner.LAST_ROW + 1, last):
+        for col, (f, _) in planner.planner_row(r).items():
+            assert ws[f"{col}{r}"].value == f, (col, r)
+        for c in planner.INPUTS:  # inputs: empty, unlocked, styled as the template's
+            cell = ws[f"{planner.COL[c.key]}{r}"]
+            assert cell.value is None and cell.protection.locked is False
+            assert cell.fill.fgColor.rgb.endswith("FFF2CC")
+    assert ws.max_row == last
+    for ref, (f, _) in planner.planner_totals(last).items():
+        assert ws[ref].value == f, ref
+    sc = wb[planner.SCENARIOS]
+    s_last = planner.SCEN_FIRST_ROW + 59
+    for b in range(planner.SCENARIO_BLOCKS):
+        for col, (f, _) in planner.scenario_row(b, s_last).items():
+            assert sc[f"{col}{s_last}"].value == f
+        for ref, (f, _) in planner.scenario_totals(b, s_last).items():
+            assert sc[ref].value == f
+    # dropdowns and highlights reach the new last row; the print area too
+    for dv in ws.data_validations.dataValidation:
+        for rng in dv.sqref.ranges:
+            if rng.min_row == planner.FIRST_ROW:
+                assert rng.max_row == last, str(dv.sqref)
+    for cf in ws.conditional_formatting:
+        for rng in cf.sqref.ranges:
+            if rng.min_row == planner.FIRST_ROW:
+                assert rng.max_row == last, str(cf.sqref)
+    assert ws.print_area == f"'{planner.PLANNER}'!$A$1:${planner.BASIS_COL}${last}"
+
+
+def test_growing_keeps_everything_else(grown):
+    with zipfile.ZipFile(grown) as z, zipfile.ZipFile(TEMPLATE) as t:
+        assert z.namelist() == t.namelist()
+        changed = [n for n in t.namelist() if z.read(n) != t.read(n)]
+    paths = rows.sheet_paths({i.filename: d for i, d in xlsxio.read_zip(TEMPLATE)})
+    assert sorted(changed) == sorted([paths[planner.PLANNER], paths[planner.SCENARIOS],
+                                      "xl/workbook.xml"])
+
+
+def test_a_table_with_rows_below_is_refused():
+    raw = xlsxio.read_zip(TEMPLATE)
+    entries = {info.filename: data for info, data in raw}
+    path = rows.sheet_paths(entries)[planner.PLANNER]
+    xml = entries[path].decode()
+    entries[path] = xml.replace("</sheetData>", '<row r="900"><c r="A900" t="inlineStr">'
+                                "<is><t>note</t></is></c></row></sheetData>").encode()
+    with pytest.raises(rows.GrowError, match="not the last row"):
+        rows.grow(entries, 30)
+
+
+# ------------------------------------------------------- 1,000 links, filled ----
+@pytest.fixture(scope="module")
+def thousand(tmp_path_factory):
+    d = tmp_path_factory.mktemp("thousand")
+    out = d / "planned.xlsx"
+    rep = fill.fill(TEMPLATE, write_links(d / "links.csv", N_LINKS), out)
+    assert rep.links == N_LINKS
+    return rep, openpyxl.load_workbook(out, data_only=True, read_only=True)
+
+
+def _rows(ws, first, n, width):
+    return list(ws.iter_rows(min_row=first, max_row=first + n - 1, max_col=width,
+                             values_only=True))
+
+
+def test_thousand_links_match_the_model(thousand):
+    _, wb = thousand
+    ws = wb[planner.PLANNER]
+    got = _rows(ws, planner.FIRST_ROW, N_LINKS, 21)
+    status = {"yes": 0, "total only": 0, "no": 0}
+    for link, row in zip(links(N_LINKS), got):
+        assert row[0] == link[0]
+        tot, cp = model(link), model(link, "cp")
+        st = row[20]   # column U, In totals
+        status[st] += 1
+        if tot is None:
+            assert st == "no" and row[14] == "#NUM!", link
+        else:
+            assert row[14] == pytest.approx(tot, rel=1e-12), link
+            assert st == ("yes" if cp is not None else "total only"), link
+    assert status == {"yes": 715, "total only": 142, "no": 143}
+
+
+def test_thousand_links_totals_count_what_they_include(thousand):
+    """One Guest LAN link at MTU 1492 used to make Total CPU #NUM!, and the Guest LAN
+    links silently dropped out of the CP and virtual totals (issue 10).
+
+    Excel behaviour relied on: SUMIF / COUNTIF compare each criteria cell and skip error
+    cells; ERROR.TYPE gives 6 for #NUM! and 7 for #N/A; SUM over a column of text is 0
+    unless an error is in it, which it returns (the guard that lets #NAME? through)."""
+    _, wb = thousand
+    ws = wb[planner.PLANNER]
+    tot = [(l, model(l), model(l, "cp"), model(l, "v")) for l in links(N_LINKS)]
+    total = sum(t for _, t, _, _ in tot if t is not None)
+    cp = sum(c for _, t, c, _ in tot if t is not None and c is not None)
+    v = sum(x for _, t, c, x in tot if t is not None and c is not None)
+    row = _rows(ws, planner.TOTAL_ROW, 1, 17)[0]
+    assert row[12] == pytest.approx(cp, rel=1e-12)
+    assert row[13] == pytest.approx(v, rel=1e-12)
+    assert row[14] == pytest.approx(total, rel=1e-12)
+    assert row[15] == pytest.approx(total / 2, rel=1e-12)
+    assert row[16] == ("Total CPU counts 857 of 1000 links; left out: 143 with no answer "
+                       "(In totals = no; first: guest lan 1492 6; its Basis says why). CP and "
+                       "virtual CPU count 715 links; they leave out 142 link(s) whose source "
+                       "gives total CPU only (Guest LAN, 002).")
+
+
+def test_thousand_links_scenarios(thousand):
+    """The scenario blocks grow with the Planner: the example scenario 'high' (x2) covers
+    every link."""
+    _, wb = thousand
+    ws = wb[planner.SCENARIOS]
+    b = [s[0] for s in planner.SCENARIO_EXAMPLES].index("high")
+    c0 = planner.scenario_col(b)
+    got = _rows(ws, planner.SCEN_FIRST_ROW, N_LINKS, c0 + 5)
+    want = 0.0
+    for link, row in zip(links(N_LINKS), got):
+        t = model(link[:-1] + (link[-1] * 2,))
+        if t is None:
+            assert row[c0 + 4] == "no"
+        else:
+            assert row[c0 + 2] == pytest.approx(t, rel=1e-12)
+            want += t
+    total = _rows(ws, planner.SCEN_TOTAL_ROW, 1, c0 + 3)[0][c0 + 2]
+    assert total == pytest.approx(want, rel=1e-12)
+
+
+def test_thousand_links_warnings_name_each_left_out_link(thousand):
+    rep, _ = thousand
+    assert len(rep.warnings) == 143
+    assert re.match(r"link 6 \(guest lan 1492 6\): #NUM! GUEST_LAN RR: MTU 1492 ",
+                    rep.warnings[0])
