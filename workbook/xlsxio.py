@@ -10,6 +10,7 @@ their A1 reference, strings are written inline.
 """
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import zipfile
 from xml.sax.saxutils import escape
@@ -97,7 +98,7 @@ def set_cells(sheet_xml: bytes, values: dict[str, object], unlocked: set[int],
     :class:`NotAnInputCell`: the template's inputs are its unlocked cells.
     """
     found = xmlparse.elements(sheet_xml, name, {"c", "f"})
-    formula_at = [start for loc, _, start, _, _ in found if loc == "f"]
+    formula_at = sorted(start for loc, _, start, _, _ in found if loc == "f")
     cells = {}
     for loc, attrs, start, stop, _ in found:
         if loc == "c" and attrs.get("r"):
@@ -109,7 +110,8 @@ def set_cells(sheet_xml: bytes, values: dict[str, object], unlocked: set[int],
         attrs, start, stop = cells[ref]
         style = attrs.get("s", "0")
         s = int(style) if style.isdigit() else -1
-        if s not in unlocked or any(start < f < stop for f in formula_at):
+        k = bisect.bisect_right(formula_at, start)  # the first <f> after the cell's start
+        if s not in unlocked or (k < len(formula_at) and formula_at[k] < stop):
             raise NotAnInputCell(f"cell {ref} is not an input cell of the template")
         edits.append((start, stop, _cell_xml(ref, s, value).encode("utf-8")))
     edits.sort()
