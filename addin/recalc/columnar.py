@@ -130,6 +130,8 @@ def _column_step(name, func, inputs, values, column, n, note):
         args = [values[k] for k in inputs]
         result = _fast(name, args, n)
         if result is None:
+            result = _distinct(name, func, args, [k in column for k in inputs], n)
+        if result is None:
             result = _as_column(func(*args), n, unwrap=name == "INDEX")
         if result is not None:
             return result
@@ -180,6 +182,52 @@ def _fast(name, args, n):
         out[:] = [x + y for x, y in zip(*texts)]
         return out.reshape(n, 1)
     return None
+
+
+#: an elementwise step whose columns hold at most this share of distinct combinations is
+#: called once on the distinct ones (a lookup of a planner's few site codes)
+DISTINCT_SHARE = 0.25
+DISTINCT_FUNCTIONS = frozenset({"VLOOKUP", "HLOOKUP", "MATCH", "INDEX"})
+
+
+def _distinct(name, func, args, is_column, n):
+    """A lookup (:data:`DISTINCT_FUNCTIONS`) called once on the distinct combinations of
+    its column arguments (each value keyed by its type too: 1, TRUE and "1" differ), the
+    results scattered back: the same values as the call on the whole columns, since each
+    element's result depends on that element alone. None when the columns hold too many
+    distinct combinations (or unhashable values) to gain."""
+    if name not in DISTINCT_FUNCTIONS:
+        return None
+    cols = []
+    for a, c in zip(args, is_column):
+        if c:
+            if not isinstance(a, np.ndarray) or isinstance(a, Ranges) or a.shape != (n, 1):
+                return None
+            cols.append(a.reshape(-1).tolist())
+    if not cols:
+        return None
+    limit = int(n * DISTINCT_SHARE)
+    first: dict = {}
+    picks: list = []
+    inverse = np.empty(n, dtype=np.int64)
+    try:
+        for k, vs in enumerate(zip(*cols)):
+            key = tuple([(type(v), v) for v in vs])
+            j = first.get(key)
+            if j is None:
+                j = first[key] = len(picks)
+                picks.append(k)
+                if len(picks) > limit:
+                    return None
+            inverse[k] = j
+    except TypeError:  # an unhashable value
+        return None
+    m, picks = len(picks), np.array(picks, dtype=np.int64)
+    small = [a.reshape(-1)[picks].reshape(m, 1) if c else a for a, c in zip(args, is_column)]
+    result = _as_column(func(*small), m, unwrap=name == "INDEX")
+    if result is None:
+        return None
+    return result[inverse]
 
 
 def _finite_column(result, n) -> np.ndarray:
@@ -460,10 +508,8 @@ class Columns:
         if t.program is not None and not t.exact_only and t.checked:
             gathered = self._column_args(rest, t, self._slots_of[members[0]])
             if gathered is not None:
-                labels = [self.n_label[i] for i in rest]
-
-                def note(k, err):
-                    self.reasons.setdefault(labels[k], (err.code, err.reason))
+                def note(k, err):  # the label made only for a cell with a reason
+                    self.reasons.setdefault(self.n_label[rest[k]], (err.code, err.reason))
                 try:
                     result = run_columns(t.program, *gathered, len(rest), note)
                 except Exception:  # NotStraight, or a function that failed on a column
