@@ -94,9 +94,9 @@ def _calc(in_path, out_path, in_place, progress, package) -> CalcReport:
         t3 = time.perf_counter()
         replaced = {}
         for s, rows in engine.updates().items():
-            part = book.sheets[s].part
-            xml = xlsxio.decode_xml(pkg.read(part), part)
-            replaced[part] = xlsxio.rewrite_sheet(xml, rows).encode("utf-8")
+            sheet = book.sheets[s]  # the part's bytes as read (expat checked the UTF-8)
+            replaced[sheet.part] = xlsxio.rewrite_sheet(pkg.read(sheet.part), rows, sheet.part,
+                                                        layout=sheet.layout)
         engine.report(report)
         xlsxio.write_package(pkg, out_path, replaced, report.full_calc_on_load)
         t4 = time.perf_counter()
