@@ -14,7 +14,7 @@ from .evaluate import Evaluator
 from .index import CellIndex
 from .install import Reasons, install_functions
 from .order import Order
-from .read import Nodes
+from .read import Nodes, release
 from .values import quiet
 from .write import CalcReport, Results
 
@@ -85,6 +85,7 @@ def _calc(in_path, out_path, in_place, progress, package) -> CalcReport:
         t2 = time.perf_counter()
         install_functions()
         engine = Engine(book, progress)
+        release(book)  # the engine holds what it needs: let the cell dicts go
         Reasons.log = engine.reasons
         try:
             with quiet():
