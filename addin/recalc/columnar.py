@@ -32,6 +32,7 @@ evaluates those cells one by one, as it does for formulas that read their own co
 from __future__ import annotations
 
 import math
+import operator
 from typing import Callable
 
 import numpy as np
@@ -382,8 +383,13 @@ def _zvmplan_column(fn, inputs, values, column, n, note):
                               else raw[p] for p in range(len(raw))])
                 if isinstance(result, np.ndarray):
                     return None
-                for k in ks:
-                    out[k, 0] = _one(result, k, note)
+                if type(result) is float and math.isfinite(result) or type(result) is str:
+                    value = _one(result, ks[0], note)  # no reason to note: one value for all
+                    for k in ks:
+                        out[k, 0] = value
+                else:
+                    for k in ks:
+                        out[k, 0] = _one(result, k, note)
             continue
         args = []
         for p in range(len(raw)):
@@ -427,6 +433,7 @@ def _one(v, k, note):
 __all__ = ["run_columns", "ELEMENTWISE", "REF_COLUMN", "LIT_COLUMN"]
 
 
+_FIELD = [operator.itemgetter(f) for f in range(5)]
 MIN_COLUMN = 8  # fewer cells of one formula are evaluated one by one
 
 
@@ -472,22 +479,25 @@ class Columns:
                 rects = [x]
                 slots.append(None)
             elif kind == REF:
-                rects = [self.rects[i][x] for i in members]
+                rects_of = self.rects
+                rects = [rects_of[i][x] for i in members]
                 first = rects[0]
                 if rects.count(first) == len(rects):
                     rects = [first]
                     slots.append(("same", first))
-                elif all(r[1] == r[3] and r[2] == r[4] and r[0] == first[0] for r in rects):
+                else:
+                    # the rects' fields as lists (sheet, r1, c1, r2, c2), compared whole
+                    sheets_, r1, c1, r2, c2 = (list(map(_FIELD[f], rects)) for f in range(5))
+                    if not (r1 == r2 and c1 == c2 and sheets_.count(first[0]) == len(rects)):
+                        return None  # a range per row (or cells on several sheets): per row
                     s = self.sheet_index.get(first[0])
-                    rows = np.fromiter((r[1] for r in rects), dtype=np.int64, count=len(rects))
-                    cols = np.fromiter((r[2] for r in rects), dtype=np.int64, count=len(rects))
+                    rows = np.array(r1, dtype=np.int64)
+                    cols = np.array(c1, dtype=np.int64)
                     owners = self._owners(s, rows, cols)
                     if inside[owners[owners >= 0]].any():  # a cell of the column itself
                         return None
                     slots.append(("cells", s, rows, cols))
                     continue
-                else:
-                    return None  # a range per row (or cells on several sheets): per row
             else:
                 slots.append(None)
                 continue
