@@ -126,7 +126,7 @@ def release(book: xlsxio.Workbook) -> None:
 def _in_order(cells: dict):
     """The items of ``cells`` by row, then column (a reader gives them so: no sort then)."""
     keys = list(cells)
-    if all(a < b for a, b in zip(keys, keys[1:])):
+    if keys == sorted(keys):  # timsort: linear when in order
         return cells.items()
     return sorted(cells.items())
 
@@ -167,12 +167,29 @@ class Nodes:
         book = self.book
         self.cells = 0
         for s, sheet in enumerate(book.sheets):
-            for (r, c), f in _in_order(sheet.formulas):
-                if f.kind == "dataTable":
-                    self.kept_cached += 1
-                    self.warnings.append(f"{self._label(s, r, c)}: a data table; kept its cached value")
-                    continue
-                self._add_node(s, r, c, f.text, f.area if f.kind == "array" else None, kind=f.kind)
+            if any(f.kind in ("dataTable", "array") for f in sheet.formulas.values()):
+                for (r, c), f in _in_order(sheet.formulas):
+                    if f.kind == "dataTable":
+                        self.kept_cached += 1
+                        self.warnings.append(f"{self._label(s, r, c)}: a data table; kept its "
+                                             "cached value")
+                        continue
+                    self._add_node(s, r, c, f.text, f.area if f.kind == "array" else None,
+                                   kind=f.kind)
+                continue
+            # the usual sheet (plain and shared formulas): the node lists extended at once
+            keys = list(sheet.formulas)
+            if keys == sorted(keys):  # as the reader gives them (timsort: linear then)
+                cells = list(sheet.formulas.values())
+            else:
+                keys.sort()
+                cells = [sheet.formulas[k] for k in keys]
+            self.n_kind.extend([f.kind for f in cells])
+            self.n_sheet.extend([s] * len(keys))
+            self.n_row.extend([k[0] for k in keys])
+            self.n_col.extend([k[1] for k in keys])
+            self.n_text.extend([f.text for f in cells])
+            self.n_area.extend([None] * len(keys))
         self.cells = len(self.n_text)
         # defined names: ranges are bound at compile time, formulas become nodes
         global_refs, local_refs = {}, [dict() for _ in book.sheets]
