@@ -30,6 +30,7 @@ class CalcReport:
     unsupported: set = field(default_factory=set)
     full_calc_on_load: bool = False
     timings: dict = field(default_factory=dict)
+    sheets: list = field(default_factory=list)    # the workbook's worksheet names
 
     def summary(self) -> str:
         parts = [f"{self.formulas} formula cells recalculated in {self.seconds:.2f} s "
@@ -94,6 +95,7 @@ class Results:
 
     def report(self, report: CalcReport) -> CalcReport:
         report.formulas = self.cells - self.kept_cached
+        report.sheets = [sheet.name for sheet in self.book.sheets]
         report.compiled = self.compiled
         report.circular = sorted(self.n_label[i] for i in self.circular)
         report.spills = len(self.spill_area)
