@@ -102,8 +102,9 @@ def _calc(args: argparse.Namespace) -> int:
         if report.full_calc_on_load:
             print("  the file asks Excel to recalculate on open (some values could not be "
                   "computed here)")
-        for line in _plan_totals(report.out_path):
-            print(f"  {line}")
+        if "Planner" in report.sheets:  # a plan: reading the output back is worth it
+            for line in _plan_totals(report.out_path):
+                print(f"  {line}")
     return 0
 
 

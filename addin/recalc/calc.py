@@ -1,6 +1,8 @@
 """``calc(in_path, out_path)``: the stages in order, on one workbook."""
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import time
 from typing import Callable
@@ -14,7 +16,7 @@ from .evaluate import Evaluator
 from .index import CellIndex
 from .install import Reasons, install_functions
 from .order import Order
-from .read import Nodes
+from .read import Nodes, release
 from .values import quiet
 from .write import CalcReport, Results
 
@@ -85,24 +87,39 @@ def _calc(in_path, out_path, in_place, progress, package) -> CalcReport:
         t2 = time.perf_counter()
         install_functions()
         engine = Engine(book, progress)
-        Reasons.log = engine.reasons
-        try:
-            with quiet():
-                engine.run()
-        finally:
-            Reasons.log = None
-        t3 = time.perf_counter()
-        replaced = {}
-        for s, rows in engine.updates().items():
-            part = book.sheets[s].part
-            xml = xlsxio.decode_xml(pkg.read(part), part)
-            replaced[part] = xlsxio.rewrite_sheet(xml, rows).encode("utf-8")
+        release(book)  # the engine holds what it needs: let the cell dicts go
+        with _no_gc():
+            Reasons.log = engine.reasons
+            try:
+                with quiet():
+                    engine.run()
+            finally:
+                Reasons.log = None
+            t3 = time.perf_counter()
+            replaced = {}
+            for s, rows in engine.updates().items():
+                sheet = book.sheets[s]  # the part's bytes as read (expat checked the UTF-8)
+                replaced[sheet.part] = xlsxio.rewrite_sheet(pkg.read(sheet.part), rows,
+                                                            sheet.part, layout=sheet.layout)
         engine.report(report)
         xlsxio.write_package(pkg, out_path, replaced, report.full_calc_on_load)
         t4 = time.perf_counter()
     report.seconds = t4 - t0
     report.timings = {"check": t1 - t0, "read": t2 - t1, "evaluate": t3 - t2, "write": t4 - t3}
     return report
+
+
+@contextlib.contextmanager
+def _no_gc():
+    """The objects alive when the engine starts (the grids, a few per formula cell) are
+    frozen out of the cyclic garbage collector's view while it works: they live until
+    the end, and the collector would otherwise rescan them again and again as the engine
+    makes more. New objects are still collected."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _same_file(a: str, b: str) -> bool:

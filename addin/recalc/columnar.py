@@ -32,6 +32,7 @@ evaluates those cells one by one, as it does for formulas that read their own co
 from __future__ import annotations
 
 import math
+import operator
 from typing import Callable
 
 import numpy as np
@@ -130,6 +131,8 @@ def _column_step(name, func, inputs, values, column, n, note):
         args = [values[k] for k in inputs]
         result = _fast(name, args, n)
         if result is None:
+            result = _distinct(name, func, args, [k in column for k in inputs], n)
+        if result is None:
             result = _as_column(func(*args), n, unwrap=name == "INDEX")
         if result is not None:
             return result
@@ -180,6 +183,52 @@ def _fast(name, args, n):
         out[:] = [x + y for x, y in zip(*texts)]
         return out.reshape(n, 1)
     return None
+
+
+#: an elementwise step whose columns hold at most this share of distinct combinations is
+#: called once on the distinct ones (a lookup of a planner's few site codes)
+DISTINCT_SHARE = 0.25
+DISTINCT_FUNCTIONS = frozenset({"VLOOKUP", "HLOOKUP", "MATCH", "INDEX"})
+
+
+def _distinct(name, func, args, is_column, n):
+    """A lookup (:data:`DISTINCT_FUNCTIONS`) called once on the distinct combinations of
+    its column arguments (each value keyed by its type too: 1, TRUE and "1" differ), the
+    results scattered back: the same values as the call on the whole columns, since each
+    element's result depends on that element alone. None when the columns hold too many
+    distinct combinations (or unhashable values) to gain."""
+    if name not in DISTINCT_FUNCTIONS:
+        return None
+    cols = []
+    for a, c in zip(args, is_column):
+        if c:
+            if not isinstance(a, np.ndarray) or isinstance(a, Ranges) or a.shape != (n, 1):
+                return None
+            cols.append(a.reshape(-1).tolist())
+    if not cols:
+        return None
+    limit = int(n * DISTINCT_SHARE)
+    first: dict = {}
+    picks: list = []
+    inverse = np.empty(n, dtype=np.int64)
+    try:
+        for k, vs in enumerate(zip(*cols)):
+            key = tuple([(type(v), v) for v in vs])
+            j = first.get(key)
+            if j is None:
+                j = first[key] = len(picks)
+                picks.append(k)
+                if len(picks) > limit:
+                    return None
+            inverse[k] = j
+    except TypeError:  # an unhashable value
+        return None
+    m, picks = len(picks), np.array(picks, dtype=np.int64)
+    small = [a.reshape(-1)[picks].reshape(m, 1) if c else a for a, c in zip(args, is_column)]
+    result = _as_column(func(*small), m, unwrap=name == "INDEX")
+    if result is None:
+        return None
+    return result[inverse]
 
 
 def _finite_column(result, n) -> np.ndarray:
@@ -334,8 +383,13 @@ def _zvmplan_column(fn, inputs, values, column, n, note):
                               else raw[p] for p in range(len(raw))])
                 if isinstance(result, np.ndarray):
                     return None
-                for k in ks:
-                    out[k, 0] = _one(result, k, note)
+                if type(result) is float and math.isfinite(result) or type(result) is str:
+                    value = _one(result, ks[0], note)  # no reason to note: one value for all
+                    for k in ks:
+                        out[k, 0] = value
+                else:
+                    for k in ks:
+                        out[k, 0] = _one(result, k, note)
             continue
         args = []
         for p in range(len(raw)):
@@ -379,6 +433,7 @@ def _one(v, k, note):
 __all__ = ["run_columns", "ELEMENTWISE", "REF_COLUMN", "LIT_COLUMN"]
 
 
+_FIELD = [operator.itemgetter(f) for f in range(5)]
 MIN_COLUMN = 8  # fewer cells of one formula are evaluated one by one
 
 
@@ -424,22 +479,25 @@ class Columns:
                 rects = [x]
                 slots.append(None)
             elif kind == REF:
-                rects = [self.rects[i][x] for i in members]
+                rects_of = self.rects
+                rects = [rects_of[i][x] for i in members]
                 first = rects[0]
                 if rects.count(first) == len(rects):
                     rects = [first]
                     slots.append(("same", first))
-                elif all(r[1] == r[3] and r[2] == r[4] and r[0] == first[0] for r in rects):
+                else:
+                    # the rects' fields as lists (sheet, r1, c1, r2, c2), compared whole
+                    sheets_, r1, c1, r2, c2 = (list(map(_FIELD[f], rects)) for f in range(5))
+                    if not (r1 == r2 and c1 == c2 and sheets_.count(first[0]) == len(rects)):
+                        return None  # a range per row (or cells on several sheets): per row
                     s = self.sheet_index.get(first[0])
-                    rows = np.fromiter((r[1] for r in rects), dtype=np.int64, count=len(rects))
-                    cols = np.fromiter((r[2] for r in rects), dtype=np.int64, count=len(rects))
+                    rows = np.array(r1, dtype=np.int64)
+                    cols = np.array(c1, dtype=np.int64)
                     owners = self._owners(s, rows, cols)
                     if inside[owners[owners >= 0]].any():  # a cell of the column itself
                         return None
                     slots.append(("cells", s, rows, cols))
                     continue
-                else:
-                    return None  # a range per row (or cells on several sheets): per row
             else:
                 slots.append(None)
                 continue
@@ -460,10 +518,8 @@ class Columns:
         if t.program is not None and not t.exact_only and t.checked:
             gathered = self._column_args(rest, t, self._slots_of[members[0]])
             if gathered is not None:
-                labels = [self.n_label[i] for i in rest]
-
-                def note(k, err):
-                    self.reasons.setdefault(labels[k], (err.code, err.reason))
+                def note(k, err):  # the label made only for a cell with a reason
+                    self.reasons.setdefault(self.n_label[rest[k]], (err.code, err.reason))
                 try:
                     result = run_columns(t.program, *gathered, len(rest), note)
                 except Exception:  # NotStraight, or a function that failed on a column

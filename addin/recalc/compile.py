@@ -51,44 +51,57 @@ class Compiler:
     def compile_all(self):
         cache: dict[str, list[Template]] = {}
         shapers: dict = {}
-        for i in range(len(self.n_text)):
-            s, r, c, text = self.n_sheet[i], self.n_row[i], self.n_col[i], self.n_text[i]
-            sheet_name = self.book.sheets[s].name if s is not None else ""
+        # the per-node lists bound once: this loop runs once per formula cell
+        n_sheet, n_row, n_col, n_text = self.n_sheet, self.n_row, self.n_col, self.n_text
+        template, rects_of, lits_of = self.template, self.rects, self.lits
+        used_of, names_of, reads = self.used, self.name_deps, self._reads
+        sheets, cells, generic = self.book.sheets, self.cells, self.generic
+        beyond_limits = shapes.beyond_limits
+        for i in range(len(n_text)):
+            s, r, c, text = n_sheet[i], n_row[i], n_col[i], n_text[i]
             shp = None
-            why = shapes.beyond_limits(text)
+            why = beyond_limits(text)
             if why is not None:  # before any parser sees it
-                self.template[i] = self._refused(i, why)
+                template[i] = self._refused(i, why)
                 continue
-            if i < self.cells and self.generic:
+            if i < cells and generic:
                 shaper = shapers.get(s)
                 if shaper is None:
-                    shaper = shapers[s] = shapes.Shaper(sheet_name, self._scopes.get(s, ""))
+                    shaper = shapers[s] = shapes.Shaper(sheets[s].name, self._scopes.get(s, ""))
                 shp = shaper(text, r, c)
-            elif i < self.cells:
-                shp = shapes.shape(text, sheet_name, r, c, scope=self._scopes.get(s, ""))
+            elif i < cells:
+                shp = shapes.shape(text, sheets[s].name, r, c, scope=self._scopes.get(s, ""))
             t = None
             if shp is not None:
-                self.rects[i], self.lits[i] = shp.rects, shp.literals
+                rects_of[i], lits_of[i] = shp.rects, shp.literals
                 # several templates per shape when references coincide in some cells
                 # (=F(A1)+$A$1 in row 1 reads one cell twice, in row 2 two cells)
-                t = next((t for t in cache.get(shp.key, ()) if t.accepts(shp.rects)), None)
+                for known in cache.get(shp.key, ()):
+                    if known.accepts(shp.rects):
+                        t = known
+                        break
             if t is None:
+                sheet_name = sheets[s].name if s is not None else ""
                 if shp is not None and shp.generic is None and shp.literals:
                     shp = shapes.shape(text, sheet_name, r, c, generic=True,
                                        scope=self._scopes.get(s, ""))  # with its text
                 t = self._compile(i, shp)
                 if shp is not None and t.shareable and len(cache.get(shp.key, ())) < 8:
                     cache.setdefault(shp.key, []).append(t)
-            self.template[i] = t
+            template[i] = t
             refs, fixed, names = t.inputs_read()
-            rects = self.rects[i]
-            used = tuple([rects[x] for x in refs]) + fixed if refs else fixed
-            self.used[i], self.name_deps[i] = used, names
+            if refs:
+                rects = rects_of[i]
+                used = tuple([rects[x] for x in refs]) + fixed if fixed else \
+                    tuple([rects[x] for x in refs])
+            else:
+                used = fixed
+            used_of[i], names_of[i] = used, names
             if t.unsupported:
                 self.unsupported |= t.unsupported
             for rect in used:
                 if rect[1] != rect[3] or rect[2] != rect[4]:
-                    self._reads[rect] = self._reads.get(rect, 0) + 1
+                    reads[rect] = reads.get(rect, 0) + 1
         self._share_invariants()
 
     def _share_invariants(self):

@@ -135,7 +135,7 @@ class Evaluator:
         s, r, c = self.n_sheet[i], self.n_row[i], self.n_col[i]
         h, w = arr.shape
         area = (r, c, r + h - 1, c + w - 1)
-        sheet, grid = self.book.sheets[s], self.grids[s]
+        grid = self.grids[s]
         blocked = area[2] > shapes.MAX_ROW or area[3] > shapes.MAX_COL
         if self.n_kind[i] != "plain":  # a shared formula's master or copy: cannot be one
             blocked = True
@@ -144,7 +144,7 @@ class Evaluator:
                 for cc in range(c, area[3] + 1):
                     if (rr, cc) == (r, c):
                         continue
-                    if (rr, cc) in sheet.values or (rr, cc) in sheet.formulas or \
+                    if (rr, cc) in self.taken[s] or \
                             self.claimed.get((s, rr, cc), i) != i:
                         blocked = True
                         break

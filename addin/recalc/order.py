@@ -103,7 +103,8 @@ class Order:
         for g, members in enumerate(groups):
             unit_of[members] = n + g
             self._slots_of[int(members[0])] = self.group_slots[g]
-        units = [i for i in range(n) if unit_of[i] == i] + [n + g for g in range(len(groups))]
+        units = np.flatnonzero(unit_of == np.arange(n)).tolist() + \
+            [n + g for g in range(len(groups))]
         rect_units: dict = {}
         deps: dict[int, set] = {}
         budget = UNIT_EDGES

@@ -91,10 +91,42 @@ class Grid:
         return out
 
 
+class _Taken:
+    """Which cells of a sheet the file fills (an input value or a formula): what a spill
+    may not overwrite. A boolean grid (or a set for a huge sparse sheet), so the sheet's
+    cell dicts can be let go once read."""
+
+    def __init__(self, sheet: xlsxio.SheetData, grid: Grid):
+        if grid.dense:
+            self.mask = np.zeros((grid.rows, grid.cols), dtype=bool)
+            for cells in (sheet.values, sheet.formulas):
+                if cells:
+                    rows = np.fromiter((rc[0] for rc in cells), dtype=np.int64, count=len(cells))
+                    cols = np.fromiter((rc[1] for rc in cells), dtype=np.int64, count=len(cells))
+                    self.mask[rows - 1, cols - 1] = True
+            self.cells = None
+        else:
+            self.mask = None
+            self.cells = set(sheet.values) | set(sheet.formulas)
+
+    def __contains__(self, rc) -> bool:
+        if self.mask is None:
+            return rc in self.cells
+        r, c = rc
+        return r <= self.mask.shape[0] and c <= self.mask.shape[1] and bool(self.mask[r - 1, c - 1])
+
+
+def release(book: xlsxio.Workbook) -> None:
+    """Let go of the per-cell dicts of ``book``'s sheets once an engine has read them
+    (a 100,000-row planner holds 1.4 million entries in them); calc does this."""
+    for sheet in book.sheets:
+        sheet.values, sheet.formulas, sheet.cached = {}, {}, {}
+
+
 def _in_order(cells: dict):
     """The items of ``cells`` by row, then column (a reader gives them so: no sort then)."""
     keys = list(cells)
-    if all(a < b for a, b in zip(keys, keys[1:])):
+    if keys == sorted(keys):  # timsort: linear when in order
         return cells.items()
     return sorted(cells.items())
 
@@ -122,6 +154,7 @@ class Nodes:
         self.book = book
         self.sheet_index = {shapes.sheet_key(s.name): i for i, s in enumerate(book.sheets)}
         self.grids = [Grid(s) for s in book.sheets]
+        self.taken = [_Taken(s, g) for s, g in zip(book.sheets, self.grids)]
         self.kept_cached = 0
         self.n_sheet, self.n_row, self.n_col, self.n_text, self.n_area = [], [], [], [], []
         self.n_label, self.n_kind = Labels(self), []
@@ -134,12 +167,29 @@ class Nodes:
         book = self.book
         self.cells = 0
         for s, sheet in enumerate(book.sheets):
-            for (r, c), f in _in_order(sheet.formulas):
-                if f.kind == "dataTable":
-                    self.kept_cached += 1
-                    self.warnings.append(f"{self._label(s, r, c)}: a data table; kept its cached value")
-                    continue
-                self._add_node(s, r, c, f.text, f.area if f.kind == "array" else None, kind=f.kind)
+            if any(f.kind in ("dataTable", "array") for f in sheet.formulas.values()):
+                for (r, c), f in _in_order(sheet.formulas):
+                    if f.kind == "dataTable":
+                        self.kept_cached += 1
+                        self.warnings.append(f"{self._label(s, r, c)}: a data table; kept its "
+                                             "cached value")
+                        continue
+                    self._add_node(s, r, c, f.text, f.area if f.kind == "array" else None,
+                                   kind=f.kind)
+                continue
+            # the usual sheet (plain and shared formulas): the node lists extended at once
+            keys = list(sheet.formulas)
+            if keys == sorted(keys):  # as the reader gives them (timsort: linear then)
+                cells = list(sheet.formulas.values())
+            else:
+                keys.sort()
+                cells = [sheet.formulas[k] for k in keys]
+            self.n_kind.extend([f.kind for f in cells])
+            self.n_sheet.extend([s] * len(keys))
+            self.n_row.extend([k[0] for k in keys])
+            self.n_col.extend([k[1] for k in keys])
+            self.n_text.extend([f.text for f in cells])
+            self.n_area.extend([None] * len(keys))
         self.cells = len(self.n_text)
         # defined names: ranges are bound at compile time, formulas become nodes
         global_refs, local_refs = {}, [dict() for _ in book.sheets]

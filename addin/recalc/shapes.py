@@ -220,21 +220,22 @@ def _recipe(parts, shp, spans):
         else:
             literals.append((run, role[1]))
         pos = end
-    return shp, tuple(fixed), tuple(fixed_text), tuple(rows), tuple(literals)
+    # each row run with its rect's sheet and columns, so a single cell is built at once
+    rows = [(run, k, part, shp.rects[k][0], shp.rects[k][2], shp.rects[k][4])
+            for run, k, part in rows]
+    return shp, tuple(fixed), list(fixed_text), tuple(rows), tuple(literals)
 
 
 def _apply(recipe, runs):
     shp, fixed, fixed_text, rows, literals = recipe
-    for j, text in zip(fixed, fixed_text):
-        if runs[j] != text:
-            return None
+    if fixed and [runs[j] for j in fixed] != fixed_text:
+        return None
     rects = list(shp.rects)
     two = None
-    for j, k, part in rows:
+    for j, k, part, sheet, c1, c2 in rows:
         value = int(runs[j])
-        if not 1 <= value <= MAX_ROW:
+        if not 0 < value <= MAX_ROW:
             return None
-        sheet, r1, c1, r2, c2 = rects[k]
         if part == 2:
             rects[k] = (sheet, value, c1, value, c2)
         else:  # one end of a range: sorted once both ends are in
@@ -249,8 +250,11 @@ def _apply(recipe, runs):
         values = list(shp.literals)
         for j, k in literals:
             values[k] = int(runs[j])
-        return Shape(shp.key, tuple(rects), tuple(values), None)
-    return Shape(shp.key, tuple(rects), shp.literals, None)
+        return _new(Shape, (shp.key, tuple(rects), tuple(values), None))
+    return _new(Shape, (shp.key, tuple(rects), shp.literals, None))
+
+
+_new = tuple.__new__  # a Shape without NamedTuple's Python-level __new__ (once a cell)
 
 
 def _placeholder(k: int) -> str:

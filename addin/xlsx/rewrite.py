@@ -209,7 +209,9 @@ def _scan(data: bytes, updates: dict, name: str) -> _Scan:
 
 # ----------------------------------------------------------------- render ----
 def _render(prefix: bytes, tag_name: bytes, attrs: bytes, f: bytes, ext: bytes,
-            upd: CellUpdate) -> bytes:
+            upd) -> bytes:
+    if type(upd) is not CellUpdate:  # a bare value
+        upd = CellUpdate(upd)
     t, v = encode_value(upd.value)
     if b"t" in attrs or t is not None:
         attrs = set_attr(attrs, b"t", None if t is None else t.encode())
@@ -283,8 +285,8 @@ def _row_edits(data: bytes, rec: _Row, cells: dict, edits: list) -> None:
 
 def rewrite_sheet(xml: str | bytes, updates: dict[int, dict[int, CellUpdate]],
                   name: str = "sheet", layout: Layout | None = None) -> str | bytes:
-    """The sheet part with the cached values of ``updates`` (row -> col -> update)
-    written in; cells and rows that do not exist yet are created in order. Given bytes
+    """The sheet part with the cached values of ``updates`` (row -> col -> a
+    :class:`CellUpdate`, or the bare value when there is no ``array_ref``) written in; cells and rows that do not exist yet are created in order. Given bytes
     (UTF-8), returns bytes; given text, returns text.
 
     ``layout``: the :class:`~.sheet.Layout` :func:`~.sheet.read_sheet` returned for these
@@ -412,16 +414,27 @@ def remove_elements(data: bytes, name: str, local: str, match) -> bytes:
 
 
 def _rewrite_by_layout(data: bytes, updates: dict, layout: Layout) -> bytes | None:
-    """The fast path: splice each update at its noted offsets; None if some update needs
-    the general path (a new cell or row, an array formula, an unusual cell)."""
+    """The fast path: splice each update at its noted offsets (in document order, so the
+    output is built as it goes); None if some update needs the general path (a new cell
+    or row, an array formula, an unusual cell)."""
     total = sum(len(cells) for cells in updates.values())
     prefix = layout.prefix.encode()
     v_open, v_close = b"<" + prefix + b"v>", b"</" + prefix + b"v>"
+    v_start = v_open[:-1]
     c_open = b"<" + prefix + b"c"
-    edits: list = []
-    add = edits.append
+    out = bytearray()       # the new part, appended to as it goes (no list of pieces)
+    whole = memoryview(data)
+    pos = 0
+    if layout.dimension >= 0:
+        dim: list = []
+        _dimension_edit(data, layout.dimension, updates, dim)
+        for s, e, new in dim:
+            out += whole[pos:s]
+            out += new
+            pos = e
     matched = 0
     get = updates.get
+    startswith = data.startswith
     for r, c, c0, v0, v1, flags in layout:
         cells = get(r)
         if cells is None:
@@ -429,11 +442,20 @@ def _rewrite_by_layout(data: bytes, updates: dict, layout: Layout) -> bytes | No
         upd = cells.get(c)
         if upd is None:
             continue
-        if flags & 2 or v0 < 0 or upd.array_ref or not data.startswith(c_open, c0) \
-                or not data.startswith(v_open[:-1], v0):
+        if type(upd) is CellUpdate:
+            if upd.array_ref:
+                return None
+            value = upd.value
+        else:
+            value = upd
+        if flags & 2 or v0 < 0 or c0 < pos or not startswith(c_open, c0) \
+                or not startswith(v_start, v0):
             return None
         matched += 1
-        t, v = encode_value(upd.value)
+        if type(value) is float:
+            t, v = None, repr(value)
+        else:
+            t, v = encode_value(value)
         if flags & 1 or t is not None:
             tag = xmlparse.start_tag(data, c0)
             attrs = tag.group(2)
@@ -441,18 +463,15 @@ def _rewrite_by_layout(data: bytes, updates: dict, layout: Layout) -> bytes | No
                 attrs = set_attr(attrs, b"t", None if t is None else t.encode())
             if b"vm" in attrs:
                 attrs = set_attr(attrs, b"vm", None)
-            add((c0, tag.end(), b"<" + tag.group(1) + attrs + b">"))
-        add((v0, v1, v_open + v.encode("utf-8") + v_close))
+            out += whole[pos:c0]
+            out += b"<" + tag.group(1) + attrs + b">"
+            pos = tag.end()
+        out += whole[pos:v0]
+        out += v_open
+        out += v.encode("utf-8")
+        out += v_close
+        pos = v1
     if matched != total:
         return None
-    if layout.dimension >= 0:
-        dim: list = []
-        _dimension_edit(data, layout.dimension, updates, dim)
-        edits[:0] = dim
-    out, pos = [], 0
-    for s, e, new in edits:
-        out.append(data[pos:s])
-        out.append(new)
-        pos = e
-    out.append(data[pos:])
-    return b"".join(out)
+    out += whole[pos:]
+    return bytes(out)

@@ -532,10 +532,13 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
         if v_raw is None:
             value = None if t != "inlineStr" or is_text is None else unescape_ooxml(is_text)
         elif t == "n":
-            try:
-                value = float(v_raw)
-            except ValueError:
-                value = cell_value(t, decoded(v_raw), strings)
+            if not v_raw:       # <v></v>: what a writer leaves for a value to compute
+                value = None
+            else:
+                try:
+                    value = float(v_raw)
+                except ValueError:
+                    value = cell_value(t, decoded(v_raw), strings)
         elif t == "s":
             try:
                 value = strings[int(v_raw)]

@@ -59,6 +59,11 @@ def parse(p, data: bytes, name: str) -> None:
     except expat.ExpatError as exc:
         raise UnsafeWorkbookError(f"{name} is not well-formed XML "
                                   f"({expat.ErrorString(exc.code)}, line {exc.lineno})") from None
+    finally:
+        # the handlers are closures that hold the parser (and what they fill): a cycle
+        # the reader makes with the collector paused; broken here, what they held is
+        # freed as soon as the caller lets it go
+        p.StartElementHandler = p.EndElementHandler = p.CharacterDataHandler = None
 
 
 def check(data: bytes, name: str) -> None:
