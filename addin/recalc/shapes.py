@@ -11,12 +11,15 @@ resolved references (:attr:`Shape.rects`, in the order they appear in the text).
 This module only *finds* references (outside string literals) -- it is not a formula
 parser; the ``formulas`` package parses and evaluates. Text that it cannot be sure
 about (external workbooks, structured references) gives no shape, and the engine
-compiles that cell on its own. Imports nothing beyond the standard library.
+compiles that cell on its own. Imports nothing beyond the standard library and the A1
+grammar of :mod:`zvmplan_addin.xlsx.cells`.
 """
 from __future__ import annotations
 
 import re
 from typing import NamedTuple
+
+from ..xlsx.cells import a1, col_letters, col_number, parse_a1, parse_area  # one A1 grammar
 
 MAX_ROW, MAX_COL = 1_048_576, 16_384
 
@@ -49,21 +52,6 @@ def sheet_key(name: str) -> str:
     if len(name) >= 2 and name[0] == name[-1] == "'":
         name = name[1:-1].replace("''", "'")
     return name.upper()
-
-
-def col_number(letters: str) -> int:
-    n = 0
-    for ch in letters.upper():
-        n = n * 26 + ord(ch) - 64
-    return n
-
-
-def col_letters(n: int) -> str:
-    s = ""
-    while n:
-        n, rem = divmod(n - 1, 26)
-        s = chr(65 + rem) + s
-    return s
 
 
 _COLS: dict[str, int] = {}  # column letters (with any $) -> number
@@ -479,26 +467,6 @@ def reference(text: str) -> Rect | None:
     r1, r2 = sorted((rows[0].value, rows[1].value))
     c1, c2 = sorted((cols[0].value, cols[1].value))
     return (sheet_key(m.group("sheet")[:-1]), r1, c1, r2, c2)
-
-
-def a1(row: int, col: int) -> str:
-    return f"{col_letters(col)}{row}"
-
-
-def parse_a1(ref: str) -> tuple[int, int]:
-    """``"D12"`` -> (12, 4)."""
-    m = re.fullmatch(r"\$?([A-Za-z]{1,3})\$?([0-9]{1,7})", ref.strip())
-    if not m:
-        raise ValueError(f"not a cell reference: {ref!r}")
-    return int(m.group(2)), col_number(m.group(1))
-
-
-def parse_area(ref: str) -> tuple[int, int, int, int]:
-    """``"D2:F4"`` -> (2, 4, 4, 6) as (r1, c1, r2, c2); a single cell gives a 1x1 area."""
-    first, _, last = ref.partition(":")
-    r1, c1 = parse_a1(first)
-    r2, c2 = parse_a1(last) if last else (r1, c1)
-    return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
 
 
 __all__ = ["Shape", "Shaper", "shape", "translate", "reference", "beyond_limits", "edge_proxies", "sheet_key", "col_number", "col_letters", "a1",
