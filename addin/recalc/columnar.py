@@ -44,7 +44,7 @@ from ..errors import ExcelError
 from ..evaluate import resolve
 from .install import OVERFLOW, _elem_from_formulas, _from_formulas, _to_formulas, _whole_value
 from .program import CONST, LIT, MISSING, NAME, RAW, REF, UNION, NotStraight, Program
-from .values import MAX_TEXT, XL, same, scalar
+from .values import MAX_TEXT, NOT_ONE, XL, one_value, same, scalar
 
 _OPERATORS = ("+", "-", "*", "/", "^", "&", "=", "<>", "<", ">", "<=", ">=", "u-", "u+",
               "%")
@@ -109,12 +109,9 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
             values[v] = value
     out = values[program.output]
     if program.output not in column:  # the same in every cell
-        if isinstance(out, Ranges):
-            out = out.value
-        if isinstance(out, np.ndarray):
-            if out.size != 1:
-                return None
-            out = out.reshape(-1)[0]
+        out = one_value(out)
+        if out is NOT_ONE:
+            return None
         col = np.empty((n, 1), dtype=object)
         col.fill(out)
         return col
@@ -242,17 +239,6 @@ def _finite_column(result, n) -> np.ndarray:
     return out
 
 
-def _one_value(a):
-    if isinstance(a, Ranges):
-        a = a.value
-    if isinstance(a, np.ndarray):
-        return a.reshape(-1)[0] if a.size == 1 else _NOT_ONE
-    return a
-
-
-_NOT_ONE = object()
-
-
 def _numbers(a, n, empty):
     """A column (or one value) of plain numbers as floats; EMPTY as 0 if ``empty``;
     None if anything else is in it (text, TRUE/FALSE, errors)."""
@@ -264,7 +250,7 @@ def _numbers(a, n, empty):
         if type(sh.EMPTY) in types:
             flat = np.where(flat == sh.EMPTY, 0.0, flat)
         return flat.astype(float)
-    v = _one_value(a)
+    v = one_value(a)
     if type(v) in _NUMBER_TYPES:
         return np.float64(v)
     if empty and v is sh.EMPTY:
@@ -277,7 +263,7 @@ def _texts(a, n):
     if isinstance(a, np.ndarray) and not isinstance(a, Ranges) and a.shape == (n, 1):
         values = a.reshape(-1).tolist()
         return values if all(type(v) is str for v in values) else None
-    v = _one_value(a)
+    v = one_value(a)
     return [v] * n if type(v) is str else None
 
 
@@ -315,14 +301,8 @@ def _cell_value(values, column, name, k):
 def _cell_by_cell(func, inputs, values, column, n):
     out = np.empty((n, 1), dtype=object)
     for k in range(n):
-        result = func(*[_cell_value(values, column, name, k) for name in inputs])
-        if isinstance(result, Ranges):
-            result = result.value
-        if isinstance(result, np.ndarray):
-            if result.size != 1:
-                return None
-            result = result.reshape(-1)[0]
-        if result is sh.NONE:
+        result = one_value(func(*[_cell_value(values, column, name, k) for name in inputs]))
+        if result is NOT_ONE or result is sh.NONE:
             return None
         out[k, 0] = result
     return out

@@ -29,7 +29,7 @@ from .. import registry
 from ..errors import ExcelError
 from ..evaluate import excel_names, load_functions
 from ..registry import REGISTRY
-from .values import MAX_TEXT, XL, range_cells
+from .values import MAX_TEXT, XL, one_value, range_cells
 
 # what the registry takes for an argument left out (F(1,,2)): its MISSING if it has one
 LEFT_OUT = getattr(registry, "MISSING", None)
@@ -284,12 +284,7 @@ def _whole(g) -> tuple[int, int]:
 
 def _number(v):
     """A scalar row or column number given to INDEX, or None."""
-    if isinstance(v, Ranges):
-        v = v.value
-    if isinstance(v, np.ndarray):
-        if v.size != 1:
-            return None
-        v = v.reshape(-1)[0]
+    v = one_value(v)
     if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
         return int(v)
     return None

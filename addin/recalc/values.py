@@ -85,6 +85,19 @@ def letters(c: int) -> str:
     return letters
 
 
+#: what :func:`one_value` answers for a range or array of more than one cell
+NOT_ONE = object()
+
+
+def one_value(a):
+    """The single value of ``a`` (a 1x1 range or array, or a scalar), or :data:`NOT_ONE`."""
+    if isinstance(a, Ranges):
+        a = a.value
+    if isinstance(a, np.ndarray):
+        return a.reshape(-1)[0] if a.size == 1 else NOT_ONE
+    return a
+
+
 def plain_result(v):
     if isinstance(v, Ranges):
         try:
