@@ -330,14 +330,13 @@ def _plain(text, keep_literals, key, literals, out, spans=None, base=0):
 def translate(text: str, rows: int, cols: int) -> str:
     """``text`` as it reads when copied ``rows`` down and ``cols`` right (what Excel does to
     the master of a shared formula); a reference pushed off the sheet becomes ``#REF!``."""
+    return _sub_references(text, lambda m: _shift(m, rows, cols))
+
+
+def _sub_references(text: str, repl) -> str:
+    """``text`` with each reference outside string literals replaced by ``repl(match)``."""
     pieces = _split_strings(text)
-    out = []
-    for i, piece in enumerate(pieces):
-        if i % 2:
-            out.append(piece)
-            continue
-        out.append(_REF.sub(lambda m: _shift(m, rows, cols), piece))
-    return '"'.join(out)
+    return '"'.join(piece if i % 2 else _REF.sub(repl, piece) for i, piece in enumerate(pieces))
 
 
 def _shift(m, rows: int, cols: int) -> str:
@@ -410,19 +409,13 @@ def edge_proxies(text: str, sheet: str) -> tuple[str, dict]:
         return text, {}
     host = sheet_key(sheet)
     moved: dict = {}
-    pieces = _split_strings(text)
-    out = []
-    for k, piece in enumerate(pieces):
-        if k % 2:
-            out.append(piece)
-            continue
-        out.append(_REF.sub(lambda m: _move_in(m, host, moved), piece))
+    moved_text = _sub_references(text, lambda m: _move_in(m, host, moved))
     if moved:
         shape_ = shape(text, sheet, 1, 1)
         real = set(shape_.rects) if shape_ is not None else set()
         if real & set(moved):
             raise ValueError("a reference to the last row or column coincides with another")
-    return '"'.join(out), moved
+    return moved_text, moved
 
 
 def _move_in(m, host: str, moved: dict) -> str:
