@@ -126,16 +126,9 @@ class XlsxPackage:
             out: list[bytes] = []
             size = 0
             crc = 0
-            d = zlib.decompressobj(-15) if info.compress_type == zipfile.ZIP_DEFLATED else None
-            while left > 0 or (d is not None and d.unconsumed_tail):
-                if d is not None and d.unconsumed_tail:
-                    chunk = d.decompress(d.unconsumed_tail, cap + 1 - size)
-                else:
-                    raw = fh.read(min(READ_CHUNK, left))
-                    if not raw:
-                        raise UnsafeWorkbookError(f"{where} is truncated")
-                    left -= len(raw)
-                    chunk = raw if d is None else d.decompress(raw, cap + 1 - size)
+
+            def take(chunk: bytes) -> None:  # never more than the declared size
+                nonlocal size, crc
                 size += len(chunk)
                 if size > cap:
                     raise UnsafeWorkbookError(
@@ -143,17 +136,21 @@ class XlsxPackage:
                         "possible zip bomb")
                 crc = zlib.crc32(chunk, crc)
                 out.append(chunk)
+
+            d = zlib.decompressobj(-15) if info.compress_type == zipfile.ZIP_DEFLATED else None
+            while left > 0 or (d is not None and d.unconsumed_tail):
+                if d is not None and d.unconsumed_tail:
+                    take(d.decompress(d.unconsumed_tail, cap + 1 - size))
+                else:
+                    raw = fh.read(min(READ_CHUNK, left))
+                    if not raw:
+                        raise UnsafeWorkbookError(f"{where} is truncated")
+                    left -= len(raw)
+                    take(raw if d is None else d.decompress(raw, cap + 1 - size))
                 if d is not None and d.eof:
                     break
-            if d is not None:
-                tail = d.flush(cap + 1 - size) if not d.eof else b""
-                size += len(tail)
-                if size > cap:
-                    raise UnsafeWorkbookError(
-                        f"{where} inflates beyond its declared {cap:,} bytes; refused as a "
-                        "possible zip bomb")
-                crc = zlib.crc32(tail, crc)
-                out.append(tail)
+            if d is not None and not d.eof:
+                take(d.flush(cap + 1 - size))
         except zlib.error as exc:
             raise UnsafeWorkbookError(f"{where} is damaged ({one_line(exc)})") from None
         except OSError as exc:
