@@ -305,7 +305,7 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
     """Validate, write the inputs, recalculate, write ``out``. Raises :class:`FillError`
     (nothing written) for a bad file."""
     from . import xlsxio
-    from .planner import N_ROWS
+    from .rows import grow
     template, out = Path(template), Path(out)
     notes: list[str] = []
     links = read_links(links_csv, notes)
@@ -322,14 +322,9 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
     from zvmplan_addin import engine
     fd, tmp = tempfile.mkstemp(suffix=".xlsx", dir=out.parent)
     os.close(fd)
-    grown = None
     try:
-        try:
-            source = template
-            if len(links) > N_ROWS:
-                grown = _grown_template(template, out.parent, len(links))
-                source = grown
-            xlsxio.write_inputs(source, tmp, cells)
+        try:  # the template's tables grown to hold every link, then the inputs written
+            xlsxio.write_inputs(template, tmp, cells, prepare=lambda parts: grow(parts, len(links)))
         except xlsxio.NotAnInputCell as exc:
             raise FillError(f"{template.name}: {exc} (is it a zvmplan template?)") from None
         except (KeyError, OSError, ValueError) as exc:
@@ -337,8 +332,6 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
         report = engine.calc(tmp, out, progress=progress)
     finally:
         Path(tmp).unlink(missing_ok=True)
-        if grown is not None:
-            Path(grown).unlink(missing_ok=True)
     rep = FillReport(out, len(links), len(scen) if scen else 0, report)
     from . import results
     try:
@@ -349,21 +342,6 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
         notes.extend(rep.results.errors())
     rep.warnings = notes
     return rep
-
-
-def _grown_template(template: Path, where: Path, n_rows: int) -> str:
-    """A temporary copy of ``template`` whose tables hold ``n_rows`` rows."""
-    import datetime as dt
-    from . import xlsxio
-    from .rows import grow
-    raw = xlsxio.read_zip(template)
-    entries = {info.filename: data for info, data in raw}
-    grow(entries, n_rows)
-    fd, path = tempfile.mkstemp(suffix=".xlsx", dir=where)
-    os.close(fd)
-    xlsxio.write_zip(path, [(info.filename, entries[info.filename]) for info, _ in raw],
-                     dt.datetime(2024, 1, 1))
-    return path
 
 
 # ---------------------------------------------------------------- command ----

@@ -137,10 +137,12 @@ def _cell_xml(ref: str, style: int, value) -> str:
     return f'<c r="{ref}" s="{style}" t="inlineStr"><is><t{space}>{text}</t></is></c>'
 
 
-def write_inputs(template, out, cells: dict[str, dict[str, object]], when: dt.datetime | None = None):
+def write_inputs(template, out, cells: dict[str, dict[str, object]],
+                 when: dt.datetime | None = None, prepare=None):
     """Copy ``template`` to ``out`` with ``cells`` (sheet -> {ref: value}) written into its
     input cells; every other byte of every other part is copied unchanged. The template
-    passes the same guards as any workbook zvmplan reads."""
+    passes the same guards as any workbook zvmplan reads. ``prepare(entries)``, if given,
+    may first change the unpacked parts (zip path -> bytes) in place, e.g. add table rows."""
     with safe_open_xlsx(template) as pkg:
         raw = [(info, pkg.read(info.filename)) for info in pkg.zip.infolist()]
         paths = _sheet_paths(pkg)
@@ -148,6 +150,8 @@ def write_inputs(template, out, cells: dict[str, dict[str, object]], when: dt.da
                       None)
         unlocked = unlocked_styles(pkg.read(styles)) if styles in pkg.infos else set()
     entries = {info.filename: data for info, data in raw}
+    if prepare is not None:
+        prepare(entries)
     for sheet, values in cells.items():
         if sheet not in paths:
             raise NotAnInputCell(f"the template has no sheet {sheet!r}")
