@@ -14,9 +14,12 @@ from formulas.ranges import Ranges
 from formulas.tokens.function import Function as FunctionToken
 
 from . import shapes
+from .startup import defer_scipy
 from .install import Reasons
 from .program import CONST, LIT, NAME, RAW, REF, UNION, NotStraight, Program, Template
 from .values import XL, quote
+
+defer_scipy()  # before formulas builds its function table (just below)
 
 _UNSEEN = object()
 _LITERAL = re.compile(re.escape(shapes.LITERAL_PREFIX) + r"([0-9]+)_")
