@@ -259,3 +259,22 @@ def test_fill_pattern_is_the_text_excel_writes_at_another_row():
     assert pattern.text_at(3) == text
     assert pattern.text_at(10) == "SUM(I$2:I10)+LOG10(C10)*'Q1 2024'!B10"
     assert pattern.moves == ((2, False, 3, True), (3, True, 3, True), (3, True, 3, True))
+
+
+def test_nodes_are_in_row_then_column_order_whatever_order_the_reader_gives():
+    """Formula cells given out of order (a reader may list them so) become nodes by row,
+    then column, and a column of them is still one run; an error value read from a cell
+    (t="e") is formulas' error in the grid. B3 = A3*2 = 9, C1 = #N/A + 1 = #N/A."""
+    formulas = {(3, 2): "A3*2", (1, 3): "A1+1", (1, 2): "A1*2", (2, 2): "A2*2"}
+    sheet = xlsxio.SheetData(
+        name="Plan", part="", values={(r, 1): r * 1.5 for r in (2, 3)} | {
+            (1, 1): xlsxio.XlError("#N/A")},
+        formulas={rc: xlsxio.FormulaCell(t) for rc, t in formulas.items()},
+        max_row=3, max_col=3)
+    book = xlsxio.Workbook(sheets=[sheet], names=[], other_sheets=[])
+    e = Engine(book)
+    assert list(zip(e.n_row, e.n_col)) == [(1, 2), (1, 3), (2, 2), (3, 2)]
+    assert _followers(book) == {(2, 2), (3, 2)}
+    e = _run(book)
+    assert [str(e.grids[0].get(1, c)) for c in (2, 3)] == ["#N/A", "#N/A"]
+    assert e.grids[0].get(3, 2) == 9.0 and e.taken[0].mask.sum() == 7

@@ -75,7 +75,7 @@ class Compiler:
         flags = np.frombuffer(covered, dtype=np.uint8)
         for run in runs.values():
             flags[run.members] = 1
-        taken = []
+        taken, memo = [], {}
         for i in range(len(n_text)):
             if covered[i]:
                 continue
@@ -126,18 +126,19 @@ class Compiler:
             if run is not None:
                 # every copy of the shape gets t (if it accepts them all): so do these
                 if shp is not None and cache.get(shp.key, [None])[0] is t and \
-                        self._take(run, t):
+                        self._take(run, t, memo):
                     taken.append(run)
                 else:
                     flags[run.members] = 0
         self._share_invariants(np.flatnonzero(flags == 0).tolist(), taken)
 
-    def _take(self, run: filldown.Run, t: Template) -> bool:
+    def _take(self, run: filldown.Run, t: Template, memo: dict) -> bool:
         """Give the followers of ``run`` what the loop of :meth:`compile_all` gives each
         node -- rects, literals, template, what it reads -- for all of them at once;
-        False (nothing given) if ``t`` does not accept them all."""
+        False (nothing given) if ``t`` does not accept them all. ``memo``: for
+        :meth:`~.filldown.Run.slots`."""
         ids, n = run.members, len(run.members)
-        slots = run.slots()
+        slots = run.slots(memo)
         columns = [s if isinstance(s, list) else [s] * n for s in slots]
         if any(columns[j] != columns[j0] for j, j0 in t.dups):  # t.accepts, all at once
             return False
@@ -150,12 +151,11 @@ class Compiler:
         else:
             used = [fixed] * n
         reads = self._reads
-        for rect in [slots[x] for x in refs] + list(fixed):
-            if isinstance(rect, list):  # each member's own: a range only if its ends differ
-                if rect[0][2] != rect[0][4] or any(r[1] != r[3] for r in rect):
-                    for one in rect:
-                        if one[1] != one[3] or one[2] != one[4]:
-                            reads[one] = reads.get(one, 0) + 1
+        for rect in [slots[x] for x in refs if not run.one_cell(x)] + list(fixed):
+            if isinstance(rect, list):  # each member's own (a range in most rows)
+                for one in rect:
+                    if one[1] != one[3] or one[2] != one[4]:
+                        reads[one] = reads.get(one, 0) + 1
             elif rect[1] != rect[3] or rect[2] != rect[4]:
                 reads[rect] = reads.get(rect, 0) + n
         lits = self.lits[run.leader]

@@ -33,10 +33,13 @@ class Run(NamedTuple):
     rows: np.ndarray        # the members' rows
     pattern: FillPattern
 
-    def slots(self) -> list:
+    def slots(self, memo: dict) -> list:
         """Per reference of the shape, in text order: one rect (the same in every member)
-        or the list of each member's rect (sheet, r1, c1, r2, c2)."""
+        or the list of each member's rect (sheet, r1, c1, r2, c2). ``memo`` keeps the
+        lists made, for other runs over the same rows: the ``A7`` that ``=F7*A7`` and
+        ``=G7+A7`` read is then one tuple, not two."""
         delta = self.rows - self.pattern.row
+        rows_key = self.rows.tobytes()
         out = []
         for rect, move in zip(self.pattern.shape.rects, self.pattern.moves):
             if move is None:
@@ -44,21 +47,38 @@ class Run(NamedTuple):
                 continue
             sheet, _, c1, _, c2 = rect
             a, a_moves, b, b_moves = move
-            if a_moves and b_moves:  # one cell, or both ends moving together
-                first = (min(a, b) + delta).tolist()
-                if a == b:
-                    out.append([(sheet, r, c1, r, c2) for r in first])
-                    continue
-                last = (max(a, b) + delta).tolist()
-            else:  # one end fixed, the other moving: which is r1 may change by row
-                ra, rb = (a + delta) if a_moves else a, (b + delta) if b_moves else b
-                first, last = np.minimum(ra, rb).tolist(), np.maximum(ra, rb).tolist()
-            out.append([(sheet, r1, c1, r2, c2) for r1, r2 in zip(first, last)])
+            key = (sheet, c1, c2, a - self.pattern.row if a_moves else (a,),
+                   b - self.pattern.row if b_moves else (b,), rows_key)
+            got = memo.get(key)
+            if got is None:
+                got = memo[key] = _rects(sheet, c1, c2, a, a_moves, b, b_moves, delta)
+            out.append(got)
         return out
+
+    def one_cell(self, k: int) -> bool:
+        """Is reference ``k`` one cell in every member?"""
+        move, rect = self.pattern.moves[k], self.pattern.shape.rects[k]
+        if move is None:
+            return rect[1] == rect[3] and rect[2] == rect[4]
+        return move[:2] == move[2:] and rect[2] == rect[4]
 
     def varying(self) -> frozenset:
         """The references that differ between the cells of the run."""
         return frozenset(k for k, move in enumerate(self.pattern.moves) if move is not None)
+
+
+def _rects(sheet, c1, c2, a, a_moves, b, b_moves, delta) -> list:
+    """The rect of each row (``delta`` rows below the leader's) of a reference whose
+    ends are rows ``a`` and ``b`` in the leader's row, each moving or not."""
+    if a_moves and b_moves:  # one cell, or both ends moving together
+        first = (min(a, b) + delta).tolist()
+        if a == b:
+            return [(sheet, r, c1, r, c2) for r in first]
+        last = (max(a, b) + delta).tolist()
+    else:  # one end fixed, the other moving: which is r1 may change by row
+        ra, rb = (a + delta) if a_moves else a, (b + delta) if b_moves else b
+        first, last = np.minimum(ra, rb).tolist(), np.maximum(ra, rb).tolist()
+    return [(sheet, r1, c1, r2, c2) for r1, r2 in zip(first, last)]
 
 
 def find_runs(n_sheet, n_row, n_col, n_text, cells: int, shaper_of) -> dict[int, Run]:
