@@ -30,12 +30,14 @@ def coords(cells: dict) -> np.ndarray:
 class Grid:
     """The values of one sheet: a dense object array over its used area (or a dict for a
     huge, sparse one). Missing cells are ``sh.EMPTY``. ``where``: :func:`coords` of the
-    sheet's values, if already made."""
+    sheet's values, if already made; ``arrays``: False if the sheet is known to hold no
+    array formula (whose range may reach beyond the used area)."""
 
-    def __init__(self, sheet: xlsxio.SheetData, where: np.ndarray | None = None):
+    def __init__(self, sheet: xlsxio.SheetData, where: np.ndarray | None = None,
+                 arrays: bool = True):
         rows = max(sheet.max_row, 1)
         cols = max(sheet.max_col, 1)
-        for area in (f.area for f in sheet.formulas.values() if f.area):
+        for area in (f.area for f in sheet.formulas.values() if f.area) if arrays else ():
             rows, cols = max(rows, area[2]), max(cols, area[3])
         self.rows, self.cols = rows, cols
         self.dense = rows * cols <= DENSE_LIMIT
@@ -160,8 +162,11 @@ class Nodes:
     def _read(self, book: xlsxio.Workbook):
         self.book = book
         self.sheet_index = {shapes.sheet_key(s.name): i for i, s in enumerate(book.sheets)}
+        # one pass over each sheet's cell keys and formula cells, shared by what follows
         where = [(coords(s.values), coords(s.formulas)) for s in book.sheets]
-        self.grids = [Grid(s, at[0]) for s, at in zip(book.sheets, where)]
+        kinds = [[f.kind for f in s.formulas.values()] for s in book.sheets]
+        self.grids = [Grid(s, at[0], arrays="array" in k)
+                      for s, at, k in zip(book.sheets, where, kinds)]
         self.taken = [_Taken(s, g, at) for s, g, at in zip(book.sheets, self.grids, where)]
         self.kept_cached = 0
         self.n_sheet, self.n_row, self.n_col, self.n_text, self.n_area = [], [], [], [], []
@@ -169,15 +174,16 @@ class Nodes:
         self.name_nodes: dict[tuple, int] = {}
         self.refs: list[dict] = []
         self._prefixes: dict = {}
-        self._collect([at[1] for at in where])
+        self._collect([at[1] for at in where], kinds)
 
-    def _collect(self, where: list):
+    def _collect(self, where: list, kinds: list):
         """The nodes: each sheet's formula cells by row, then column (``where``: their
-        :func:`coords` per sheet), then the defined names that are formulas."""
+        :func:`coords` per sheet, ``kinds``: their kinds), then the defined names that
+        are formulas."""
         book = self.book
         self.cells = 0
         for s, sheet in enumerate(book.sheets):
-            if any(f.kind in ("dataTable", "array") for f in sheet.formulas.values()):
+            if "dataTable" in kinds[s] or "array" in kinds[s]:
                 for (r, c), f in _in_order(sheet.formulas):
                     if f.kind == "dataTable":
                         self.kept_cached += 1
@@ -188,13 +194,14 @@ class Nodes:
                                    kind=f.kind)
                 continue
             # the usual sheet (plain and shared formulas): the node lists extended at once
-            at, cells = where[s], list(sheet.formulas.values())
+            at, cells, kind = where[s], list(sheet.formulas.values()), kinds[s]
             rows, cols = at[:, 0], at[:, 1]
             step_r, step_c = np.diff(rows), np.diff(cols)
             if not ((step_r > 0) | ((step_r == 0) & (step_c > 0))).all():  # not as read
                 order = np.lexsort((cols, rows))
-                rows, cols, cells = rows[order], cols[order], [cells[k] for k in order.tolist()]
-            self.n_kind.extend([f.kind for f in cells])
+                rows, cols = rows[order], cols[order]
+                cells, kind = [cells[k] for k in order.tolist()], [kind[k] for k in order.tolist()]
+            self.n_kind.extend(kind)
             self.n_sheet.extend([s] * len(cells))
             self.n_row.extend(rows.tolist())
             self.n_col.extend(cols.tolist())
