@@ -278,3 +278,18 @@ def test_nodes_are_in_row_then_column_order_whatever_order_the_reader_gives():
     e = _run(book)
     assert [str(e.grids[0].get(1, c)) for c in (2, 3)] == ["#N/A", "#N/A"]
     assert e.grids[0].get(3, 2) == 9.0 and e.taken[0].mask.sum() == 7
+
+
+def test_a_copy_grown_past_the_longest_formula_is_refused_on_its_own(monkeypatch):
+    """=A9&"xx...x" is 8,192 characters with its =, Excel's limit; its copy in row 10 is
+    one character longer, so it is not a follower and gets #VALUE! with the reason (as
+    Excel refuses to enter it), while B9 = 9*1.5 & the text = "13.5xx...x"."""
+    filler = "x" * (shapes.MAX_FORMULA_CHARS - 6)
+    pattern = 'A{r}&"' + filler + '"'
+    assert len(pattern.format(r=9)) + 1 == shapes.MAX_FORMULA_CHARS
+    book = lambda: _column(pattern, range(8, 12))  # noqa: E731
+    assert _followers(book()) == {(9, 2)}
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    assert e.grids[0].get(9, 2) == "13.5" + filler
+    assert [str(v) for v in _values(e, 2, [10, 11])] == ["#VALUE!", "#VALUE!"]
+    assert "8,193 characters" in e.reasons["Plan!B10"][1]

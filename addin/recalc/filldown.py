@@ -8,9 +8,10 @@ each column once and compares every cell's text with that prediction -- string
 equality, no scan of the text -- and a :class:`Run` is a first cell (the *leader*) and
 the cells after it that match. The first cell that does not match (another formula, a
 literal that changes by row, a row number inside a string, a reference that would move
-off the sheet) ends the run and leads the next one. Equal text means an equal shape up
-to the moved rows, so :meth:`Run.slots` builds the references of all its cells at once
-from numpy row arrays, instead of a shape per cell; the compiler
+off the sheet, a text grown past Excel's 8,192 characters) ends the run and leads the
+next one. Equal text means an equal shape up to the moved rows, so :meth:`Run.slots`
+builds the references of all its cells at once from numpy row arrays, instead of a
+shape per cell; the compiler
 (:meth:`~.compile.Compiler.compile_all`) gives them the leader's compiled template when
 that template can be shared, and otherwise shapes and compiles them one by one.
 """
@@ -20,9 +21,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .shapes import MAX_COL, FillPattern, Shaper
+from .shapes import MAX_COL, MAX_FORMULA_CHARS, FillPattern, Shaper
 
-FIRST_CHUNK = 16  # cells compared before the chunk doubles (a short run costs little)
+FIRST_CHUNK = 4  # cells compared before the chunk doubles (a short run costs little)
+# a longer text (its row numbers grown by a digit) is left to the compiler to refuse
+_LONGEST = MAX_FORMULA_CHARS - 1
 
 
 class Run(NamedTuple):
@@ -129,8 +132,9 @@ def _extent(pattern: FillPattern, rows, texts: list, start: int) -> int:
         else:
             want = [pattern.text_at(0)] * (stop - end)
         got = texts[end:stop]
-        if want != got:
-            return end + next(k for k, (a, b) in enumerate(zip(want, got)) if a != b)
+        if want != got or max(map(len, want)) > _LONGEST:
+            return end + next(k for k, (a, b) in enumerate(zip(want, got))
+                              if a != b or len(a) > _LONGEST)
         end, chunk = stop, chunk * 2
     return end
 
