@@ -293,3 +293,17 @@ def test_a_copy_grown_past_the_longest_formula_is_refused_on_its_own(monkeypatch
     assert e.grids[0].get(9, 2) == "13.5" + filler
     assert [str(v) for v in _values(e, 2, [10, 11])] == ["#VALUE!", "#VALUE!"]
     assert "8,193 characters" in e.reasons["Plan!B10"][1]
+
+
+def test_a_column_of_differing_formulas_is_tried_less_and_less(monkeypatch):
+    """Alternating =A{r}*2 / =A{r}+1 has no copies (each cell is shaped on its own);
+    three different formulas above a fill cost two tries before the fill is found in
+    row 4. B7 = 7*1.5*2 = 21 and B8 = 8*1.5+1 = 13 alternating; C5 = 5*1.5*3 = 22.5."""
+    def book():
+        f = {(r, 2): f"A{r}*2" if r % 2 else f"A{r}+1" for r in range(1, 41)}
+        f.update({(1, 3): "A1", (2, 3): "A2*5", (3, 3): "A3-1"})
+        f.update({(r, 3): f"A{r}*3" for r in range(4, 34)})
+        return _book(f, {(r, 1): r * 1.5 for r in range(1, 41)})
+    assert _followers(book()) == {(r, 3) for r in range(5, 34)}
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    assert _values(e, 2, [7, 8]) == [21.0, 13.0] and e.grids[0].get(5, 3) == 22.5

@@ -24,6 +24,7 @@ import numpy as np
 from .shapes import MAX_COL, MAX_FORMULA_CHARS, FillPattern, Shaper
 
 FIRST_CHUNK = 4  # cells compared before the chunk doubles (a short run costs little)
+MAX_SKIP = 63    # cells passed over after a cell that leads no run, at most
 # a longer text (its row numbers grown by a digit) is left to the compiler to refuse
 _LONGEST = MAX_FORMULA_CHARS - 1
 
@@ -107,8 +108,12 @@ def find_runs(n_sheet, n_row, n_col, n_text, cells: int, shaper_of) -> dict[int,
 
 
 def _column_runs(shaper: Shaper, ids, rows, col: int, texts: list, runs: dict) -> None:
-    """The runs of one column: ``ids`` its nodes, ``rows`` (increasing) and ``texts``."""
-    n, pos = len(ids), 0
+    """The runs of one column: ``ids`` its nodes, ``rows`` (increasing) and ``texts``.
+    A cell that the next one does not copy leads no run; after it the search skips
+    cells, twice as many each time it fails again (up to :data:`MAX_SKIP`), so a column
+    of differing formulas costs a few tries, not one per cell (the cells skipped are
+    shaped one by one, as any cell outside a run)."""
+    n, pos, skip = len(ids), 0, 0
     row_list = rows.tolist()
     while pos < n - 1:
         pattern = shaper.fill_pattern(texts[pos], row_list[pos], col)
@@ -116,7 +121,9 @@ def _column_runs(shaper: Shaper, ids, rows, col: int, texts: list, runs: dict) -
         if end > pos + 1:
             runs[int(ids[pos])] = Run(int(ids[pos]), ids[pos + 1:end], rows[pos + 1:end],
                                       pattern)
-        pos = end
+            pos, skip = end, 0
+        else:
+            pos, skip = pos + 1 + skip, min(2 * skip + 1, MAX_SKIP)
 
 
 def _extent(pattern: FillPattern, rows, texts: list, start: int) -> int:
