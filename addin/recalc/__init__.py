@@ -11,7 +11,8 @@ the cached values. A newcomer can read the stages in order, one module each:
    made slots, so one compiled function serves a whole column;
 3. :mod:`.compile` -- each shape compiled once by ``formulas`` into a
    :class:`~.program.Template` (:mod:`.program` runs it as a straight line of formulas'
-   own functions);
+   own functions); :mod:`.filldown` finds the cells of a formula filled down a column,
+   which take their first cell's template and get their references all at once;
 4. :mod:`.order` -- dependency order: a topological order of *units* (a column group --
    one formula filled down a column whose cells do not read each other -- is one unit),
    then a depth-first walk cell by cell for what is left (circular references);

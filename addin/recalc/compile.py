@@ -8,12 +8,13 @@ import os
 import re
 
 import formulas
+import numpy as np
 from formulas.cell import CELL
 from formulas.functions import get_functions
 from formulas.ranges import Ranges
 from formulas.tokens.function import Function as FunctionToken
 
-from . import shapes
+from . import filldown, shapes
 from .startup import defer_scipy
 from .install import Reasons
 from .program import CONST, LIT, NAME, RAW, REF, UNION, NotStraight, Program, Template
@@ -52,26 +53,45 @@ class Compiler:
 
     # --- compiling -------------------------------------------------------
     def compile_all(self):
+        """Shape and compile every node, in node order. The followers of a formula
+        filled down a column (:mod:`.filldown`) are done with their leader, all at once,
+        when the leader's template is the one every copy of its shape gets; otherwise
+        they are shaped and compiled one by one like any other node."""
         cache: dict[str, list[Template]] = {}
         shapers: dict = {}
+
+        def shaper_of(s):
+            shaper = shapers.get(s)
+            if shaper is None:
+                shaper = shapers[s] = shapes.Shaper(sheets[s].name, self._scopes.get(s, ""))
+            return shaper
+
         # the per-node lists bound once: this loop runs once per formula cell
         n_sheet, n_row, n_col, n_text = self.n_sheet, self.n_row, self.n_col, self.n_text
         template, rects_of, lits_of = self.template, self.rects, self.lits
         used_of, names_of, reads = self.used, self.name_deps, self._reads
         sheets, cells, generic = self.book.sheets, self.cells, self.generic
         beyond_limits = shapes.beyond_limits
+        runs = filldown.find_runs(n_sheet, n_row, n_col, n_text, cells, shaper_of) \
+            if generic else {}
+        covered = bytearray(len(n_text))  # 1: a run's follower, done with its leader
+        flags = np.frombuffer(covered, dtype=np.uint8)
+        for run in runs.values():
+            flags[run.members] = 1
+        taken, memo = [], {}
         for i in range(len(n_text)):
+            if covered[i]:
+                continue
             s, r, c, text = n_sheet[i], n_row[i], n_col[i], n_text[i]
             shp = None
             why = beyond_limits(text)
             if why is not None:  # before any parser sees it
                 template[i] = self._refused(i, why)
+                if i in runs:
+                    flags[runs[i].members] = 0
                 continue
             if i < cells and generic:
-                shaper = shapers.get(s)
-                if shaper is None:
-                    shaper = shapers[s] = shapes.Shaper(sheets[s].name, self._scopes.get(s, ""))
-                shp = shaper(text, r, c)
+                shp = shaper_of(s)(text, r, c)
             elif i < cells:
                 shp = shapes.shape(text, sheets[s].name, r, c, scope=self._scopes.get(s, ""))
             t = None
@@ -105,12 +125,56 @@ class Compiler:
             for rect in used:
                 if rect[1] != rect[3] or rect[2] != rect[4]:
                     reads[rect] = reads.get(rect, 0) + 1
-        self._share_invariants()
+            run = runs.get(i)
+            if run is not None:
+                # every copy of the shape gets t (if it accepts them all): so do these
+                if shp is not None and cache.get(shp.key, [None])[0] is t and \
+                        self._take(run, t, memo):
+                    taken.append(run)
+                else:
+                    flags[run.members] = 0
+        self._share_invariants(np.flatnonzero(flags == 0).tolist(), taken)
 
-    def _share_invariants(self):
-        """Tell each template's program which inputs are the same in all its cells."""
+    def _take(self, run: filldown.Run, t: Template, memo: dict) -> bool:
+        """Give the followers of ``run`` what the loop of :meth:`compile_all` gives each
+        node -- rects, literals, template, what it reads -- for all of them at once;
+        False (nothing given) if ``t`` does not accept them all. ``memo``: for
+        :meth:`~.filldown.Run.slots`."""
+        ids, n = run.members, len(run.members)
+        slots = run.slots(memo)
+        columns = [s if isinstance(s, list) else [s] * n for s in slots]
+        if any(columns[j] != columns[j0] for j, j0 in t.dups):  # t.accepts, all at once
+            return False
+        rects = list(zip(*columns)) if columns else [()] * n
+        refs, fixed, names = t.inputs_read()
+        if refs == tuple(range(len(slots))) and not fixed:
+            used = rects
+        elif refs:
+            used = list(zip(*[columns[x] for x in refs], *[[f] * n for f in fixed]))
+        else:
+            used = [fixed] * n
+        reads = self._reads
+        for rect in [slots[x] for x in refs if not run.one_cell(x)] + list(fixed):
+            if isinstance(rect, list):  # each member's own (a range in most rows)
+                for one in rect:
+                    if one[1] != one[3] or one[2] != one[4]:
+                        reads[one] = reads.get(one, 0) + 1
+            elif rect[1] != rect[3] or rect[2] != rect[4]:
+                reads[rect] = reads.get(rect, 0) + n
+        lits = self.lits[run.leader]
+        for values, into in ((rects, self.rects), ([lits] * n, self.lits),
+                             ([t] * n, self.template), (used, self.used),
+                             ([names] * n, self.name_deps)):
+            _scatter(into, ids, values)
+        return True
+
+    def _share_invariants(self, nodes: list, runs: list):
+        """Tell each template's program which inputs are the same in all its cells:
+        ``nodes`` one by one, then each run in ``runs`` at once (its literals are its
+        leader's; its references differ between its cells where they move)."""
         seen: dict[int, tuple[Template, list, list]] = {}
-        for i, t in enumerate(self.template):
+        for i in nodes:
+            t = self.template[i]
             if t is None or t.program is None:
                 continue
             entry = seen.get(id(t))
@@ -130,6 +194,13 @@ class Compiler:
                     first[k] = value
                 elif first[k] != value:
                     varies[k] = True
+        for run in runs:  # the leader was among ``nodes``: its values are in ``seen``
+            entry = seen.get(id(self.template[run.leader]))
+            if entry is not None:
+                moving = run.varying()
+                for k, (kind, x) in enumerate(entry[0].plan):
+                    if kind == REF and x in moving:
+                        entry[2][k] = True
         for t, _, varies in seen.values():
             t.program.share(name for name, v in zip(t.program.inputs, varies) if not v)
 
@@ -248,14 +319,29 @@ class Compiler:
         return nid
 
 
+def _scatter(into: list, ids: np.ndarray, values: list) -> None:
+    """``into[ids[k]] = values[k]`` for every k: one slice assignment when the ids are
+    evenly spaced (a column of a sheet whose rows all hold the same columns)."""
+    if len(ids) > 1:
+        step = int(ids[1] - ids[0])
+        if step > 0 and int(ids[-1]) == int(ids[0]) + step * (len(ids) - 1) and \
+                (len(ids) == 2 or bool((np.diff(ids) == step).all())):
+            into[int(ids[0]):int(ids[-1]) + 1:step] = values
+            return
+    for i, v in zip(ids.tolist(), values):
+        into[i] = v
+
+
 def _value_error():
     return XL["#VALUE!"]
 
 
 def rect_of(rng: dict) -> tuple:
-    """formulas' range dict -> (SHEET, r1, c1, r2, c2)."""
-    return (shapes.sheet_key(rng.get("sheet_id") or rng.get("sheet") or ""),
-            int(rng["r1"]) or 1, int(rng["n1"]) or 1, int(rng["r2"]), int(rng["n2"]))
+    """formulas' range dict -> (SHEET, r1, c1, r2, c2), r1 <= r2 and c1 <= c2 (formulas
+    keeps the ends as written: ``A$5:A1`` is r1=5, r2=1)."""
+    r1, r2 = sorted((int(rng["r1"]) or 1, int(rng["r2"])))
+    c1, c2 = sorted((int(rng["n1"]) or 1, int(rng["n2"])))
+    return (shapes.sheet_key(rng.get("sheet_id") or rng.get("sheet") or ""), r1, c1, r2, c2)
 
 
 def _range_operators(tokens) -> bool:

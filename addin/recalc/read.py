@@ -6,6 +6,8 @@ time instead). Node ``i`` is described by the parallel lists ``n_sheet``, ``n_ro
 """
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 import schedula as sh
 from formulas.ranges import Ranges
@@ -17,14 +19,25 @@ from .values import display, filled, input_value
 DENSE_LIMIT = 8_000_000             # cells in a sheet's bounding box held as a dense grid
 
 
+def coords(cells: dict) -> np.ndarray:
+    """The ``(row, col)`` keys of ``cells`` as an ``(n, 2)`` int64 array, in one pass
+    over the keys (a sheet's cell dicts hold up to millions of them, and each pass over
+    those scattered tuples costs more than the numpy work after it)."""
+    flat = np.fromiter(chain.from_iterable(cells), dtype=np.int64, count=2 * len(cells))
+    return flat.reshape(-1, 2)
+
+
 class Grid:
     """The values of one sheet: a dense object array over its used area (or a dict for a
-    huge, sparse one). Missing cells are ``sh.EMPTY``."""
+    huge, sparse one). Missing cells are ``sh.EMPTY``. ``where``: :func:`coords` of the
+    sheet's values, if already made; ``arrays``: False if the sheet is known to hold no
+    array formula (whose range may reach beyond the used area)."""
 
-    def __init__(self, sheet: xlsxio.SheetData):
+    def __init__(self, sheet: xlsxio.SheetData, where: np.ndarray | None = None,
+                 arrays: bool = True):
         rows = max(sheet.max_row, 1)
         cols = max(sheet.max_col, 1)
-        for area in (f.area for f in sheet.formulas.values() if f.area):
+        for area in (f.area for f in sheet.formulas.values() if f.area) if arrays else ():
             rows, cols = max(rows, area[2]), max(cols, area[3])
         self.rows, self.cols = rows, cols
         self.dense = rows * cols <= DENSE_LIMIT
@@ -34,22 +47,20 @@ class Grid:
             self.d = {}
         # until recalculated, a formula cell holds its cached value
         cached = {rc: v for rc, v in sheet.cached.items() if rc in sheet.formulas}
-        for cells in (sheet.values, cached):
+        for cells, at in ((sheet.values, where), (cached, None)):
             if self.dense and cells:
-                self._fill(cells)
+                self._fill(cells, coords(cells) if at is None else at)
             else:
                 for (r, c), v in cells.items():
                     self.set(r, c, input_value(v))
 
-    def _fill(self, cells: dict):
-        """Set many cells at once (numpy fancy indexing, not a Python call per cell)."""
-        n = len(cells)
-        rows = np.fromiter((rc[0] for rc in cells), dtype=np.int64, count=n)
-        cols = np.fromiter((rc[1] for rc in cells), dtype=np.int64, count=n)
-        values = np.empty(n, dtype=object)
-        values[:] = [input_value(v) if isinstance(v, xlsxio.XlError) else v
-                     for v in cells.values()]
-        self.a[rows - 1, cols - 1] = values
+    def _fill(self, cells: dict, at: np.ndarray):
+        """Set many cells at once (numpy fancy indexing, not a Python call per cell);
+        ``at``: their :func:`coords`."""
+        values = np.fromiter(cells.values(), dtype=object, count=len(cells))
+        if xlsxio.XlError in set(map(type, values)):  # error values are rare: look once
+            values = np.fromiter(map(input_value, values), dtype=object, count=len(values))
+        self.a[at[:, 0] - 1, at[:, 1] - 1] = values
 
     def get(self, r, c):
         if self.dense:
@@ -94,16 +105,14 @@ class Grid:
 class _Taken:
     """Which cells of a sheet the file fills (an input value or a formula): what a spill
     may not overwrite. A boolean grid (or a set for a huge sparse sheet), so the sheet's
-    cell dicts can be let go once read."""
+    cell dicts can be let go once read. ``where``: the :func:`coords` of its values and
+    of its formulas."""
 
-    def __init__(self, sheet: xlsxio.SheetData, grid: Grid):
+    def __init__(self, sheet: xlsxio.SheetData, grid: Grid, where: tuple):
         if grid.dense:
             self.mask = np.zeros((grid.rows, grid.cols), dtype=bool)
-            for cells in (sheet.values, sheet.formulas):
-                if cells:
-                    rows = np.fromiter((rc[0] for rc in cells), dtype=np.int64, count=len(cells))
-                    cols = np.fromiter((rc[1] for rc in cells), dtype=np.int64, count=len(cells))
-                    self.mask[rows - 1, cols - 1] = True
+            for at in where:
+                self.mask[at[:, 0] - 1, at[:, 1] - 1] = True
             self.cells = None
         else:
             self.mask = None
@@ -153,21 +162,28 @@ class Nodes:
     def _read(self, book: xlsxio.Workbook):
         self.book = book
         self.sheet_index = {shapes.sheet_key(s.name): i for i, s in enumerate(book.sheets)}
-        self.grids = [Grid(s) for s in book.sheets]
-        self.taken = [_Taken(s, g) for s, g in zip(book.sheets, self.grids)]
+        # one pass over each sheet's cell keys and formula cells, shared by what follows
+        where = [(coords(s.values), coords(s.formulas)) for s in book.sheets]
+        kinds = [[f.kind for f in s.formulas.values()] for s in book.sheets]
+        self.grids = [Grid(s, at[0], arrays="array" in k)
+                      for s, at, k in zip(book.sheets, where, kinds)]
+        self.taken = [_Taken(s, g, at) for s, g, at in zip(book.sheets, self.grids, where)]
         self.kept_cached = 0
         self.n_sheet, self.n_row, self.n_col, self.n_text, self.n_area = [], [], [], [], []
         self.n_label, self.n_kind = Labels(self), []
         self.name_nodes: dict[tuple, int] = {}
         self.refs: list[dict] = []
         self._prefixes: dict = {}
-        self._collect()
+        self._collect([at[1] for at in where], kinds)
 
-    def _collect(self):
+    def _collect(self, where: list, kinds: list):
+        """The nodes: each sheet's formula cells by row, then column (``where``: their
+        :func:`coords` per sheet, ``kinds``: their kinds), then the defined names that
+        are formulas."""
         book = self.book
         self.cells = 0
         for s, sheet in enumerate(book.sheets):
-            if any(f.kind in ("dataTable", "array") for f in sheet.formulas.values()):
+            if "dataTable" in kinds[s] or "array" in kinds[s]:
                 for (r, c), f in _in_order(sheet.formulas):
                     if f.kind == "dataTable":
                         self.kept_cached += 1
@@ -178,18 +194,19 @@ class Nodes:
                                    kind=f.kind)
                 continue
             # the usual sheet (plain and shared formulas): the node lists extended at once
-            keys = list(sheet.formulas)
-            if keys == sorted(keys):  # as the reader gives them (timsort: linear then)
-                cells = list(sheet.formulas.values())
-            else:
-                keys.sort()
-                cells = [sheet.formulas[k] for k in keys]
-            self.n_kind.extend([f.kind for f in cells])
-            self.n_sheet.extend([s] * len(keys))
-            self.n_row.extend([k[0] for k in keys])
-            self.n_col.extend([k[1] for k in keys])
+            at, cells, kind = where[s], list(sheet.formulas.values()), kinds[s]
+            rows, cols = at[:, 0], at[:, 1]
+            step_r, step_c = np.diff(rows), np.diff(cols)
+            if not ((step_r > 0) | ((step_r == 0) & (step_c > 0))).all():  # not as read
+                order = np.lexsort((cols, rows))
+                rows, cols = rows[order], cols[order]
+                cells, kind = [cells[k] for k in order.tolist()], [kind[k] for k in order.tolist()]
+            self.n_kind.extend(kind)
+            self.n_sheet.extend([s] * len(cells))
+            self.n_row.extend(rows.tolist())
+            self.n_col.extend(cols.tolist())
             self.n_text.extend([f.text for f in cells])
-            self.n_area.extend([None] * len(keys))
+            self.n_area.extend([None] * len(cells))
         self.cells = len(self.n_text)
         # defined names: ranges are bound at compile time, formulas become nodes
         global_refs, local_refs = {}, [dict() for _ in book.sheets]

@@ -174,9 +174,91 @@ class Shaper:
                 return shp
         return shape(text, self.sheet, row, col, generic=True, scope=self.scope)
 
+    def fill_pattern(self, text: str, row: int, col: int) -> FillPattern | None:
+        """How formula ``text`` of cell (``row``, ``col``) reads when filled down its
+        column (:class:`FillPattern`); None when it has no shape."""
+        parts = _DIGITS.split(text)
+        if len(parts) == 1:  # no digits: every copy reads the same
+            shp = shape(text, self.sheet, row, col, generic=True, scope=self.scope)
+            return None if shp is None else FillPattern(shp, row, _braces(text), (),
+                                                        (None,) * len(shp.rects))
+        skeleton = "\x03".join(parts[0::2])
+        if skeleton not in self.recipes:
+            self(text, row, col)  # the first of its skeleton: scanned, its recipe kept
+        recipe = self.recipes[skeleton]
+        shp = _apply(recipe, parts[1::2]) if recipe is not None else None
+        if shp is None:  # a fixed run differs from the recipe's text: its own recipe
+            spans: list = []
+            shp = shape(text, self.sheet, row, col, generic=True, scope=self.scope,
+                        spans=spans)
+            recipe = _recipe(parts, shp, spans)
+            if recipe is None:
+                return None
+        return _fill_pattern(parts, recipe[3], shp, row)
+
 
 _UNSET = object()
 _DIGITS = re.compile(r"([0-9]+)")
+
+
+class FillPattern(NamedTuple):
+    """A formula as Excel's fill down writes it in every row of its column.
+
+    A fill moves only the *relative* row numbers of references (``F2*D2/86400`` in row
+    2 is ``F7*D7/86400`` in row 7); ``$`` rows, columns, literals and digits inside
+    names or strings stay. So the text at row ``r`` is ``fmt.format(*(r + d for d in
+    offsets))`` (:meth:`text_at`), and a cell holding exactly that text has
+    :attr:`shape` with each moving row shifted by ``r - row``: :attr:`moves` says, per
+    reference, which ends move. Valid while every moved row stays on the sheet
+    (:meth:`last_row`)."""
+    shape: Shape            # the first cell's generic shape
+    row: int                # the first cell's row
+    fmt: str                # the text, each relative row number a ``{k}`` field
+    offsets: tuple          # field k is the cell's row + offsets[k]
+    moves: tuple            # per reference: None (fixed), or (r1, r1 moves?, r2, r2 moves?)
+
+    def text_at(self, row: int) -> str:
+        return self.fmt.format(*[row + d for d in self.offsets])
+
+    def last_row(self) -> int:
+        """The last row whose copy keeps every reference on the sheet."""
+        return MAX_ROW - max(self.offsets, default=0)
+
+
+def _braces(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def _fill_pattern(parts, row_runs, shp, row) -> FillPattern | None:
+    """The :class:`FillPattern` of the text split into ``parts`` (digit runs at odd
+    places) whose recipe found the row numbers ``row_runs`` ((run, reference, end, ...);
+    end 2 is both ends of a single cell)."""
+    role = {run: (k, end) for run, k, end, *_ in row_runs}
+    pieces, offsets, ends = [], [], {}
+    for j, piece in enumerate(parts):
+        got = role.get(j // 2) if j % 2 else None
+        if got is None:
+            pieces.append(piece if j % 2 else _braces(piece))
+            continue
+        value, relative = int(piece), not parts[j - 1].endswith("$")
+        if relative:
+            if value - row not in offsets:
+                offsets.append(value - row)
+            piece = "{%d}" % offsets.index(value - row)
+        pieces.append(piece)
+        ends.setdefault(got[0], {})[got[1]] = (value, relative)
+    moves = []
+    for k in range(len(shp.rects)):
+        found = ends.get(k, {})
+        if not any(relative for _, relative in found.values()):
+            moves.append(None)
+        elif 2 in found:
+            moves.append(found[2] + found[2])
+        elif 0 in found and 1 in found:
+            moves.append(found[0] + found[1])
+        else:
+            return None
+    return FillPattern(shp, row, "".join(pieces), tuple(offsets), tuple(moves))
 
 
 def _recipe(parts, shp, spans):
@@ -462,5 +544,5 @@ def reference(text: str) -> Rect | None:
     return (sheet_key(m.group("sheet")[:-1]), r1, c1, r2, c2)
 
 
-__all__ = ["Shape", "Shaper", "shape", "translate", "reference", "beyond_limits", "edge_proxies", "sheet_key", "col_number", "col_letters", "a1",
+__all__ = ["Shape", "Shaper", "FillPattern", "shape", "translate", "reference", "beyond_limits", "edge_proxies", "sheet_key", "col_number", "col_letters", "a1",
            "parse_a1", "parse_area", "MAX_ROW", "MAX_COL"]

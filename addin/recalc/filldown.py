@@ -1,0 +1,149 @@
+"""Part of stage 3, compile: the cells of a formula filled down a column, found at once.
+
+Most formula cells of a planner are a few formulas, each filled down its column
+(``=F2*D2/86400``, ``=F3*D3/86400``, ...). A fill moves only the relative row numbers,
+so the text each later cell holds, if it is a copy of the first, is known in advance:
+one ``str.format`` of its row (:class:`~.shapes.FillPattern`). :func:`find_runs` walks
+each column once and compares every cell's text with that prediction -- string
+equality, no scan of the text -- and a :class:`Run` is a first cell (the *leader*) and
+the cells after it that match. The first cell that does not match (another formula, a
+literal that changes by row, a row number inside a string, a reference that would move
+off the sheet, a text grown past Excel's 8,192 characters) ends the run and leads the
+next one. Equal text means an equal shape up to the moved rows, so :meth:`Run.slots`
+builds the references of all its cells at once from numpy row arrays, instead of a
+shape per cell; the compiler
+(:meth:`~.compile.Compiler.compile_all`) gives them the leader's compiled template when
+that template can be shared, and otherwise shapes and compiles them one by one.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .shapes import MAX_COL, MAX_FORMULA_CHARS, FillPattern, Shaper
+
+FIRST_CHUNK = 4  # cells compared before the chunk doubles (a short run costs little)
+MAX_SKIP = 63    # cells passed over after a cell that leads no run, at most
+# a longer text (its row numbers grown by a digit) is left to the compiler to refuse
+_LONGEST = MAX_FORMULA_CHARS - 1
+
+
+class Run(NamedTuple):
+    """One formula filled down: the leader node, and the later nodes of its column
+    (in row order) whose text is the leader's moved to their row."""
+    leader: int
+    members: np.ndarray     # node ids
+    rows: np.ndarray        # the members' rows
+    pattern: FillPattern
+
+    def slots(self, memo: dict) -> list:
+        """Per reference of the shape, in text order: one rect (the same in every member)
+        or the list of each member's rect (sheet, r1, c1, r2, c2). ``memo`` keeps the
+        lists made, for other runs over the same rows: the ``A7`` that ``=F7*A7`` and
+        ``=G7+A7`` read is then one tuple, not two."""
+        delta = self.rows - self.pattern.row
+        rows_key = self.rows.tobytes()
+        out = []
+        for rect, move in zip(self.pattern.shape.rects, self.pattern.moves):
+            if move is None:
+                out.append(rect)
+                continue
+            sheet, _, c1, _, c2 = rect
+            a, a_moves, b, b_moves = move
+            key = (sheet, c1, c2, a - self.pattern.row if a_moves else (a,),
+                   b - self.pattern.row if b_moves else (b,), rows_key)
+            got = memo.get(key)
+            if got is None:
+                got = memo[key] = _rects(sheet, c1, c2, a, a_moves, b, b_moves, delta)
+            out.append(got)
+        return out
+
+    def one_cell(self, k: int) -> bool:
+        """Is reference ``k`` one cell in every member?"""
+        move, rect = self.pattern.moves[k], self.pattern.shape.rects[k]
+        if move is None:
+            return rect[1] == rect[3] and rect[2] == rect[4]
+        return move[:2] == move[2:] and rect[2] == rect[4]
+
+    def varying(self) -> frozenset:
+        """The references that differ between the cells of the run."""
+        return frozenset(k for k, move in enumerate(self.pattern.moves) if move is not None)
+
+
+def _rects(sheet, c1, c2, a, a_moves, b, b_moves, delta) -> list:
+    """The rect of each row (``delta`` rows below the leader's) of a reference whose
+    ends are rows ``a`` and ``b`` in the leader's row, each moving or not."""
+    if a_moves and b_moves:  # one cell, or both ends moving together
+        first = (min(a, b) + delta).tolist()
+        if a == b:
+            return [(sheet, r, c1, r, c2) for r in first]
+        last = (max(a, b) + delta).tolist()
+    else:  # one end fixed, the other moving: which is r1 may change by row
+        ra, rb = (a + delta) if a_moves else a, (b + delta) if b_moves else b
+        first, last = np.minimum(ra, rb).tolist(), np.maximum(ra, rb).tolist()
+    return [(sheet, r1, c1, r2, c2) for r1, r2 in zip(first, last)]
+
+
+def find_runs(n_sheet, n_row, n_col, n_text, cells: int, shaper_of) -> dict[int, Run]:
+    """The runs of the first ``cells`` nodes (formula cells, in row-then-column order
+    per sheet), by leader; ``shaper_of(sheet)`` gives the :class:`~.shapes.Shaper` of a
+    sheet. Linear: each cell's text is compared once, each leader scanned once."""
+    if cells < 2:
+        return {}
+    sheets = np.asarray(n_sheet[:cells], dtype=np.int64)
+    cols = np.asarray(n_col[:cells], dtype=np.int64)
+    rows = np.asarray(n_row[:cells], dtype=np.int64)
+    order = np.argsort(sheets * (MAX_COL + 1) + cols, kind="stable")  # by column, rows kept
+    key = (sheets * (MAX_COL + 1) + cols)[order]
+    bounds = np.flatnonzero(np.diff(key)) + 1
+    runs: dict[int, Run] = {}
+    for ids in np.split(order, bounds):
+        if len(ids) < 2:
+            continue
+        s, col = int(sheets[ids[0]]), int(cols[ids[0]])
+        texts = [n_text[i] for i in ids.tolist()]
+        _column_runs(shaper_of(s), ids, rows[ids], col, texts, runs)
+    return runs
+
+
+def _column_runs(shaper: Shaper, ids, rows, col: int, texts: list, runs: dict) -> None:
+    """The runs of one column: ``ids`` its nodes, ``rows`` (increasing) and ``texts``.
+    A cell that the next one does not copy leads no run; after it the search skips
+    cells, twice as many each time it fails again (up to :data:`MAX_SKIP`), so a column
+    of differing formulas costs a few tries, not one per cell (the cells skipped are
+    shaped one by one, as any cell outside a run)."""
+    n, pos, skip = len(ids), 0, 0
+    row_list = rows.tolist()
+    while pos < n - 1:
+        pattern = shaper.fill_pattern(texts[pos], row_list[pos], col)
+        end = pos + 1 if pattern is None else _extent(pattern, rows, texts, pos + 1)
+        if end > pos + 1:
+            runs[int(ids[pos])] = Run(int(ids[pos]), ids[pos + 1:end], rows[pos + 1:end],
+                                      pattern)
+            pos, skip = end, 0
+        else:
+            pos, skip = pos + 1 + skip, min(2 * skip + 1, MAX_SKIP)
+
+
+def _extent(pattern: FillPattern, rows, texts: list, start: int) -> int:
+    """The first position from ``start`` whose text is not ``pattern`` at its row
+    (compared a chunk at a time, the chunk doubling, so a short run costs little)."""
+    stop_all = min(len(texts), int(np.searchsorted(rows, pattern.last_row(), side="right")))
+    end, chunk = start, FIRST_CHUNK
+    while end < stop_all:
+        stop = min(stop_all, end + chunk)
+        if pattern.offsets:
+            fields = [(rows[end:stop] + d).tolist() for d in pattern.offsets]
+            want = list(map(pattern.fmt.format, *fields))
+        else:
+            want = [pattern.text_at(0)] * (stop - end)
+        got = texts[end:stop]
+        if want != got or max(map(len, want)) > _LONGEST:
+            return end + next(k for k, (a, b) in enumerate(zip(want, got))
+                              if a != b or len(a) > _LONGEST)
+        end, chunk = stop, chunk * 2
+    return end
+
+
+__all__ = ["Run", "find_runs"]

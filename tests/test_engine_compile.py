@@ -1,0 +1,309 @@
+"""The engine's compile stage on formulas filled down a column (addin/recalc/filldown.py).
+
+A cell whose text is the column's first formula moved to its row is compiled with that
+first cell, all at once; any other cell must be shaped and compiled on its own. Each
+test checks which cells the fast path took (and which it refused), that the compiled
+data of every node is exactly what the cell-by-cell path gives, and cell values that
+Excel shows for the same formulas (worked out by hand in each docstring)."""
+from __future__ import annotations
+
+import zipfile
+
+import numpy as np
+import openpyxl
+
+from zvmplan_addin import xlsxio
+from zvmplan_addin.recalc import filldown, shapes
+from zvmplan_addin.recalc.calc import Engine, calc
+from zvmplan_addin.recalc.install import Reasons, install_functions
+from zvmplan_addin.recalc.values import quiet
+
+MAX_ROW = shapes.MAX_ROW
+
+
+# ------------------------------------------------------------------ helpers ----
+def _book(formulas: dict, values: dict | None = None, name: str = "Plan") -> xlsxio.Workbook:
+    """A one-sheet workbook as the reader gives it: ``formulas`` {(r, c): text}."""
+    values = values or {}
+    cells = list(formulas) + list(values)
+    sheet = xlsxio.SheetData(
+        name=name, part="", values=dict(values),
+        formulas={rc: xlsxio.FormulaCell(t) for rc, t in sorted(formulas.items())},
+        max_row=max(r for r, _ in cells), max_col=max(c for _, c in cells))
+    return xlsxio.Workbook(sheets=[sheet], names=[], other_sheets=[])
+
+
+def _run(book, runs: bool = True, monkeypatch=None) -> Engine:
+    """Compile and evaluate ``book``; with ``runs=False`` every cell is shaped and
+    compiled on its own (the compile stage without :mod:`filldown`)."""
+    install_functions()
+    if not runs:
+        monkeypatch.setattr(filldown, "find_runs", lambda *args: {})
+    e = Engine(book)
+    Reasons.log = e.reasons
+    try:
+        with quiet():
+            e.run()
+    finally:
+        Reasons.log = None
+        if not runs:
+            monkeypatch.undo()
+    return e
+
+
+def _compiled(e: Engine) -> dict:
+    """What the compile stage hands the later stages, for comparing two engines: per
+    node its rects, literals, what it reads, and which nodes share a template (and what
+    that template's program computes once for all of them)."""
+    groups: dict[int, list] = {}
+    for i, t in enumerate(e.template):
+        groups.setdefault(id(t), []).append(i)
+    shared = []
+    for members in groups.values():
+        t = e.template[members[0]]
+        shared.append((members, sorted(map(str, t.program.shared)) if t.program else None))
+    return {"rects": e.rects, "lits": e.lits, "used": e.used, "names": e.name_deps,
+            "reads": e._reads, "templates": sorted(shared), "compiled": e.compiled}
+
+
+def _values(e: Engine, col: int, rows) -> list:
+    return [e.grids[0].get(r, col) for r in rows]
+
+
+def _followers(book) -> set:
+    """(row, col) of the cells that some run takes after its first cell."""
+    e = Engine(book)
+    shaper = shapes.Shaper(book.sheets[0].name)
+    runs = filldown.find_runs(e.n_sheet, e.n_row, e.n_col, e.n_text, e.cells,
+                              lambda s: shaper)
+    return {(e.n_row[i], e.n_col[i]) for run in runs.values() for i in run.members.tolist()}
+
+
+def _same_as_cell_by_cell(book_factory, monkeypatch) -> Engine:
+    fast = _run(book_factory())
+    slow = _run(book_factory(), runs=False, monkeypatch=monkeypatch)
+    assert _compiled(fast) == _compiled(slow)
+    assert np.array_equal(fast.grids[0].a, slow.grids[0].a)
+    return fast
+
+
+def _column(pattern: str, rows, col: int = 2, values=None, **fields) -> xlsxio.Workbook:
+    """``pattern`` (``{r}`` is the row) in column ``col`` of ``rows``; A holds r * 1.5."""
+    formulas = {(r, col): pattern.format(r=r, **{k: f(r) for k, f in fields.items()})
+                for r in rows}
+    values = values if values is not None else {(r, 1): r * 1.5 for r in range(1, max(rows) + 2)}
+    return _book(formulas, values)
+
+
+# ------------------------------------------------------------------ tests ----
+def test_a_filled_column_is_one_run_with_the_values_of_cell_by_cell(monkeypatch):
+    """=A{r}*2+A{r+1} filled down B2:B40: all but B2 follow it; B7 = 7*1.5*2 + 8*1.5 =
+    33 as Excel computes it."""
+    book = lambda: _column("A{r}*2+A{n}", range(2, 41), n=lambda r: r + 1)  # noqa: E731
+    assert _followers(book()) == {(r, 2) for r in range(3, 41)}
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    assert _values(e, 2, [2, 7, 40]) == [2 * 1.5 * 2 + 3 * 1.5, 33.0, 40 * 1.5 * 2 + 41 * 1.5]
+    assert e.compiled == 1
+
+
+def test_a_row_in_the_middle_whose_formula_differs_ends_the_run(monkeypatch):
+    """B10 holds =A10+1 in a column of =A{r}*2: B10 is compiled on its own and the cells
+    after it start a new run; B10 = 10*1.5+1 = 16, B11 = 11*1.5*2 = 33."""
+    def book():
+        b = _column("A{r}*2", range(2, 21))
+        b.sheets[0].formulas[(10, 2)] = xlsxio.FormulaCell("A10+1")
+        return b
+    assert _followers(book()) == {(r, 2) for r in range(3, 21)} - {(10, 2), (11, 2)}
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    assert _values(e, 2, [9, 10, 11]) == [27.0, 16.0, 33.0]
+
+
+def test_absolute_references_stay_in_every_row(monkeypatch):
+    """=$A$1*A{r}+A$2 filled down: the $ rows do not move (Excel's fill); B5 = 1.5*7.5+3
+    = 14.25."""
+    book = lambda: _column("$A$1*A{r}+A$2", range(1, 30))  # noqa: E731
+    assert _followers(book()) == {(r, 2) for r in range(2, 30)}
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    assert _values(e, 2, [1, 5]) == [1.5 * 1.5 + 3, 14.25]
+    rects = e.rects[e.n_row.index(5)]
+    assert rects == (("PLAN", 1, 1, 1, 1), ("PLAN", 5, 1, 5, 1), ("PLAN", 2, 1, 2, 1))
+
+
+def test_a_literal_that_changes_by_row_is_not_a_copy(monkeypatch):
+    """=A{r}*{r}: the literal is the row number, which a fill would not change, so no cell
+    follows another; each gets its own literal: B6 = 6*1.5*6 = 54."""
+    book = lambda: _column("A{r}*{r}", range(2, 12))  # noqa: E731
+    assert _followers(book()) == set()
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    assert _values(e, 2, [2, 6]) == [6.0, 54.0]
+
+
+def test_row_digits_inside_a_string_are_text(monkeypatch):
+    """="row {r}"&A{r} is not a fill (the string changes), ="row 2"&A{r} is; B5 shows
+    "row 57.5" and "row 27.5" (Excel's & writes 7.5 as 7.5)."""
+    moving = lambda: _column('"row {r}"&A{r}', range(2, 9))  # noqa: E731
+    fixed = lambda: _column('"row 2"&A{r}', range(2, 9))  # noqa: E731
+    assert _followers(moving()) == set()
+    assert _followers(fixed()) == {(r, 2) for r in range(3, 9)}
+    assert _values(_same_as_cell_by_cell(moving, monkeypatch), 2, [5]) == ["row 57.5"]
+    assert _values(_same_as_cell_by_cell(fixed, monkeypatch), 2, [5]) == ["row 27.5"]
+
+
+def test_no_run_reaches_past_the_last_row():
+    """=A{r+1} in the last three rows: the copy in row 1,048,576 would read row
+    1,048,577, which is no reference (Excel writes #REF!), so it is not a follower."""
+    rows = [MAX_ROW - 2, MAX_ROW - 1, MAX_ROW]
+    book = _column("A{n}", rows, n=lambda r: r + 1, values={(1, 1): 1.0})
+    assert _followers(book) == {(MAX_ROW - 1, 2)}
+    pattern = shapes.Shaper("Plan").fill_pattern(f"A{MAX_ROW - 1}", MAX_ROW - 2, 2)
+    assert pattern.last_row() == MAX_ROW - 1
+    assert pattern.text_at(MAX_ROW - 1) == f"A{MAX_ROW}"
+
+
+def test_a_range_with_one_fixed_end_is_ordered_in_every_row(monkeypatch):
+    """=SUM(A$5:A{r}) down B1:B9: above row 5 the moving end is r1, below it r2 (Excel
+    reads A$5:A2 as A2:A5). B2 = (2+3+4+5)*1.5 = 21, B9 = (5+...+9)*1.5 = 52.5."""
+    book = lambda: _column("SUM(A$5:A{r})", range(1, 10))  # noqa: E731
+    assert _followers(book()) == {(r, 2) for r in range(2, 10)}
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    assert _values(e, 2, [2, 5, 9]) == [21.0, 7.5, 52.5]
+    assert e.rects[e.n_row.index(2)] == (("PLAN", 2, 1, 5, 1),)
+    assert e.rects[e.n_row.index(9)] == (("PLAN", 5, 1, 9, 1),)
+
+
+def test_references_that_coincide_in_one_row_only(monkeypatch):
+    """=A{r}+$A$3 from row 3: in row 3 both references are A3, so its compiled form reads
+    one cell twice and cannot serve the rows below, which are compiled apart (as cell by
+    cell does). B3 = 4.5+4.5 = 9, B4 = 6+4.5 = 10.5."""
+    book = lambda: _column("A{r}+$A$3", range(3, 12))  # noqa: E731
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    assert _values(e, 2, [3, 4]) == [9.0, 10.5]
+    assert e.template[0] is not e.template[1] and e.template[1] is e.template[2]
+
+
+def test_a_cell_read_twice_in_every_row_follows(monkeypatch):
+    """=IF(A{r}>3,A{r},0): the same cell twice in every row, so every copy accepts the
+    first cell's template; B2 = 0 (3 > 3 is FALSE), B3 = 4.5."""
+    book = lambda: _column("IF(A{r}>3,A{r},0)", range(2, 12))  # noqa: E731
+    assert _followers(book()) == {(r, 2) for r in range(3, 12)}
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    assert _values(e, 2, [2, 3]) == [0, 4.5]
+    assert len({id(t) for t in e.template}) == 1
+
+
+def test_formulas_that_cannot_share_a_compiled_form_are_compiled_per_cell(monkeypatch):
+    """=ROW()*A{r} depends on its own position: the run is found but refused at compile
+    time, and each cell is compiled on its own; B4 = 4*6 = 24."""
+    book = lambda: _column("ROW()*A{r}", range(2, 8))  # noqa: E731
+    assert _followers(book()) == {(r, 2) for r in range(3, 8)}
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    assert _values(e, 2, [4]) == [24.0]
+    assert e.compiled == 6
+
+
+def test_mixed_columns_and_braces_and_text_without_digits(monkeypatch):
+    """Several columns at once: an array constant (braces in the text), a formula with
+    no digit, a range per row whose divisor changes every fifth row, braces inside a
+    string; every node compiles to what cell by cell gives. B3 = 1+2+3 = 6,
+    D2 = (2+B2)/7 = (2+5)/7, D5 = (5+8)/9, E2 = 2&"-{x}"&D2."""
+    def book():
+        f = {}
+        for r in range(1, 25):
+            f[(r, 2)] = f"SUM({{1,2}})+A{r}"
+            f[(r, 3)] = "SUM(A:A)"
+            f[(r, 4)] = f"SUM(A{r}:B{r})/{7 if r % 5 else 9}"
+            f[(r, 5)] = f"A{r}&\"-{{x}}\"&D{r}"
+        return _book(f, {(r, 1): float(r) for r in range(1, 26)})
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    grid = e.grids[0]
+    assert grid.get(3, 2) == 6.0 and grid.get(3, 3) == sum(range(1, 26))
+    assert grid.get(2, 4) == (2 + 5) / 7 and grid.get(5, 4) == (5 + 8) / 9
+    assert grid.get(2, 5) == "2-{x}1"  # Excel's & writes the number 1 as 1
+
+
+def test_shared_formulas_from_the_file_are_a_run(tmp_path):
+    """A shared formula B1:B6 (master =A1*10+$A$1, as Excel stores a fill): the reader
+    moves the master to each cell, the engine follows all but B1; B4 = 40+1 = 41."""
+    wb = openpyxl.Workbook()
+    wb.active.title = "Plan"
+    src = tmp_path / "src.xlsx"
+    wb.save(src)
+    rows = "".join(
+        f'<row r="{r}"><c r="A{r}"><v>{r}</v></c><c r="B{r}">'
+        + ('<f t="shared" ref="B1:B6" si="0">A1*10+$A$1</f>' if r == 1 else
+           '<f t="shared" si="0"/>') + "</c></row>" for r in range(1, 7))
+    sheet = ('<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.'
+             f'openxmlformats.org/spreadsheetml/2006/main"><sheetData>{rows}</sheetData>'
+             '</worksheet>')
+    path = tmp_path / "in.xlsx"
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(path, "w") as zout:
+        for item in zin.infolist():
+            data = sheet.encode() if item.filename == "xl/worksheets/sheet1.xml" \
+                else zin.read(item)
+            zout.writestr(item, data)
+    with xlsxio.safe_open_xlsx(path) as pkg:
+        book = xlsxio.read_workbook(pkg)
+    assert [book.sheets[0].formulas[(r, 2)].text for r in (1, 4)] == ["A1*10+$A$1",
+                                                                      "A4*10+$A$1"]
+    assert _followers(book) == {(r, 2) for r in range(2, 7)}
+    calc(path, tmp_path / "out.xlsx")
+    out = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)["Plan"]
+    assert [out[f"B{r}"].value for r in range(1, 7)] == [11, 21, 31, 41, 51, 61]
+
+
+def test_fill_pattern_is_the_text_excel_writes_at_another_row():
+    """The predicted copy moves relative rows only: Excel's fill of
+    =SUM(I$2:I3)+LOG10(C3)*'Q1 2024'!B3 from row 3 to row 10."""
+    text = "SUM(I$2:I3)+LOG10(C3)*'Q1 2024'!B3"
+    pattern = shapes.Shaper("Plan").fill_pattern(text, 3, 9)
+    assert pattern.text_at(3) == text
+    assert pattern.text_at(10) == "SUM(I$2:I10)+LOG10(C10)*'Q1 2024'!B10"
+    assert pattern.moves == ((2, False, 3, True), (3, True, 3, True), (3, True, 3, True))
+
+
+def test_nodes_are_in_row_then_column_order_whatever_order_the_reader_gives():
+    """Formula cells given out of order (a reader may list them so) become nodes by row,
+    then column, and a column of them is still one run; an error value read from a cell
+    (t="e") is formulas' error in the grid. B3 = A3*2 = 9, C1 = #N/A + 1 = #N/A."""
+    formulas = {(3, 2): "A3*2", (1, 3): "A1+1", (1, 2): "A1*2", (2, 2): "A2*2"}
+    sheet = xlsxio.SheetData(
+        name="Plan", part="", values={(r, 1): r * 1.5 for r in (2, 3)} | {
+            (1, 1): xlsxio.XlError("#N/A")},
+        formulas={rc: xlsxio.FormulaCell(t) for rc, t in formulas.items()},
+        max_row=3, max_col=3)
+    book = xlsxio.Workbook(sheets=[sheet], names=[], other_sheets=[])
+    e = Engine(book)
+    assert list(zip(e.n_row, e.n_col)) == [(1, 2), (1, 3), (2, 2), (3, 2)]
+    assert _followers(book) == {(2, 2), (3, 2)}
+    e = _run(book)
+    assert [str(e.grids[0].get(1, c)) for c in (2, 3)] == ["#N/A", "#N/A"]
+    assert e.grids[0].get(3, 2) == 9.0 and e.taken[0].mask.sum() == 7
+
+
+def test_a_copy_grown_past_the_longest_formula_is_refused_on_its_own(monkeypatch):
+    """=A9&"xx...x" is 8,192 characters with its =, Excel's limit; its copy in row 10 is
+    one character longer, so it is not a follower and gets #VALUE! with the reason (as
+    Excel refuses to enter it), while B9 = 9*1.5 & the text = "13.5xx...x"."""
+    filler = "x" * (shapes.MAX_FORMULA_CHARS - 6)
+    pattern = 'A{r}&"' + filler + '"'
+    assert len(pattern.format(r=9)) + 1 == shapes.MAX_FORMULA_CHARS
+    book = lambda: _column(pattern, range(8, 12))  # noqa: E731
+    assert _followers(book()) == {(9, 2)}
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    assert e.grids[0].get(9, 2) == "13.5" + filler
+    assert [str(v) for v in _values(e, 2, [10, 11])] == ["#VALUE!", "#VALUE!"]
+    assert "8,193 characters" in e.reasons["Plan!B10"][1]
+
+
+def test_a_column_of_differing_formulas_is_tried_less_and_less(monkeypatch):
+    """Alternating =A{r}*2 / =A{r}+1 has no copies (each cell is shaped on its own);
+    three different formulas above a fill cost two tries before the fill is found in
+    row 4. B7 = 7*1.5*2 = 21 and B8 = 8*1.5+1 = 13 alternating; C5 = 5*1.5*3 = 22.5."""
+    def book():
+        f = {(r, 2): f"A{r}*2" if r % 2 else f"A{r}+1" for r in range(1, 41)}
+        f.update({(1, 3): "A1", (2, 3): "A2*5", (3, 3): "A3-1"})
+        f.update({(r, 3): f"A{r}*3" for r in range(4, 34)})
+        return _book(f, {(r, 1): r * 1.5 for r in range(1, 41)})
+    assert _followers(book()) == {(r, 3) for r in range(5, 34)}
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    assert _values(e, 2, [7, 8]) == [21.0, 13.0] and e.grids[0].get(5, 3) == 22.5
