@@ -358,12 +358,9 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
     bytes between the offsets expat reports (no character-data callback runs); a ``<v>``
     is converted when it closes; formula texts are decoded in bulk after the parse
     (:func:`_decoded_all`), and filed in document order."""
-    values, cached = sheet.values, sheet.cached
-    # the formula cells in document order: (row, col), the raw bytes of <f>, and the
-    # attributes of <f> by index when it has any (a shared, array or data table formula)
-    f_keys: list[tuple[int, int]] = []
-    f_raws: list[bytes] = []
-    f_special: dict[int, dict] = {}
+    values, formulas, cached = sheet.values, sheet.formulas, sheet.cached
+    masters: dict[str, tuple[int, int, str]] = {}      # shared formulas: si -> (r, c, text)
+    dependents: list[tuple[int, int, str]] = []         # (r, c, si) of their dependents
     codes: dict[str, int] = {}
     layout = Layout(len(data))
     note = layout.cells.extend
@@ -382,7 +379,7 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
     t = "n"                 # the cell's type
     flags = 0
     c0 = v0 = v1 = t0 = 0   # offsets: <c, <v, past </v>, the open <f or <t
-    value = f_attrs = f_raw = is_text = None
+    value = f_attrs = f_text = is_text = None
     max_row = max_col = 0
     prefix = None
     # the names of the common elements as this part spells them (set at <sheetData>);
@@ -523,7 +520,7 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
             junk += 1
 
     def end(qname):
-        nonlocal state, in_data, in_row, junk, depth, v1, value, f_raw, is_text, max_row, \
+        nonlocal state, in_data, in_row, junk, depth, v1, value, f_text, is_text, max_row, \
             max_col
         if state == _IN_V:
             state = _CELL
@@ -565,9 +562,9 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
                 values[r, c] = value
             else:
                 if f_attrs:
-                    f_special[len(f_keys)] = f_attrs
-                f_keys.append((r, c))
-                f_raws.append(f_raw)
+                    _file_formula(formulas, masters, dependents, r, c, f_attrs, f_text)
+                else:
+                    formulas[r, c] = FormulaCell(f_text)
                 if value is not None:
                     cached[r, c] = value
                 note(pack(r, c, c0, v0, v1 if v0 >= 0 else -1, flags))
@@ -580,7 +577,13 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
             state = _CELL
             idx = p.CurrentByteIndex
             te = t0 + len(qname) + 2
-            f_raw = data[te:idx] if data[te - 1] == 62 else _inner(data, t0, idx, find)[0]
+            raw = data[te:idx] if data[te - 1] == 62 else _inner(data, t0, idx, find)[0]
+            if _LT in raw or _CR in raw:
+                f_text = _slow_text(raw)
+            else:
+                f_text = raw.decode("utf-8")
+                if "&" in f_text:
+                    f_text = _unescaped(f_text)
             return
         if state == _IN_T:
             state = _IN_IS
@@ -615,7 +618,7 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
         try:
             xmlparse.parse(p, data, name)
             budget.cells[0], budget.others[0] = cells_left, others_left
-            _file_formulas(sheet.formulas, f_keys, _decoded_all(f_raws), f_special)
+            _file_dependents(formulas, masters, dependents)
         except (ValueError, OverflowError, struct.error) as exc:
             raise UnsafeWorkbookError(f"{name}: cannot read a cell ({one_line(exc)})") from None
     layout.prefix = prefix or ""
@@ -647,6 +650,9 @@ def _column_letters() -> list[str]:
     return _LETTERS
 
 
+# bytes searched for as numbers: ``b"<" in raw`` would first try the needle as an index
+# and raise (and format) a TypeError inside, which costs more than the search
+_LT, _CR = ord("<"), ord("\r")
 #: what follows the name of an empty element's tag (``<v/>``, ``<v />``)
 _EMPTY_TAILS = (b"/>", b" />")
 
@@ -664,7 +670,7 @@ def _inner(data: bytes, start: int, idx: int, find) -> tuple[bytes, int]:
 def _decoded(raw: bytes) -> str:
     """Element content as text: markup (CDATA, comments) and CRs are left to the parser
     (:func:`_slow_text`); the five XML entities and character references are replaced."""
-    if b"<" in raw or b"\r" in raw:
+    if _LT in raw or _CR in raw:
         return _slow_text(raw)
     s = raw.decode("utf-8")
     return _unescaped(s) if "&" in s else s
@@ -680,29 +686,9 @@ def _unescaped(s: str) -> str:
             .replace("&apos;", "'").replace("&amp;", "&"))
 
 
-def _decoded_all(raws: list[bytes]) -> list[str]:
-    """:func:`_decoded` of each of ``raws``, as two list comprehensions (no call per
-    item but for the rare content with markup, CRs or references)."""
-    texts = [raw.decode("utf-8") if b"<" not in raw and b"\r" not in raw else _slow_text(raw)
-             for raw in raws]
-    return [_unescaped(s) if "&" in s else s for s in texts]
-
-
-def _file_formulas(formulas: dict, keys: list, texts: list[str], special: dict) -> None:
-    """File the formulas of a sheet, in document order: plain ones as they are, the others
-    by the kind their ``<f>`` attributes (``special``, by index) give; shared formulas'
-    dependents (no text of their own) last, moved from their masters."""
-    if not special:
-        formulas.update(zip(keys, map(FormulaCell, texts)))
-        return
-    masters: dict[str, tuple[int, int, str]] = {}
-    dependents: list[tuple[int, int, str]] = []
-    for i, ((r, c), text) in enumerate(zip(keys, texts)):
-        attrs = special.get(i)
-        if attrs is None:
-            formulas[r, c] = FormulaCell(text)
-        else:
-            _file_formula(formulas, masters, dependents, r, c, attrs, text)
+def _file_dependents(formulas: dict, masters: dict, dependents: list) -> None:
+    """File the dependents of shared formulas (no text of their own): their master's
+    text moved by their offset from it, or ``#REF!`` when no master has their ``si``."""
     for r, c, si in dependents:
         if si in masters:
             mr, mc, text = masters[si]
