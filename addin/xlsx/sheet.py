@@ -356,15 +356,17 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
     """Fill ``sheet`` from the worksheet part ``data``; returns the :class:`Layout` of its
     formula cells (also kept as ``sheet.layout``).
 
-    Two expat callbacks do the work, one per start tag and one per end tag; they share
-    their state in closure cells, chiefly ``state`` (``_OUT`` ... ``_GENERAL``). The usual
-    elements (a cell's ``<v>``, ``<f>``, ``<is><t>`` under the names this part uses) each
-    cost one test of ``state`` and one name comparison; anything else takes the general
-    state, which follows the current code path of old: its depth in the cell, and the
-    local name of each element, looked up once per distinct name. Text is cut from the
-    bytes between the offsets expat reports (no character-data callback runs); a ``<v>``
-    is converted when it closes; formula texts are decoded in bulk after the parse
-    (:func:`_decoded_all`), and filed in document order."""
+    Two expat callbacks do the work, one per start tag and one per end tag, called for
+    each of the millions of elements; what runs there is kept short. They share their
+    state in closure cells (faster here than the attributes of an object), chiefly
+    ``state`` (``_OUT`` ... ``_GENERAL``): the usual elements (a cell's ``<v>``, ``<f>``,
+    ``<is><t>`` under the names this part uses) each cost one test of ``state`` and one
+    name comparison; anything else takes the general state, which tracks its depth in
+    the cell and looks each distinct name's local name up once. The next cell of a row is
+    recognised by comparing its ``r`` with the reference expected there. Text is cut from
+    the bytes between the offsets expat reports (no character-data callback runs); a
+    ``<v>`` is converted when it closes, a formula decoded when its ``<f>`` closes, and the
+    cell filed when ``</c>`` closes it, while its bytes are still in the cache."""
     values, formulas, cached = sheet.values, sheet.formulas, sheet.cached
     masters: dict[str, tuple[int, int, str]] = {}      # shared formulas: si -> (r, c, text)
     dependents: list[tuple[int, int, str]] = []         # (r, c, si) of their dependents
@@ -407,9 +409,8 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
                                   f"in the sheets (at {name}); refused")
 
     def start(qname, attrs):
-        nonlocal state, in_data, in_row, junk, row, col, row_text, row_cut, depth, child, \
-            sub, t, flags, c0, v0, t0, value, f_attrs, is_text, prefix, cq, vq, fq, isq, \
-            tq, cells_left, others_left
+        nonlocal state, junk, row, col, depth, child, sub, t, flags, c0, v0, t0, value, \
+            f_attrs, is_text, cells_left, others_left
         if state == _CELL:      # a child of the cell
             if qname == vq:
                 state, v0 = _IN_V, p.CurrentByteIndex
