@@ -180,3 +180,99 @@ def test_the_xlsx_layer_imports_no_heavy_package():
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_each_spelling_of_v_and_f_reads_the_same():
+    """The reader's quick paths (a bare ``<v>``, an empty ``<v/>`` or ``<v />`` as openpyxl
+    writes it, a bare ``<f>``) and the general one (tags with attributes or spaces) give
+    the same values; text ending in "/>" is text, not an empty tag; the five XML entities,
+    character references, CDATA and a CR-LF (read as LF, as XML says) in formulas."""
+    xml = (HEAD + '<x:row r="1"><x:c r="A1"><x:v>1</x:v></x:c><x:c r="B1"><x:v >2</x:v >'
+           '</x:c><x:c r="C1"><x:v xml:space="preserve"> 3 </x:v></x:c><x:c r="D1"><x:v/>'
+           '</x:c><x:c r="E1"><x:v /></x:c><x:c r="F1"><x:v></x:v></x:c>'
+           '<x:c r="G1" t="str"><x:v>/></x:v></x:c><x:c r="H1" t="str"><x:v>a/></x:v></x:c>'
+           '</x:row><x:row r="2"><x:c r="A2"><x:f>A1&gt;0&amp;"&lt;&quot;&apos;"</x:f><x:v /></x:c>'
+           '<x:c r="B2"><x:f >B1&#43;&#x31;</x:f><x:v/></x:c>'
+           '<x:c r="C2"><x:f><![CDATA[C1<2]]></x:f><x:v></x:v></x:c>'
+           '<x:c r="D2"><x:f>"a\r\nb"</x:f><x:v>x</x:v></x:c><x:c r="E2"><x:f/></x:c>'
+           '<x:c r="F2"><x:f xml:space="preserve"> F1 </x:f><x:v>4</x:v></x:c></x:row>' + TAIL)
+    sheet = _read(xml)
+    assert sheet.values == {(1, 1): 1.0, (1, 2): 2.0, (1, 3): 3.0, (1, 7): "/>", (1, 8): "a/>"}
+    assert {k: f.text for k, f in sheet.formulas.items()} == {
+        (2, 1): 'A1>0&"<"\'"', (2, 2): "B1+1", (2, 3): "C1<2", (2, 4): '"a\nb"', (2, 5): "",
+        (2, 6): " F1 "}
+    assert sheet.cached == {(2, 4): "x", (2, 6): 4.0}   # no number: kept as text
+    # each formula cell's <v> noted where it is (start, and just past its end)
+    data = xml.encode()
+    noted = {(r, c): data[v0:v1] for r, c, _, v0, v1, _ in sheet.layout}
+    assert noted == {(2, 1): b"<x:v />", (2, 2): b"<x:v/>", (2, 3): b"<x:v></x:v>",
+                     (2, 4): b"<x:v>x</x:v>", (2, 5): b"", (2, 6): b"<x:v>4</x:v>"}
+
+
+def test_cells_are_placed_by_r_or_next_to_the_last():
+    """The next column of the row (the usual case), a jump, a step back, lower case, a
+    cell naming another row, a cell without ``r``, and an ``r`` that is no reference
+    (four letters): Excel places the last two after the cell before them."""
+    xml = (HEAD + '<x:row r="3"><x:c r="A3"><x:v>1</x:v></x:c><x:c r="B3"><x:v>2</x:v></x:c>'
+           '<x:c r="E3"><x:v>3</x:v></x:c><x:c r="C3"><x:v>4</x:v></x:c><x:c r="d3"><x:v>5</x:v>'
+           '</x:c><x:c><x:v>6</x:v></x:c><x:c r="ZZZZ3"><x:v>7</x:v></x:c><x:c r="A9"><x:v>8'
+           '</x:v></x:c><x:c r="AB9"><x:v>9</x:v></x:c><x:c r="AC9"><x:v>10</x:v></x:c></x:row>'
+           + TAIL)
+    sheet = _read(xml)
+    assert sheet.values == {(3, 1): 1.0, (3, 2): 2.0, (3, 5): 3.0, (3, 3): 4.0, (3, 4): 5.0,
+                            (3, 5): 6.0, (3, 6): 7.0, (9, 1): 8.0, (9, 28): 9.0, (9, 29): 10.0}
+    assert (sheet.max_row, sheet.max_col) == (9, 29)
+
+
+def test_inline_strings_rich_text_and_types():
+    """Inline strings: one run, rich text runs (with run properties), a phonetic run
+    skipped, an empty ``<t/>``, an ``<is>`` without runs (the empty string, as Excel shows
+    it), escapes; and the other types of ``<v>`` beside them."""
+    xml = (HEAD + '<x:row r="1"><x:c r="A1" t="inlineStr"><x:is><x:t>plain &amp; simple</x:t>'
+           '</x:is></x:c><x:c r="B1" t="inlineStr"><x:is><x:r><x:rPr><x:b/></x:rPr><x:t>bo'
+           '</x:t></x:r><x:r><x:t xml:space="preserve">ld </x:t></x:r><x:rPh sb="0" eb="1">'
+           '<x:t>PH</x:t></x:rPh></x:is></x:c><x:c r="C1" t="inlineStr"><x:is><x:t/></x:is>'
+           '</x:c><x:c r="D1" t="inlineStr"><x:is></x:is></x:c><x:c r="E1" t="inlineStr">'
+           '<x:is><x:t>_x0031__x000D_</x:t></x:is></x:c><x:c r="F1" t="inlineStr"/>'
+           '<x:c r="G1" t="s"><x:v>1</x:v></x:c><x:c r="H1" t="s"><x:v>7</x:v></x:c>'
+           '<x:c r="I1" t="b"><x:v>0</x:v></x:c><x:c r="J1" t="e"><x:v>#DIV/0!</x:v></x:c>'
+           '<x:c r="K1" t="d"><x:v>1900-01-01T12:00:00</x:v></x:c>'
+           '<x:c r="L1" t="str"><x:v>&#x20AC; _x0041_</x:v></x:c></x:row>' + TAIL)
+    sheet = _read(xml)
+    assert sheet.values == {(1, 1): "plain & simple", (1, 2): "bold ", (1, 3): "",
+                            (1, 4): "", (1, 5): "1\r", (1, 7): "one", (1, 8): XlError("#REF!"),
+                            (1, 9): False, (1, 10): XlError("#DIV/0!"), (1, 11): 2.5,
+                            (1, 12): "€ A"}
+
+
+def test_shared_array_and_table_formulas_keep_document_order():
+    """Formulas of every kind are filed in the order of the part, shared formulas'
+    dependents (moved from their master) after them, as before the quick paths."""
+    xml = (HEAD + '<x:row r="1"><x:c r="A1"><x:f>1+1</x:f><x:v>2</x:v></x:c>'
+           '<x:c r="B1"><x:f t="shared" ref="B1:B2" si="0">A1*2</x:f><x:v>4</x:v></x:c>'
+           '<x:c r="C1"><x:f t="array" ref="C1:D1">A1:B1</x:f><x:v>2</x:v></x:c>'
+           '<x:c r="E1"><x:f t="dataTable" ref="E1" dt2D="0" dtr="0" r1="A1"/></x:c></x:row>'
+           '<x:row r="2"><x:c r="B2"><x:f t="shared" si="0"/><x:v>4</x:v></x:c>'
+           '<x:c r="C2"><x:f t="shared" si="9"/></x:c><x:c r="D2"><x:f>B2</x:f></x:c></x:row>'
+           + TAIL)
+    sheet = _read(xml)
+    assert [(k, f.text, f.kind, f.area) for k, f in sheet.formulas.items()] == [
+        ((1, 1), "1+1", "plain", None), ((1, 2), "A1*2", "shared", None),
+        ((1, 3), "A1:B1", "array", (1, 3, 1, 4)), ((1, 5), "", "dataTable", None),
+        ((2, 4), "B2", "plain", None), ((2, 2), "A2*2", "shared", None),
+        ((2, 3), "#REF!", "shared", None)]
+    assert sheet.cached == {(1, 1): 2.0, (1, 2): 4.0, (1, 3): 2.0, (2, 2): 4.0}
+
+
+def test_the_splice_serves_cells_written_as_openpyxl_writes_them():
+    """``<v />`` (with a space) after an ``<f>``: the noted offsets give the same bytes as
+    the general rewrite."""
+    xml = (HEAD + '<x:row r="1"><x:c r="A1" t="n"><x:v>9000</x:v></x:c><x:c r="B1"><x:f>A1*2'
+           '</x:f><x:v /></x:c><x:c r="C1"><x:f>A1&gt;0</x:f><x:v/></x:c><x:c r="D1" '
+           't="inlineStr"><x:is><x:t>IUCV</x:t></x:is></x:c></x:row>' + TAIL).encode()
+    updates = {1: {2: CellUpdate(18000.0), 3: CellUpdate(True)}}
+    sheet = SheetData("S", "p")
+    read_sheet(xml, sheet, [])
+    fast = rw._rewrite_by_layout(xml, updates, sheet.layout)
+    assert fast is not None and fast == _scan_only(xml, updates)
+    assert b'<x:c r="B1"><x:f>A1*2</x:f><x:v>18000.0</x:v></x:c>' in fast

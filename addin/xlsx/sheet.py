@@ -16,7 +16,9 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import gc
+import itertools
 import re
+import string
 import struct
 import weakref
 from dataclasses import dataclass, field
@@ -43,7 +45,7 @@ class XlError(str):
     __slots__ = ()
 
 
-@dataclass
+@dataclass(slots=True)
 class FormulaCell:
     text: str                       # without the leading "="
     kind: str = "plain"             # plain | shared | array | dataTable
@@ -306,13 +308,20 @@ def layout_of(data: bytes) -> Layout | None:
 @contextlib.contextmanager
 def _no_gc():
     """The cyclic garbage collector paused: reading creates millions of objects and no
-    cycles, and the collector would otherwise rescan them all again and again."""
+    cycles, and the collector would otherwise rescan them all again and again. At the
+    end they go straight to the oldest generation (frozen and unfrozen at once, which
+    moves whole lists without scanning them): re-enabled as it was, the collector's first
+    young collection would otherwise scan every one of them (0.2 s at 100,000 rows) only
+    to find them alive. Skipped when something else keeps objects frozen."""
     was = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was:
+            if not gc.get_freeze_count():
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 
@@ -336,141 +345,125 @@ class Budget:
         self.others = [MAX_OTHER_ELEMENTS + 1]
 
 
+# where the reader is: outside any cell, in a cell between its children, in its <v>, in
+# its <f>, in its <is>, in a <t> of that <is>, or anywhere else in the cell (the general
+# state, which tracks its depth)
+_OUT, _CELL, _IN_V, _IN_F, _IN_IS, _IN_T, _GENERAL = range(7)
+
+
 def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "sheet",
                budget: Budget | None = None) -> Layout:
     """Fill ``sheet`` from the worksheet part ``data``; returns the :class:`Layout` of its
     formula cells (also kept as ``sheet.layout``).
 
-    Text is cut from the bytes between the offsets expat reports (so no character-data
-    callback runs for every cell); content with markup, CRs or references is decoded by
-    the parser itself (:func:`_slow_text`)."""
+    Two expat callbacks do the work, one per start tag and one per end tag, called for
+    each of the millions of elements; what runs there is kept short. They share their
+    state in closure cells (faster here than the attributes of an object), chiefly
+    ``state`` (``_OUT`` ... ``_GENERAL``): the usual elements (a cell's ``<v>``, ``<f>``,
+    ``<is><t>`` under the names this part uses) each cost one test of ``state`` and one
+    name comparison; anything else takes the general state, which tracks its depth in
+    the cell and looks each distinct name's local name up once. The next cell of a row is
+    recognised by comparing its ``r`` with the reference expected there. Text is cut from
+    the bytes between the offsets expat reports (no character-data callback runs); a
+    ``<v>`` is converted when it closes, a formula decoded when its ``<f>`` closes, and the
+    cell filed when ``</c>`` closes it, while its bytes are still in the cache."""
     values, formulas, cached = sheet.values, sheet.formulas, sheet.cached
-    masters: dict[str, tuple[int, int, str]] = {}
-    dependents: list[tuple[int, int, str]] = []
+    masters: dict[str, tuple[int, int, str]] = {}      # shared formulas: si -> (r, c, text)
+    dependents: list[tuple[int, int, str]] = []         # (r, c, si) of their dependents
     codes: dict[str, int] = {}
     layout = Layout(len(data))
-    L_add = layout.cells.extend
+    note = layout.cells.extend
     pack = _LAYOUT.pack
-    row_text = ""
     p = xmlparse.parser()
     find = data.find
+    col_get = col_of.get
+    col_names = _column_letters()
+    state = _OUT
     in_data = in_row = False
     junk = 0                # depth inside elements out of place in sheetData (ignored)
     row = col = 0           # position of the current (or last) cell
-    depth = 0               # depth inside the current cell (0: not in a cell)
-    child = sub = 0         # codes of the open child of the cell, and of its child
-    t = "n"
+    row_text, row_cut = "", 0   # str(row), and -len of it (to cut the letters off a ref)
+    depth = child = sub = 0     # general state: depth in the cell, codes of its open
+    #                             child and of that child's open child
+    t = "n"                 # the cell's type
     flags = 0
-    c0 = v0 = v1 = t0 = 0
-    v_raw = f_attrs = f_text = is_text = None
+    c0 = v0 = v1 = t0 = 0   # offsets: <c, <v, past </v>, the open <f or <t
+    value = f_attrs = f_text = is_text = None
     max_row = max_col = 0
     prefix = None
-
-    def text(start: int, end: int, qlen: int) -> bytes:
-        te = find(b">", start) + 1
-        if te - start != qlen + 2:
-            te = xmlparse.start_tag(data, start).end()
-        return data[te:end]
-
-    def decoded(raw: bytes) -> str:
-        if b"<" in raw or b"\r" in raw:
-            return _slow_text(raw)
-        s = raw.decode("utf-8")
-        return _ENTITY.sub(_entity, s) if "&" in s else s
-
-    # the names of the common elements as this part spells them (set at <sheetData>):
-    # compared first, so the usual cell costs no lookup; any other spelling of the same
-    # element takes the general path through ``codes``
-    cq = vq = fq = rowq = "\0"
+    # the names of the common elements as this part spells them (set at <sheetData>);
+    # any other spelling of the same element takes the general path through ``codes``
+    cq = vq = fq = isq = tq = "\0"
     budget = budget or Budget()
-    cells = budget.cells            # cells left (in the workbook) before it is refused
-    others = budget.others
+    cells_left = budget.cells[0]      # cells left (in the workbook) before it is refused
+    others_left = budget.others[0]    # other elements left
 
-    def count_other():
-        others[0] -= 1
-        if not others[0]:
-            raise UnsafeWorkbookError(f"more than {MAX_OTHER_ELEMENTS:,} rows and other elements "
-                                      f"in the sheets (at {name}); refused")
+    def code(qname: str) -> int:
+        k = codes.get(qname)
+        if k is None:
+            k = codes[qname] = _CODES.get(xmlparse.local(qname), 0)
+        return k
+
+    def other_refused():
+        raise UnsafeWorkbookError(f"more than {MAX_OTHER_ELEMENTS:,} rows and other elements "
+                                  f"in the sheets (at {name}); refused")
 
     def start(qname, attrs):
-        nonlocal in_data, row, col, depth, child, sub, t, flags, c0, v0, t0, f_attrs, \
-            v_raw, f_text, is_text, prefix, cq, vq, fq, rowq, row_text, in_row, junk
-        if depth:
-            depth += 1
-            if depth == 2:
-                if qname == vq:
-                    child, v0 = _V, p.CurrentByteIndex
-                    return
-                if qname == fq:
-                    child, f_attrs, t0 = _F, attrs, p.CurrentByteIndex
-                    return
-                k = codes.get(qname)
-                if k is None:
-                    k = codes[qname] = _CODES.get(xmlparse.local(qname), 0)
-                count_other()
-                child = k
-                if k == _V:
-                    v0 = p.CurrentByteIndex
-                elif k == _F:
-                    f_attrs, t0 = attrs, p.CurrentByteIndex
-                elif k == _IS:
-                    is_text, flags = "", flags | 2
-                else:           # extLst, or anything unusual: the general path
-                    flags |= 2
+        nonlocal state, junk, row, col, depth, child, sub, t, flags, c0, v0, t0, value, \
+            f_attrs, is_text, cells_left, others_left
+        if state == _CELL:      # a child of the cell
+            if qname == vq:
+                state, v0 = _IN_V, p.CurrentByteIndex
                 return
-            k = codes.get(qname)
-            if k is None:
-                k = codes[qname] = _CODES.get(xmlparse.local(qname), 0)
-            count_other()
-            if depth == 3:
-                sub = k
-                if child == _IS and k == _T:
-                    t0 = p.CurrentByteIndex
-            elif depth == 4 and child == _IS and sub == _R and k == _T:
-                t0 = p.CurrentByteIndex
+            if qname == fq:
+                state, f_attrs, t0 = _IN_F, attrs, p.CurrentByteIndex
+                return
+            others_left -= 1
+            if not others_left:
+                other_refused()
+            k = _IS if qname == isq else code(qname)
+            if k == _V:
+                state, v0 = _IN_V, p.CurrentByteIndex
+            elif k == _F:
+                state, f_attrs, t0 = _IN_F, attrs, p.CurrentByteIndex
+            elif k == _IS:
+                state, is_text, flags = _IN_IS, "", flags | 2
+            else:               # extLst, or anything unusual: the general path
+                state, child, depth, flags = _GENERAL, k, 2, flags | 2
             return
-        if qname != cq:
-            k = codes.get(qname)
-            if k is None:
-                k = codes[qname] = _CODES.get(xmlparse.local(qname), 0)
-            if k != _C:
-                count_other()
-                if not in_data:
-                    if k == _SHEETDATA:
-                        in_data = True
-                        pre = qname[:-len("sheetData")]
-                        cq, vq, fq, rowq = pre + "c", pre + "v", pre + "f", pre + "row"
-                        prefix = pre
-                    elif k == _DIMENSION and layout.dimension < 0:
-                        layout.dimension = p.CurrentByteIndex
-                elif k == _ROW and not in_row and not junk:
-                    in_row = True
-                    r = attrs.get("r")
-                    row = int(r) if r and r.isdigit() and r.isascii() else row + 1
-                    row_text = str(row)
-                    col = 0
-                else:           # not where SpreadsheetML puts it: neither a row nor cells
+        if state == _OUT:
+            if qname != cq:
+                k = code(qname)
+                if k != _C:
+                    _outside(qname, k, attrs)
+                    return
+            if not in_row or junk:
+                if in_data:
                     junk += 1
                 return
-        if not in_row or junk:
-            if in_data:
-                junk += 1
-        else:
-            cells[0] -= 1
-            if not cells[0]:
+            # a cell
+            cells_left -= 1
+            if not cells_left:
                 raise UnsafeWorkbookError(f"more than {MAX_CELLS:,} cells in the sheets (at "
                                           f"{name}); refused")
-            depth, child, c0 = 1, 0, p.CurrentByteIndex
-            t = attrs.get("t", "n")
-            flags = 1 if ("t" in attrs or "vm" in attrs) else 0
+            state, c0, v0 = _CELL, p.CurrentByteIndex, -1
+            value = f_attrs = is_text = None
+            t = attrs.get("t")
+            if t is None:
+                t, flags = "n", 1 if "vm" in attrs else 0
+            else:
+                flags = 1
             if qname != cq:
                 flags |= 2
-            v0 = -1
-            v_raw = f_attrs = f_text = is_text = None
             ref = attrs.get("r")
             if ref:
-                if ref.endswith(row_text):      # the usual case: the cell's own row
-                    c = col_of[ref[:-len(row_text)]]
+                if col < _LAST_COL and ref == col_names[col + 1] + row_text:
+                    col += 1                    # the usual case: the next cell of the row
+                    return
+                if ref.endswith(row_text):      # a cell of the row      # the usual case: the cell's own row
+                    c = col_get(ref[:row_cut])
+                    if c is None:
+                        c = col_of[ref[:row_cut]]
                     if c is not None:
                         col = c
                         return
@@ -482,123 +475,257 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
                     row = int(digits)
                     return
             col += 1
+            return
+        # an element inside a child of the cell
+        others_left -= 1
+        if not others_left:
+            other_refused()
+        if state == _IN_IS:
+            k = _T if qname == tq else code(qname)
+            if k == _T:
+                state, t0 = _IN_T, p.CurrentByteIndex
+            else:               # a rich text run, a phonetic run
+                state, child, depth, sub = _GENERAL, _IS, 3, k
+            return
+        if state != _GENERAL:   # markup inside <v>, <f> or an inline string's <t>
+            child, depth, sub = _CHILD_OF[state], 3, code(qname)
+            if state == _IN_T:
+                depth, sub = 4, _T
+            state = _GENERAL
+            return
+        depth += 1
+        k = code(qname)
+        if depth == 3:
+            sub = k
+            if k == _T and child == _IS:
+                t0 = p.CurrentByteIndex
+        elif depth == 4 and k == _T and sub == _R and child == _IS:
+            t0 = p.CurrentByteIndex
+
+    def _outside(qname, k, attrs):
+        """An element outside any cell: sheetData, a row, the dimension, or something
+        out of place (junk, whose cells are ignored)."""
+        nonlocal in_data, in_row, junk, row, col, row_text, row_cut, prefix, cq, vq, fq, \
+            isq, tq, others_left
+        others_left -= 1
+        if not others_left:
+            other_refused()
+        if not in_data:
+            if k == _SHEETDATA:
+                in_data = True
+                prefix = qname[:-len("sheetData")]
+                cq, vq, fq, isq, tq = (prefix + n for n in ("c", "v", "f", "is", "t"))
+            elif k == _DIMENSION and layout.dimension < 0:
+                layout.dimension = p.CurrentByteIndex
+        elif k == _ROW and not in_row and not junk:
+            in_row = True
+            r = attrs.get("r")
+            row = int(r) if r and r.isdigit() and r.isascii() else row + 1
+            row_text = str(row)
+            row_cut = -len(row_text)
+            col = 0
+        else:           # not where SpreadsheetML puts it: neither a row nor cells
+            junk += 1
 
     def end(qname):
-        nonlocal in_data, in_row, junk, depth, child, v1, v_raw, f_text, is_text, max_row, \
+        nonlocal state, in_data, in_row, junk, depth, v1, value, f_text, is_text, max_row, \
             max_col
-        if not depth:
-            if junk:
-                junk -= 1
-            elif in_row:
-                in_row = False
-            elif in_data:
-                in_data = False
-            return
-        if depth == 2:
-            # a bare start tag is "<" name ">"; anything else (attributes, "/>") is
-            # measured by the tag pattern
-            if child == _V:
-                idx = p.CurrentByteIndex
-                lq = len(qname)
-                te = v0 + lq + 2
-                if data[te - 1] != 62:
-                    te = xmlparse.start_tag(data, v0).end()
-                v_raw = data[te:idx]
-                if te == idx and data[idx - 2:idx] == b"/>":
-                    v1 = idx
-                else:
-                    v1 = idx + lq + 3
-                    if data[v1 - 1] != 62:
-                        v1 = find(b">", idx) + 1
-            elif child == _F:
-                idx = p.CurrentByteIndex
-                te = t0 + len(qname) + 2
-                if data[te - 1] != 62:
-                    te = xmlparse.start_tag(data, t0).end()
-                raw = data[te:idx]
-                if b"<" in raw or b"\r" in raw:
-                    f_text = _slow_text(raw)
-                else:
-                    f_text = raw.decode("utf-8")
-                    if "&" in f_text:
-                        f_text = _ENTITY.sub(_entity, f_text)
-            child = 0
-        elif child == _IS and codes.get(qname) == _T and (depth == 3 or sub == _R):
-            is_text += decoded(text(t0, p.CurrentByteIndex, len(qname)))
-        depth -= 1
-        if depth:
-            return
-        # the end of a cell
-        if v_raw is None:
-            value = None if t != "inlineStr" or is_text is None else unescape_ooxml(is_text)
-        elif t == "n":
-            if not v_raw:       # <v></v>: what a writer leaves for a value to compute
-                value = None
+        if state == _IN_V:
+            state = _CELL
+            idx = p.CurrentByteIndex
+            lq = len(qname)
+            if data[v0 + lq + 1] == 62:         # <v>text</v>
+                raw = data[v0 + lq + 2:idx]
+                v1 = idx + lq + 3
+                if data[v1 - 1] != 62:
+                    v1 = find(b">", idx) + 1
+            elif data[v0 + lq + 1:idx] in _EMPTY_TAILS:     # <v/>
+                raw, v1 = b"", idx
             else:
+                raw, v1 = _inner(data, v0, idx, find)
+            if t == "n":
+                if not raw:         # <v></v>: what a writer leaves for a value to compute
+                    value = None
+                else:
+                    try:
+                        value = float(raw)
+                    except ValueError:
+                        value = cell_value(t, _decoded(raw), strings)
+            elif t == "s":
                 try:
-                    value = float(v_raw)
-                except ValueError:
-                    value = cell_value(t, decoded(v_raw), strings)
-        elif t == "s":
-            try:
-                value = strings[int(v_raw)]
-            except (ValueError, IndexError):
-                value = XlError("#REF!")
-        elif t == "inlineStr":
-            value = None if is_text is None else unescape_ooxml(is_text)
-        else:
-            value = cell_value(t, decoded(v_raw), strings)
-        r, c = row, col
-        key = (r, c)
-        if f_attrs is None:
-            if value is None:
+                    value = strings[int(raw)]
+                except (ValueError, IndexError):
+                    value = XlError("#REF!")
+            elif t != "inlineStr":
+                value = cell_value(t, _decoded(raw), strings)
+            return
+        if state == _CELL:      # the end of the cell: file it
+            state = _OUT
+            if t == "inlineStr":
+                value = None if is_text is None else unescape_ooxml(is_text)
+            r, c = row, col
+            if f_attrs is None:
+                if value is None:
+                    return
+                values[r, c] = value
+            else:
+                if f_attrs:
+                    _file_formula(formulas, masters, dependents, r, c, f_attrs, f_text)
+                else:
+                    formulas[r, c] = FormulaCell(f_text)
+                if value is not None:
+                    cached[r, c] = value
+                note(pack(r, c, c0, v0, v1 if v0 >= 0 else -1, flags))
+            if r > max_row:
+                max_row = r
+            if c > max_col:
+                max_col = c
+            return
+        if state == _IN_F:
+            state = _CELL
+            idx = p.CurrentByteIndex
+            te = t0 + len(qname) + 2
+            raw = data[te:idx] if data[te - 1] == 62 else _inner(data, t0, idx, find)[0]
+            if _LT in raw or _CR in raw:
+                f_text = _slow_text(raw)
+            else:
+                f_text = raw.decode("utf-8")
+                if "&" in f_text:
+                    f_text = _unescaped(f_text)
+            return
+        if state == _IN_T:
+            state = _IN_IS
+            idx = p.CurrentByteIndex
+            te = t0 + len(qname) + 2
+            is_text += _decoded(data[te:idx] if data[te - 1] == 62
+                                else _inner(data, t0, idx, find)[0])
+            return
+        if state == _IN_IS:
+            state = _CELL
+            return
+        if state == _GENERAL:
+            if depth == 2:      # the end of the cell's child: as if it had had no markup
+                state = _STATE_OF.get(child, _CELL)
+                if state != _CELL:
+                    end(qname)
                 return
-            values[key] = value
-        else:
-            kind = f_attrs.get("t")
-            text_ = f_text or ""
-            if kind is None or kind == "normal":
-                formulas[key] = FormulaCell(text_)
-            elif kind == "shared":
-                si = f_attrs.get("si", "")
-                if text_.strip():
-                    masters[si] = (r, c, text_)
-                    formulas[key] = FormulaCell(text_, "shared")
-                else:
-                    dependents.append((r, c, si))
-            elif kind == "array":
-                try:
-                    area = parse_area(f_attrs["ref"]) if f_attrs.get("ref") else (r, c, r, c)
-                except ValueError:
-                    area = (r, c, r, c)
-                formulas[key] = FormulaCell(text_, "array", area)
-            elif kind == "dataTable":
-                formulas[key] = FormulaCell(text_, "dataTable")
-            else:
-                formulas[key] = FormulaCell(text_)
-            if value is not None:
-                cached[key] = value
-            L_add(pack(r, c, c0, v0, v1 if v0 >= 0 else -1, flags))
-        if r > max_row:
-            max_row = r
-        if c > max_col:
-            max_col = c
+            if child == _IS and (depth == 3 or depth == 4 and sub == _R) \
+                    and code(qname) == _T:
+                idx = p.CurrentByteIndex
+                is_text += _decoded(_inner(data, t0, idx, find)[0])
+            depth -= 1
+        elif junk:
+            junk -= 1
+        elif in_row:
+            in_row = False
+        elif in_data:
+            in_data = False
 
     p.StartElementHandler, p.EndElementHandler = start, end
     with _no_gc():
         try:
             xmlparse.parse(p, data, name)
+            budget.cells[0], budget.others[0] = cells_left, others_left
+            _file_dependents(formulas, masters, dependents)
         except (ValueError, OverflowError, struct.error) as exc:
             raise UnsafeWorkbookError(f"{name}: cannot read a cell ({one_line(exc)})") from None
-    for r, c, si in dependents:
-        if si in masters:
-            mr, mc, text_ = masters[si]
-            formulas[(r, c)] = FormulaCell(_translate(text_, r - mr, c - mc), "shared")
-        else:
-            formulas[(r, c)] = FormulaCell("#REF!", "shared")
     layout.prefix = prefix or ""
     sheet.max_row = max(sheet.max_row, max_row)
     sheet.max_col = max(sheet.max_col, max_col)
     sheet.layout = layout
     _LAYOUTS[hash(data)] = layout
     return layout
+
+
+# the general state's child code for a fast state it leaves, and back
+_CHILD_OF = {_IN_V: _V, _IN_F: _F, _IN_T: _IS}
+_STATE_OF = {_V: _IN_V, _F: _IN_F, _IS: _IN_IS}
+
+
+_LAST_COL = 18278      # ZZZ: the last column with at most three letters
+_LETTERS: list[str] = []
+
+
+def _column_letters() -> list[str]:
+    """The letters of each column by number (1: "A" ... 18278: "ZZZ"; the entries before
+    and after are never a reference), built on first use."""
+    if not _LETTERS:
+        az = string.ascii_uppercase
+        _LETTERS.append("\0")
+        for n in (1, 2, 3):
+            _LETTERS.extend(map("".join, itertools.product(az, repeat=n)))
+        _LETTERS.append("\0")
+    return _LETTERS
+
+
+# bytes searched for as numbers: ``b"<" in raw`` would first try the needle as an index
+# and raise (and format) a TypeError inside, which costs more than the search
+_LT, _CR = ord("<"), ord("\r")
+#: what follows the name of an empty element's tag (``<v/>``, ``<v />``)
+_EMPTY_TAILS = (b"/>", b" />")
+
+
+def _inner(data: bytes, start: int, idx: int, find) -> tuple[bytes, int]:
+    """(content, end offset) of the element whose start tag begins at ``start`` and whose
+    end handler saw ``idx`` (the start of its end tag, or the end of an empty element),
+    for a tag with attributes or odd spacing: the tag is measured by its pattern."""
+    te = xmlparse.start_tag(data, start).end()
+    if te == idx and data[idx - 2:idx] == b"/>":
+        return b"", idx
+    return data[te:idx], find(b">", idx) + 1
+
+
+def _decoded(raw: bytes) -> str:
+    """Element content as text: markup (CDATA, comments) and CRs are left to the parser
+    (:func:`_slow_text`); the five XML entities and character references are replaced."""
+    if _LT in raw or _CR in raw:
+        return _slow_text(raw)
+    s = raw.decode("utf-8")
+    return _unescaped(s) if "&" in s else s
+
+
+def _unescaped(s: str) -> str:
+    """Text with the references XML defines replaced (expat has refused any other)."""
+    if "&#" in s:
+        return _ENTITY.sub(_entity, s)
+    # each "&" starts one of these five; "&amp;" goes last so that the "&" it gives back
+    # is never read as the start of another
+    return (s.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"')
+            .replace("&apos;", "'").replace("&amp;", "&"))
+
+
+def _file_dependents(formulas: dict, masters: dict, dependents: list) -> None:
+    """File the dependents of shared formulas (no text of their own): their master's
+    text moved by their offset from it, or ``#REF!`` when no master has their ``si``."""
+    for r, c, si in dependents:
+        if si in masters:
+            mr, mc, text = masters[si]
+            formulas[r, c] = FormulaCell(_translate(text, r - mr, c - mc), "shared")
+        else:
+            formulas[r, c] = FormulaCell("#REF!", "shared")
+
+
+def _file_formula(formulas: dict, masters: dict, dependents: list, r: int, c: int,
+                  attrs: dict, text: str) -> None:
+    """File the formula of cell (r, c) by the kind its ``<f>`` attributes give; a shared
+    formula's dependent (no text) waits in ``dependents`` for its master."""
+    kind = attrs.get("t")
+    if kind is None or kind == "normal":
+        formulas[r, c] = FormulaCell(text)
+    elif kind == "shared":
+        si = attrs.get("si", "")
+        if text.strip():
+            masters[si] = (r, c, text)
+            formulas[r, c] = FormulaCell(text, "shared")
+        else:
+            dependents.append((r, c, si))
+    elif kind == "array":
+        try:
+            area = parse_area(attrs["ref"]) if attrs.get("ref") else (r, c, r, c)
+        except ValueError:
+            area = (r, c, r, c)
+        formulas[r, c] = FormulaCell(text, "array", area)
+    elif kind == "dataTable":
+        formulas[r, c] = FormulaCell(text, "dataTable")
+    else:
+        formulas[r, c] = FormulaCell(text)
