@@ -81,7 +81,7 @@ def _calc(in_path, out_path, in_place, progress, package) -> CalcReport:
         raise EngineError(f"{out_dir}: no such directory")
     report = CalcReport(in_path, out_path)
     t0 = time.perf_counter()
-    with (package or xlsxio.safe_open_xlsx(in_path)) as pkg:
+    with (package or xlsxio.safe_open_xlsx(in_path, parse_sheets=False)) as pkg:
         t1 = time.perf_counter()
         book = xlsxio.read_workbook(pkg)
         t2 = time.perf_counter()
