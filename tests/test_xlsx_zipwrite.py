@@ -32,11 +32,15 @@ def test_a_chunked_deflate_inflates_to_the_part(size, monkeypatch):
     monkeypatch.setattr(zipwrite, "CHUNK", 4096)
     monkeypatch.setattr(zipwrite, "THREADS", 2)
     data = _text(size)
-    pieces, crc = zipwrite.deflate(data)
+    pieces, crc, length = zipwrite.deflate(data)
     stream = b"".join(pieces)
     assert zlib.decompress(stream, -15) == data
-    assert crc == zlib.crc32(data)
+    assert crc == zlib.crc32(data) and length == size
     assert pieces == zipwrite.deflate(data)[0]      # the same bytes every time
+    blocks = [data[i:i + 1000] for i in range(0, size, 1000)]     # given as blocks
+    pieces, crc, length = zipwrite.deflate(iter(blocks))
+    assert zlib.decompress(b"".join(pieces), -15) == data
+    assert crc == zlib.crc32(data) and length == size
 
 
 def test_chunks_use_the_history_before_them(monkeypatch):
@@ -46,8 +50,8 @@ def test_chunks_use_the_history_before_them(monkeypatch):
     monkeypatch.setattr(zipwrite, "THREADS", 2)
     rnd = random.Random(5)
     block = bytes(rnd.randrange(256) for _ in range(8192))     # 8 KiB deflate cannot shrink
-    pieces, _ = zipwrite.deflate(block * 3)
-    assert len(pieces) == 3 and len(pieces[0]) > 8000
+    pieces, _, _ = zipwrite.deflate(block * 3)
+    assert len(pieces) == 4 and len(pieces[0]) > 8000     # three chunks, the final block
     assert len(pieces[1]) < 100 and len(pieces[2]) < 100
 
 

@@ -99,8 +99,8 @@ def _calc(in_path, out_path, in_place, progress, package) -> CalcReport:
             replaced = {}
             for s, rows in engine.updates().items():
                 sheet = book.sheets[s]  # the part's bytes as read (expat checked the UTF-8)
-                replaced[sheet.part] = xlsxio.rewrite_sheet(pkg.read(sheet.part), rows,
-                                                            sheet.part, layout=sheet.layout)
+                replaced[sheet.part] = xlsxio.rewrite_sheet_blocks(  # made while written
+                    pkg.read(sheet.part), rows, sheet.part, layout=sheet.layout)
         engine.report(report)
         xlsxio.write_package(pkg, out_path, replaced, report.full_calc_on_load)
         t4 = time.perf_counter()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
 from . import xml as xmlparse
 from .cells import a1, col_number, parse_area
@@ -311,6 +311,31 @@ def rewrite_sheet(xml: str | bytes, updates: "dict[int, dict[int, CellUpdate]] |
         out = _rewrite_by_layout(data, updates, layout)
         if out is not None:
             return out
+    return _rewrite_by_scan(data, updates, name)
+
+
+def rewrite_sheet_blocks(data: bytes, updates, name: str = "sheet",
+                         layout: Layout | None = None) -> Iterable[bytes]:
+    """:func:`rewrite_sheet` of a part's bytes, in blocks that join to the same bytes.
+    Where the splice at noted offsets applies, each block is made when the caller asks
+    for it (the package writer deflates one block on other threads while this one
+    makes the next: :func:`~.zipwrite.write_package`); else the whole part is one
+    block, made now."""
+    if not updates:
+        return [data]
+    data = utf8(data, name)
+    if layout is None:
+        layout = layout_of(data)
+    if layout is not None and layout.size == len(data):
+        from .splice import splice_blocks   # numpy, loaded only when a sheet is written
+        blocks = splice_blocks(data, updates, layout)
+        if blocks is not None:
+            return blocks
+    return [_rewrite_by_scan(data, updates, name)]
+
+
+def _rewrite_by_scan(data: bytes, updates, name: str) -> bytes:
+    """The general path: the part scanned with the parser, each change spliced in."""
     if isinstance(updates, CellValues):
         updates = updates.as_dict()
     scan = _scan(data, updates, name)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+from typing import Iterator
 
 import numpy as np
 
@@ -26,19 +27,28 @@ _BLOCK = 1 << 16                    # cells spliced at a time (bounds what is he
 
 
 def splice_by_layout(data: bytes, updates, layout: Layout) -> bytes | None:
+    """The new part in one piece (:func:`splice_blocks` joined), or None."""
+    blocks = splice_blocks(data, updates, layout)
+    return None if blocks is None else b"".join(blocks)
+
+
+def splice_blocks(data: bytes, updates, layout: Layout) -> Iterator[bytes] | None:
     """The fast path: every update is an existing formula cell the reader noted, so the
     new ``<v>`` elements (and ``t`` attributes) are spliced at its offsets without
     parsing the part again. ``updates`` is a :class:`CellValues` or the row -> col ->
     value form. Returns None if some update needs the general path (a new cell or row,
-    an array formula, a cell without ``<v>``, an unusual cell, a cell noted twice).
+    an array formula, a cell without ``<v>``, an unusual cell, a cell noted twice);
+    else an iterator over the new part's bytes in blocks, each made when asked for
+    (so a writer can deflate one block while the next is made). Everything that can
+    send an update to the general path is checked before the first block.
 
     What is vectorised: matching updates to layout records (numpy sort and search on
     row/column keys), the checks that each noted offset still starts a ``<c``/``<v``
-    tag, finding the end of start tags that get a ``t``, and the bytes of the float
-    values (one ``%r`` format per value, in C), which are most of a planner sheet.
-    Text is escaped all at once. Cells are done :data:`_BLOCK` at a time, each block
-    joined to bytes with the input's bytes between its edits, so that the pieces of
-    only one block exist at a time (the output is as large as the part)."""
+    tag in order, finding the end of start tags that get a ``t``, and the bytes of the
+    float values (one ``%r`` format per value, in C), which are most of a planner
+    sheet. Text is escaped all at once. Cells are done :data:`_BLOCK` at a time, each
+    block joined to bytes with the input's bytes between its edits, so that the pieces
+    of only one block exist at a time."""
     if not isinstance(updates, CellValues):
         updates = CellValues.from_dict(updates)
         if updates is None:
@@ -46,10 +56,7 @@ def splice_by_layout(data: bytes, updates, layout: Layout) -> bytes | None:
     found = _match(data, updates, layout)
     if found is None:
         return None
-    c0, v0, v1, flags, values = found
-    prefix = layout.prefix.encode()
-    v_open, v_close = b"<" + prefix + b"v>", b"</" + prefix + b"v>"
-    blocks: list = []
+    head: list = []
     pos = 0
     if layout.dimension >= 0:       # <dimension> comes before <sheetData>
         corners = {int(updates.rows.min()): {int(updates.cols.min()): None}}
@@ -57,21 +64,24 @@ def splice_by_layout(data: bytes, updates, layout: Layout) -> bytes | None:
         dim: list = []
         _dimension_edit(data, layout.dimension, corners, dim)
         for start, end, new in dim:
-            if end > c0[0]:
+            if end > found[0][0]:
                 return None
-            blocks += (data[pos:start], new)
+            head += (data[pos:start], new)
             pos = end
+    return _blocks(data, pos, head, found, layout.prefix.encode())
+
+
+def _blocks(data: bytes, pos: int, head: list, found, prefix: bytes) -> Iterator[bytes]:
+    c0, v0, v1, flags, values = found
+    v_open, v_close = b"<" + prefix + b"v>", b"</" + prefix + b"v>"
+    yield b"".join(head)
     for a in range(0, len(c0), _BLOCK):
         cells = slice(a, a + _BLOCK)
         starts, ends, pieces = _edits(data, c0[cells], v0[cells], v1[cells], flags[cells],
                                       values[cells], v_open, v_close)
-        block = _splice(data, pos, starts, ends, pieces)
-        if block is None:
-            return None
-        blocks.append(block)
+        yield _splice(data, pos, starts, ends, pieces)
         pos = int(ends.max())
-    blocks.append(data[pos:])
-    return b"".join(blocks)
+    yield data[pos:]
 
 
 def _edits(data: bytes, c0, v0, v1, flags, values, v_open: bytes, v_close: bytes):
@@ -111,6 +121,8 @@ def _match(data: bytes, updates: CellValues, layout: Layout):
     flags = recs["flags"]
     if np.any(flags & 2) or np.any(v0 < 0):
         return None
+    if np.any(v0 <= c0) or np.any(v1 <= v0) or np.any(c0[1:] < v1[:-1]):
+        return None                 # not one cell after another: no splice in order
     raw = np.frombuffer(data, dtype=np.uint8)
     prefix = layout.prefix.encode()
     for tag, where in ((b"<" + prefix + b"c", c0), (b"<" + prefix + b"v", v0)):
@@ -195,13 +207,14 @@ def _tag_ends(data: bytes, c0) -> "np.ndarray":
     return np.where(ok, c0 + first, -1)
 
 
-def _splice(data: bytes, pos: int, starts, ends, pieces: list) -> bytes | None:
+def _splice(data: bytes, pos: int, starts, ends, pieces: list) -> bytes:
     """``data[pos:]`` up to the last edit, with the bytes ``[starts[i], ends[i])``
-    replaced by ``pieces[i]``; None if two edits overlap or one starts before ``pos``."""
+    replaced by ``pieces[i]``. The edits of a cell lie inside it (its start tag, its
+    ``<v>``) and :func:`_match` proved the cells in order, so edits never overlap."""
     order = np.argsort(starts, kind="stable")
     starts, ends = starts[order], ends[order]
     if starts[0] < pos or np.any(ends < starts) or np.any(starts[1:] < ends[:-1]):
-        return None
+        raise AssertionError("overlapping edits")   # pragma: no cover - see _match
     kept = list(map(data.__getitem__, map(slice, [pos] + ends[:-1].tolist(), starts.tolist())))
     out = [None] * (2 * len(kept))
     out[0::2] = kept
