@@ -95,3 +95,36 @@ def test_a_recalculated_book_with_chunked_parts_reads_back(tmp_path, monkeypatch
     with safe_open_xlsx(out) as pkg:
         sheet = read_workbook(pkg).sheets[0]
     assert sheet.cached[(399, 2)] == 598.5 and sheet.formulas[(399, 2)].text == "A399*1.5"
+
+
+def test_a_failure_while_the_blocks_are_made_leaves_out_untouched(tmp_path, monkeypatch):
+    """The sheet's blocks are made while the package is written, its deflate threads
+    running: an error in the third block ends the write with OUT as it was, no
+    temporary file left and no deflate thread still running."""
+    import threading
+
+    from zvmplan_addin.xlsx import output, splice
+    monkeypatch.setattr(zipwrite, "CHUNK", 4096)
+    monkeypatch.setattr(splice, "_BLOCK", 50)
+    made = []
+    real = splice._edits
+
+    def failing(*args):
+        made.append(1)
+        if len(made) == 3:
+            raise OSError(28, "No space left on device")
+        return real(*args)
+
+    monkeypatch.setattr(splice, "_edits", failing)
+    wb = openpyxl.Workbook()
+    for r in range(1, 301):
+        wb.active.cell(r, 1, r)
+        wb.active.cell(r, 2, f"=A{r}*2")
+    src, out = tmp_path / "in.xlsx", tmp_path / "out.xlsx"
+    wb.save(src)
+    out.write_bytes(b"before")
+    with pytest.raises(output.OutputError, match="No space left on device"):
+        calc(src, out)
+    assert out.read_bytes() == b"before" and len(made) == 3
+    assert [p for p in tmp_path.iterdir() if p.name.startswith(output.TEMP_PREFIX)] == []
+    assert not [t for t in threading.enumerate() if t.name.startswith("deflate")]
