@@ -57,15 +57,14 @@ class Results:
         there are array formulas or spills, row -> col -> value: a bare value for a plain
         formula cell, an :class:`~zvmplan_addin.xlsxio.CellUpdate` for the cells of an
         array formula or a spill (array_ref set on a spilled anchor)."""
-        ids = self._formula_ids()
         areas = self.n_area[:self.cells]
         if self.spill_area or any(map(operator.is_not, areas, itertools.repeat(None))):
-            return self._updates_by_cell(ids)
+            return self._updates_by_cell(self._formula_ids())
         out: dict[int, object] = {}
-        for s, (_, rows, cols, values) in self._formula_values(ids).items():
-            kept = (float, str, bool)
-            values[:] = [v if type(v) in kept else for_file(v) for v in values]
-            out[s] = CellValues(rows, cols, values)
+        kept = (float, str, bool)
+        for s, (_, rows, cols, values) in self._formula_values().items():
+            out[s] = CellValues(rows, cols, [v if type(v) in kept else for_file(v)
+                                             for v in values])
         return out
 
     def _formula_ids(self) -> np.ndarray:
@@ -76,10 +75,17 @@ class Results:
                                dtype=bool, count=self.cells)
         return np.flatnonzero(compiled)
 
-    def _formula_values(self, ids: np.ndarray) -> dict[int, tuple]:
-        """sheet -> (node ids, rows, cols, values) of the formula cells ``ids``: numpy
+    def _formula_values(self) -> dict[int, tuple]:
+        """sheet -> (node ids, rows, cols, values) of the compiled formula cells: numpy
         arrays, the values (an object array) gathered by one fancy index on a dense
-        grid."""
+        grid. Gathered once after the run for :meth:`updates` and :meth:`report` (which
+        lets it go)."""
+        gathered = getattr(self, "_gathered", None)
+        if gathered is None:
+            gathered = self._gathered = self._gather(self._formula_ids())
+        return gathered
+
+    def _gather(self, ids: np.ndarray) -> dict[int, tuple]:
         sheet = np.asarray(self.n_sheet[:self.cells], dtype=np.int64)[ids]
         rows = np.asarray(self.n_row[:self.cells], dtype=np.int64)[ids]
         cols = np.asarray(self.n_col[:self.cells], dtype=np.int64)[ids]
@@ -125,9 +131,8 @@ class Results:
         report.spills = len(self.spill_area)
         report.warnings = list(self.warnings)
         report.unsupported = set(self.unsupported)
-        ids = self._formula_ids()
         bad = []            # the formula cells that show an error, in node order
-        for s, (mine, _, _, values) in self._formula_values(ids).items():
+        for s, (mine, _, _, values) in self._formula_values().items():
             bad.append(mine[[isinstance(v, FXlError) for v in values]])
         bad = np.sort(np.concatenate(bad)) if bad else np.zeros(0, dtype=np.int64)
         errors, shown = len(bad), {}
@@ -141,5 +146,6 @@ class Results:
                 shown[label] = why  # only errors the cell still shows
         report.error_cells = errors
         report.errors = shown
+        self._gathered = None           # a later run gathers afresh
         report.full_calc_on_load = bool(self.kept_cached or self.unsupported)
         return report
