@@ -73,7 +73,7 @@ def _calc(args: argparse.Namespace) -> int:
         raise UserError("give either -o OUT.xlsx or --in-place, not both")
     from .xlsx import check_output_name, target_of
     from .xlsxio import safe_open_xlsx
-    package = safe_open_xlsx(args.input)  # refuse a bad file before loading the engine
+    package = safe_open_xlsx(args.input, parse_sheets=False)  # refuse a bad file first
     try:
         out = args.input if args.in_place else args.output
         check_output_name(package, out)   # and a bad OUT before spending a recalculation

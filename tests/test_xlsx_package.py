@@ -162,6 +162,26 @@ def test_a_sheet_that_is_not_well_formed_is_refused_quickly(tmp_path):
     assert "xl/worksheets/sheet1.xml is not well-formed XML" in text
 
 
+def test_the_calculator_leaves_the_sheet_parse_to_the_reader(tmp_path, capsys):
+    """``parse_sheets=False`` (calc and the CLI) does not parse sheets while checking:
+    the reader parses them with the same defused parser, so the malformed sheet above is
+    still refused in one line before any cell is used, and a DTD in a sheet is still
+    refused by the check itself."""
+    rows = '<row r="1"><c r="A1"><v>1</v></c>' * 3000
+    path = make(tmp_path / "unclosed.xlsx", rows=rows)
+    with safe_open_xlsx(path, parse_sheets=False) as pkg:
+        with pytest.raises(UnsafeWorkbookError) as info:
+            read_workbook(pkg)
+    assert "xl/worksheets/sheet1.xml is not well-formed XML" in str(info.value)
+    assert cli(["calc", str(path), "-o", str(tmp_path / "out.xlsx"), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "xl/worksheets/sheet1.xml is not well-formed XML" in err
+    assert not (tmp_path / "out.xlsx").exists()
+    bomb = make(tmp_path / "dtd.xlsx", rows='<!DOCTYPE x [<!ENTITY a "b">]>')
+    with pytest.raises(UnsafeWorkbookError, match="declares a DTD"):
+        safe_open_xlsx(bomb, parse_sheets=False)
+
+
 def test_the_bounds_are_named_constants():
     assert package.MAX_PART_BYTES <= package.MAX_TOTAL_BYTES <= 512 * 2**20
     assert package.MAX_RATIO == 200

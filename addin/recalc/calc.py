@@ -81,7 +81,7 @@ def _calc(in_path, out_path, in_place, progress, package) -> CalcReport:
         raise EngineError(f"{out_dir}: no such directory")
     report = CalcReport(in_path, out_path)
     t0 = time.perf_counter()
-    with (package or xlsxio.safe_open_xlsx(in_path)) as pkg:
+    with (package or xlsxio.safe_open_xlsx(in_path, parse_sheets=False)) as pkg:
         t1 = time.perf_counter()
         book = xlsxio.read_workbook(pkg)
         t2 = time.perf_counter()
@@ -99,8 +99,8 @@ def _calc(in_path, out_path, in_place, progress, package) -> CalcReport:
             replaced = {}
             for s, rows in engine.updates().items():
                 sheet = book.sheets[s]  # the part's bytes as read (expat checked the UTF-8)
-                replaced[sheet.part] = xlsxio.rewrite_sheet(pkg.read(sheet.part), rows,
-                                                            sheet.part, layout=sheet.layout)
+                replaced[sheet.part] = xlsxio.rewrite_sheet_blocks(  # made while written
+                    pkg.read(sheet.part), rows, sheet.part, layout=sheet.layout)
         engine.report(report)
         xlsxio.write_package(pkg, out_path, replaced, report.full_calc_on_load)
         t4 = time.perf_counter()

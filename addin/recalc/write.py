@@ -3,12 +3,15 @@ array result fills), in the form :func:`zvmplan_addin.xlsxio.rewrite_sheet` take
 the report of what was done."""
 from __future__ import annotations
 
+import itertools
+import operator
 from dataclasses import dataclass, field
 
 import numpy as np
 from formulas.tokens.operand import XlError as FXlError
 
 from .. import xlsxio
+from ..xlsx.rewrite import CellValues
 from . import shapes
 from .values import for_file
 
@@ -47,20 +50,62 @@ class CalcReport:
 class Results:
     """The results (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`)."""
 
-    def updates(self) -> dict[int, dict[int, dict[int, object]]]:
-        """sheet -> row -> col -> the value to cache: a bare value for a plain formula
-        cell, an :class:`~zvmplan_addin.xlsxio.CellUpdate` for the cells of an array
-        formula or a spill (array_ref set on a spilled anchor)."""
+    def updates(self) -> dict[int, object]:
+        """sheet -> the values to cache. For a sheet whose formula cells are all plain
+        (the common case) a :class:`~zvmplan_addin.xlsx.rewrite.CellValues`: rows,
+        columns and values gathered with one numpy fancy index per dense sheet. Where
+        there are array formulas or spills, row -> col -> value: a bare value for a plain
+        formula cell, an :class:`~zvmplan_addin.xlsxio.CellUpdate` for the cells of an
+        array formula or a spill (array_ref set on a spilled anchor)."""
+        areas = self.n_area[:self.cells]
+        if self.spill_area or any(map(operator.is_not, areas, itertools.repeat(None))):
+            return self._updates_by_cell(self._formula_ids())
+        out: dict[int, object] = {}
+        kept = (float, str, bool)
+        for s, (_, rows, cols, values) in self._formula_values().items():
+            out[s] = CellValues(rows, cols, [v if type(v) in kept else for_file(v)
+                                             for v in values])
+        return out
+
+    def _formula_ids(self) -> np.ndarray:
+        """The nodes that are formula cells the engine compiled (an uncompiled one keeps
+        its cached value and is not written)."""
+        pipes = map(operator.attrgetter("pipe"), self.template[:self.cells])
+        compiled = np.fromiter(map(operator.is_not, pipes, itertools.repeat(None)),
+                               dtype=bool, count=self.cells)
+        return np.flatnonzero(compiled)
+
+    def _formula_values(self) -> dict[int, tuple]:
+        """sheet -> (node ids, rows, cols, values) of the compiled formula cells: numpy
+        arrays, the values (an object array) gathered by one fancy index on a dense
+        grid. Gathered once after the run for :meth:`updates` and :meth:`report` (which
+        lets it go)."""
+        gathered = getattr(self, "_gathered", None)
+        if gathered is None:
+            gathered = self._gathered = self._gather(self._formula_ids())
+        return gathered
+
+    def _gather(self, ids: np.ndarray) -> dict[int, tuple]:
+        sheet = np.asarray(self.n_sheet[:self.cells], dtype=np.int64)[ids]
+        rows = np.asarray(self.n_row[:self.cells], dtype=np.int64)[ids]
+        cols = np.asarray(self.n_col[:self.cells], dtype=np.int64)[ids]
+        out = {}
+        for s in np.unique(sheet).tolist():
+            mine = sheet == s
+            rr, cc = rows[mine], cols[mine]
+            grid = self.grids[s]
+            if grid.dense and rr.max() <= grid.rows and cc.max() <= grid.cols:
+                values = grid.a[rr - 1, cc - 1]
+            else:
+                values = np.empty(len(rr), dtype=object)
+                values[:] = [grid.get(r, c) for r, c in zip(rr.tolist(), cc.tolist())]
+            out[s] = (ids[mine], rr, cc, values)
+        return out
+
+    def _updates_by_cell(self, ids) -> dict[int, dict]:
         out: dict[int, dict] = {}
-        plain: dict[int, list] = {}  # sheet -> the plain formula cells, gathered at once
-        simple = not self.spill_area and all(a is None for a in self.n_area[:self.cells])
-        for i in range(self.cells):
-            if self.template[i].pipe is None:
-                continue
+        for i in ids.tolist():
             s, r, c = self.n_sheet[i], self.n_row[i], self.n_col[i]
-            if simple:
-                plain.setdefault(s, []).append(i)
-                continue
             area = self.n_area[i]
             spill = self.spill_area.get(i) if area is None else None
             grid = self.grids[s]
@@ -76,21 +121,6 @@ class Results:
             for rr in range(area[0], area[2] + 1):
                 for cc in range(area[1], area[3] + 1):
                     rows.setdefault(rr, {})[cc] = xlsxio.CellUpdate(for_file(grid.get(rr, cc)))
-        for s, ids in plain.items():
-            rows = out.setdefault(s, {})
-            grid = self.grids[s]
-            rr = [self.n_row[i] for i in ids]
-            cc = [self.n_col[i] for i in ids]
-            if grid.dense:
-                values = grid.a[np.array(rr) - 1, np.array(cc) - 1].tolist()
-            else:
-                values = [grid.get(r, c) for r, c in zip(rr, cc)]
-            kept = (float, str, bool)
-            for r, c, v in zip(rr, cc, values):
-                cells = rows.get(r)
-                if cells is None:
-                    cells = rows[r] = {}
-                cells[c] = v if type(v) in kept else for_file(v)
         return out
 
     def report(self, report: CalcReport) -> CalcReport:
@@ -101,17 +131,21 @@ class Results:
         report.spills = len(self.spill_area)
         report.warnings = list(self.warnings)
         report.unsupported = set(self.unsupported)
-        errors, shown = 0, {}
-        for i in range(self.cells):
-            if self.template[i].pipe is None:
-                continue
-            v = self.grids[self.n_sheet[i]].get(self.n_row[i], self.n_col[i])
-            if isinstance(v, FXlError):
-                errors += 1
-                why = self.reasons.get(self.n_label[i])
-                if why is not None and why[0] == str(v) and len(shown) < 1000:
-                    shown[self.n_label[i]] = why  # only errors the cell still shows
+        bad = []            # the formula cells that show an error, in node order
+        for s, (mine, _, _, values) in self._formula_values().items():
+            bad.append(mine[[isinstance(v, FXlError) for v in values]])
+        bad = np.sort(np.concatenate(bad)) if bad else np.zeros(0, dtype=np.int64)
+        errors, shown = len(bad), {}
+        for i in bad.tolist():
+            if len(shown) >= 1000:
+                break
+            label = self.n_label[i]
+            why = self.reasons.get(label)
+            if why is not None and why[0] == str(self.grids[self.n_sheet[i]].get(
+                    self.n_row[i], self.n_col[i])):
+                shown[label] = why  # only errors the cell still shows
         report.error_cells = errors
         report.errors = shown
+        self._gathered = None           # a later run gathers afresh
         report.full_calc_on_load = bool(self.kept_cached or self.unsupported)
         return report

@@ -18,7 +18,8 @@ from .errors import UnsafeWorkbookError
 from .output import OutputError, atomic_output, remove_stale_temps, target_of
 from .package import (MAX_ENTRIES, MAX_FILE_BYTES, MAX_PART_BYTES, MAX_RATIO, MAX_TOTAL_BYTES,
                       XlsxPackage, check_output_name, safe_open_xlsx)
-from .rewrite import CellUpdate, encode_value, rewrite_sheet, rewrite_workbook
+from .rewrite import (CellUpdate, CellValues, encode_value, rewrite_sheet,
+                      rewrite_sheet_blocks, rewrite_workbook)
 from .sheet import (DefinedName, FormulaCell, SheetData, Workbook, XlError, decode_xml,
                     read_shared_strings, read_sheet, read_workbook)
 from .zipwrite import drop_calc_chain, write_package, write_zip
@@ -26,7 +27,8 @@ from .zipwrite import drop_calc_chain, write_package, write_zip
 __all__ = ["safe_open_xlsx", "XlsxPackage", "UnsafeWorkbookError", "OutputError",
            "read_workbook", "read_sheet", "read_shared_strings", "Workbook", "SheetData",
            "FormulaCell", "DefinedName", "XlError", "decode_xml", "CellUpdate",
-           "encode_value", "rewrite_sheet", "rewrite_workbook", "write_package", "write_zip",
+           "encode_value", "rewrite_sheet", "rewrite_sheet_blocks", "CellValues",
+           "rewrite_workbook", "write_package", "write_zip",
            "drop_calc_chain", "atomic_output", "target_of", "remove_stale_temps",
            "check_output_name", "a1", "col_letters", "col_number", "parse_a1", "parse_area",
            "MAX_FILE_BYTES", "MAX_ENTRIES", "MAX_PART_BYTES", "MAX_TOTAL_BYTES", "MAX_RATIO"]

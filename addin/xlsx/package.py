@@ -17,7 +17,9 @@ Bounds (named constants below, stated in the README):
   CRC differs, is refused as damaged;
 * every part, whatever its name, is searched for a document type or entity declaration
   (in UTF-8 and UTF-16), and every ``.xml`` and ``.rels`` part is parsed with the defused
-  expat parser of :mod:`.xml` (no DTD, no entities), so a bomb is refused before use.
+  expat parser of :mod:`.xml` (no DTD, no entities), so a bomb is refused before use
+  (the calculator leaves the parse of sheets and shared strings to the reader, which
+  uses the same parser: ``safe_open_xlsx(parse_sheets=False)``).
 
 The package kind (workbook, macro-enabled workbook, template, macro-enabled template)
 comes from the content type of its main part (:attr:`XlsxPackage.kind`); the writer
@@ -195,12 +197,19 @@ def rels_name(part: str) -> str:
     return posixpath.join(folder, "_rels", base + ".rels")
 
 
-def safe_open_xlsx(path: str | os.PathLike) -> XlsxPackage:
+def safe_open_xlsx(path: str | os.PathLike, *, parse_sheets: bool = True) -> XlsxPackage:
     """Open ``path`` as an .xlsx after checking that it is safe to read.
 
     Raises :class:`UnsafeWorkbookError` (one-line message) for a missing, empty,
     encrypted, legacy, truncated, non-xlsx or hostile file. Returns an open
-    :class:`XlsxPackage` whose parts have all been checked."""
+    :class:`XlsxPackage` whose parts have all been checked.
+
+    ``parse_sheets=False`` (the calculator): worksheet and shared-strings parts are
+    inflated under the caps and searched for a DTD like every part, but not parsed
+    here: :func:`~.sheet.read_workbook` parses each one it uses with the same defused
+    parser before anything else reads it (so a malformed one is refused there, in one
+    line), and the writer copies the others unread. This saves parsing the largest
+    parts twice. Every other caller gets every XML part proven well-formed here."""
     path = os.fspath(path)
     name = os.path.basename(path) or path
     if not os.path.exists(path):
@@ -233,7 +242,7 @@ def safe_open_xlsx(path: str | os.PathLike) -> XlsxPackage:
     pkg = XlsxPackage(path)
     try:
         _check_zip(pkg, name)
-        _check_parts(pkg, name)
+        _check_parts(pkg, name, parse_sheets)
     except BaseException:
         pkg.close()
         raise
@@ -277,7 +286,7 @@ def _check_zip(pkg: XlsxPackage, name: str) -> None:
         pkg.infos[info.filename] = info
 
 
-def _check_parts(pkg: XlsxPackage, name: str) -> None:
+def _check_parts(pkg: XlsxPackage, name: str, parse_sheets: bool = True) -> None:
     if "[Content_Types].xml" not in pkg.infos:
         raise UnsafeWorkbookError(f"{name}: not an .xlsx (a zip without [Content_Types].xml)")
     for part in pkg.infos:
@@ -287,8 +296,10 @@ def _check_parts(pkg: XlsxPackage, name: str) -> None:
                                       "refused as a possible XML bomb")
         low = part.lower()
         if low.endswith((".xml", ".rels")):
-            xmlparse.check(data, f"{name}: {part}")
-            if low.startswith(("xl/worksheets/", "xl/sharedstrings")):
+            for_reader = low.startswith(("xl/worksheets/", "xl/sharedstrings"))
+            if parse_sheets or not for_reader:
+                xmlparse.check(data, f"{name}: {part}")
+            if for_reader:
                 continue  # kept in memory for the reader
         pkg.forget(part)
     main = [t for _, t_type, t in pkg.rels("") if t_type.endswith(REL_OFFICE_DOCUMENT)]

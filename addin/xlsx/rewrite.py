@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
 from . import xml as xmlparse
 from .cells import a1, col_number, parse_area
@@ -33,12 +33,16 @@ class CellUpdate(NamedTuple):
 
 
 _ILLEGAL_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_ILLEGAL_BUT_NUL = re.compile(r"[\x01-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-def _escape(s: str) -> str:
+def _escape(s: str, keep_nul: bool = False) -> str:
+    """``s`` as the text of an element: markup characters as references, characters
+    XML cannot hold as Excel's ``_xHHHH_`` (NUL kept as it is with ``keep_nul``)."""
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    if _ILLEGAL_XML.search(s):
-        s = _ILLEGAL_XML.sub(lambda m: f"_x{ord(m.group(0)):04X}_", s)
+    illegal = _ILLEGAL_BUT_NUL if keep_nul else _ILLEGAL_XML
+    if illegal.search(s):
+        s = illegal.sub(lambda m: f"_x{ord(m.group(0)):04X}_", s)
     return s
 
 
@@ -283,11 +287,12 @@ def _row_edits(data: bytes, rec: _Row, cells: dict, edits: list) -> None:
         edits.append((content_end, content_end, b"".join(tail)))
 
 
-def rewrite_sheet(xml: str | bytes, updates: dict[int, dict[int, CellUpdate]],
+def rewrite_sheet(xml: str | bytes, updates: "dict[int, dict[int, CellUpdate]] | CellValues",
                   name: str = "sheet", layout: Layout | None = None) -> str | bytes:
     """The sheet part with the cached values of ``updates`` (row -> col -> a
-    :class:`CellUpdate`, or the bare value when there is no ``array_ref``) written in; cells and rows that do not exist yet are created in order. Given bytes
-    (UTF-8), returns bytes; given text, returns text.
+    :class:`CellUpdate`, or the bare value when there is no ``array_ref``; or the same
+    as :class:`CellValues` columns) written in; cells and rows that do not exist yet
+    are created in order. Given bytes (UTF-8), returns bytes; given text, returns text.
 
     ``layout``: the :class:`~.sheet.Layout` :func:`~.sheet.read_sheet` returned for these
     bytes (also found by itself for the bytes :func:`~.sheet.read_workbook` read). When
@@ -306,6 +311,33 @@ def rewrite_sheet(xml: str | bytes, updates: dict[int, dict[int, CellUpdate]],
         out = _rewrite_by_layout(data, updates, layout)
         if out is not None:
             return out
+    return _rewrite_by_scan(data, updates, name)
+
+
+def rewrite_sheet_blocks(data: bytes, updates, name: str = "sheet",
+                         layout: Layout | None = None) -> Iterable[bytes]:
+    """:func:`rewrite_sheet` of a part's bytes, in blocks that join to the same bytes.
+    Where the splice at noted offsets applies, each block is made when the caller asks
+    for it (the package writer deflates one block on other threads while this one
+    makes the next: :func:`~.zipwrite.write_package`); else the whole part is one
+    block, made now."""
+    if not updates:
+        return [data]
+    data = utf8(data, name)
+    if layout is None:
+        layout = layout_of(data)
+    if layout is not None and layout.size == len(data):
+        from .splice import splice_blocks   # numpy, loaded only when a sheet is written
+        blocks = splice_blocks(data, updates, layout)
+        if blocks is not None:
+            return blocks
+    return [_rewrite_by_scan(data, updates, name)]
+
+
+def _rewrite_by_scan(data: bytes, updates, name: str) -> bytes:
+    """The general path: the part scanned with the parser, each change spliced in."""
+    if isinstance(updates, CellValues):
+        updates = updates.as_dict()
     scan = _scan(data, updates, name)
     if scan.sheet_data is None:
         raise UnsafeWorkbookError("cannot write values into a sheet without <sheetData>")
@@ -413,65 +445,71 @@ def remove_elements(data: bytes, name: str, local: str, match) -> bytes:
     return b"".join(out)
 
 
-def _rewrite_by_layout(data: bytes, updates: dict, layout: Layout) -> bytes | None:
-    """The fast path: splice each update at its noted offsets (in document order, so the
-    output is built as it goes); None if some update needs the general path (a new cell
-    or row, an array formula, an unusual cell)."""
-    total = sum(len(cells) for cells in updates.values())
-    prefix = layout.prefix.encode()
-    v_open, v_close = b"<" + prefix + b"v>", b"</" + prefix + b"v>"
-    v_start = v_open[:-1]
-    c_open = b"<" + prefix + b"c"
-    out = bytearray()       # the new part, appended to as it goes (no list of pieces)
-    whole = memoryview(data)
-    pos = 0
-    if layout.dimension >= 0:
-        dim: list = []
-        _dimension_edit(data, layout.dimension, updates, dim)
-        for s, e, new in dim:
-            out += whole[pos:s]
-            out += new
-            pos = e
-    matched = 0
-    get = updates.get
-    startswith = data.startswith
-    for r, c, c0, v0, v1, flags in layout:
-        cells = get(r)
-        if cells is None:
-            continue
-        upd = cells.get(c)
-        if upd is None:
-            continue
-        if type(upd) is CellUpdate:
-            if upd.array_ref:
-                return None
-            value = upd.value
+# -------------------------------------------------- splice at noted offsets ----
+class CellValues:
+    """The values to cache for many cells of one sheet, as columns: 1-based ``rows`` and
+    ``cols`` (integer arrays) and ``values`` (an object array of float | str | bool |
+    XlError), one entry per cell, in any order. The engine gives its plain formula cells
+    this way, so that the splice at noted offsets matches them to the sheet's layout with
+    numpy instead of a dictionary lookup per cell. :meth:`as_dict` gives the
+    row -> col -> value form :func:`rewrite_sheet` also takes."""
+
+    __slots__ = ("rows", "cols", "values")
+
+    def __init__(self, rows, cols, values):
+        import numpy as np
+        self.rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        self.cols = np.asarray(cols, dtype=np.int64).reshape(-1)
+        if isinstance(values, np.ndarray) and values.dtype == object:
+            self.values = values.reshape(-1)
         else:
-            value = upd
-        if flags & 2 or v0 < 0 or c0 < pos or not startswith(c_open, c0) \
-                or not startswith(v_start, v0):
-            return None
-        matched += 1
-        if type(value) is float:
-            t, v = None, repr(value)
-        else:
-            t, v = encode_value(value)
-        if flags & 1 or t is not None:
-            tag = xmlparse.start_tag(data, c0)
-            attrs = tag.group(2)
-            if t is not None or b"t" in attrs:
-                attrs = set_attr(attrs, b"t", None if t is None else t.encode())
-            if b"vm" in attrs:
-                attrs = set_attr(attrs, b"vm", None)
-            out += whole[pos:c0]
-            out += b"<" + tag.group(1) + attrs + b">"
-            pos = tag.end()
-        out += whole[pos:v0]
-        out += v_open
-        out += v.encode("utf-8")
-        out += v_close
-        pos = v1
-    if matched != total:
-        return None
-    out += whole[pos:]
-    return bytes(out)
+            self.values = np.empty(len(values), dtype=object)
+            self.values[:] = list(values)
+        if not len(self.rows) == len(self.cols) == len(self.values):
+            raise ValueError("rows, cols and values differ in length")
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def as_dict(self) -> dict[int, dict[int, Any]]:
+        out: dict[int, dict] = {}
+        for r, c, v in zip(self.rows.tolist(), self.cols.tolist(), self.values.tolist()):
+            cells = out.get(r)
+            if cells is None:
+                cells = out[r] = {}
+            cells[c] = v
+        return out
+
+    @classmethod
+    def from_dict(cls, updates: dict) -> "CellValues | None":
+        """The same updates as columns; None if one is an array formula (which only the
+        general path writes)."""
+        rows, cols, values = [], [], []
+        for r, cells in updates.items():
+            for c, upd in cells.items():
+                if type(upd) is CellUpdate:
+                    if upd.array_ref:
+                        return None
+                    upd = upd.value
+                rows.append(r)
+                cols.append(c)
+                values.append(upd)
+        return cls(rows, cols, values)
+
+
+def _escape_many(texts: list[str]) -> list[str]:
+    """:func:`_escape` of each text, done on all of them joined (one pass of each
+    replacement instead of one per text)."""
+    if len(texts) < 2:
+        return [_escape(s) for s in texts]
+    joined = "\x00".join(texts)      # NUL is not legal XML: no text holds one...
+    if joined.count("\x00") != len(texts) - 1:
+        return [_escape(s) for s in texts]   # ...unless it does: one at a time
+    return _escape(joined, keep_nul=True).split("\x00")
+
+
+def _rewrite_by_layout(data: bytes, updates, layout: Layout) -> bytes | None:
+    """The fast path (:func:`.splice.splice_by_layout`): None if some update needs
+    the general path."""
+    from .splice import splice_by_layout   # numpy, loaded only when a sheet is written
+    return splice_by_layout(data, updates, layout)
