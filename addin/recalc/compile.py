@@ -15,9 +15,9 @@ from formulas.ranges import Ranges
 from formulas.tokens.function import Function as FunctionToken
 
 from . import filldown, shapes
-from .startup import defer_scipy
 from .install import Reasons
 from .program import CONST, LIT, NAME, RAW, REF, UNION, NotStraight, Program, Template
+from .startup import defer_scipy
 from .values import XL, quote
 
 defer_scipy()  # before formulas builds its function table (just below)
