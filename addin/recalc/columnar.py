@@ -31,6 +31,7 @@ evaluates those cells one by one, as it does for formulas that read their own co
 """
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from typing import Callable
@@ -308,113 +309,185 @@ def _cell_by_cell(func, inputs, values, column, n):
     return out
 
 
-def _raw_column(value, kind, n):
-    """A column input -> the raw values the registry takes, one per cell."""
-    plain = (float, str, int)
-    out = np.empty(n, dtype=object)
-    out[:] = [v if type(v) in plain else _elem_from_formulas(v)
-              for v in value.reshape(-1).tolist()]
-    return out
+def _raw_column(value) -> list:
+    """A column input -> the raw values the registry takes, one per cell (a plain list:
+    numbers and text as they are, only other values converted one by one)."""
+    flat = value.reshape(-1).tolist()
+    if set(map(type, flat)) <= _RAW_AS_IS:
+        return flat
+    return [v if type(v) in _RAW_AS_IS else _elem_from_formulas(v) for v in flat]
+
+
+_RAW_AS_IS = frozenset({float, str, int})
+
+
+def _factorize(columns: list, n: int):
+    """The distinct combinations of the values of ``columns`` (lists of ``n`` values):
+    (``picks``, ``inverse``) with ``picks`` the first cell of each combination (int64,
+    in order of first appearance) and ``inverse[k]`` the combination of cell ``k``;
+    None when a value is unhashable. Values are keyed by type too (TRUE is not 1, the
+    text "#N/A" is not the error), except that an int and a float of equal value are
+    one number. One dict filled by ``map`` (no Python loop per cell): each combination
+    maps to the index of the first cell that holds it."""
+    keyed = [col if _one_kind(col) else _typed(col) for col in columns]
+    keys = keyed[0] if len(keyed) == 1 else zip(*keyed)
+    first: dict = {}
+    try:
+        codes = np.fromiter(map(first.setdefault, keys, itertools.count()), dtype=np.int64,
+                            count=n)
+    except TypeError:  # an unhashable value
+        return None
+    picks = np.fromiter(first.values(), dtype=np.int64, count=len(first))
+    position = np.empty(n, dtype=np.int64)
+    position[picks] = np.arange(len(picks))
+    return picks, position[codes]
+
+
+def _one_kind(col) -> bool:
+    """Are the values of ``col`` of one type (or numbers: int and float), so that equal
+    values are the same value?"""
+    types = set(map(type, col))
+    return len(types) <= 1 or types <= {int, float}
+
+
+def _typed(col) -> list:
+    """Each value of ``col`` keyed by its type (int as float: one number type)."""
+    types = list(map(type, col))
+    return list(zip(map(_NUMBER_TYPE.get, types, types), col))
+
+
+_NUMBER_TYPE = {int: float}
 
 
 def _zvmplan_column(fn, inputs, values, column, n, note):
-    """A zvmplan function over columns: one vector call per combination of the values
-    of its other arguments; a cell whose vector arguments are not all numbers gets the
-    scalar call (so empty cells and text behave exactly as cell by cell)."""
+    """A zvmplan function over columns, through the registry: called once per distinct
+    combination of its arguments (:func:`_factorize`), each result given to every cell
+    that holds the combination. With at most :data:`SCALAR_DISTINCT` combinations (per
+    combination of its non-vector arguments) that is the scalar call, exactly as cell by
+    cell; beyond, the combinations whose vector arguments are plain numbers go to one
+    vector call per combination of the other arguments (the model's ``per_mb_many`` /
+    ``per_tx_many``), the rest to the scalar call. None: a result that is not one value
+    per cell."""
     params = fn.params
     if len(inputs) > len(params):
         return None
     raw: list = []
+    col_pos = []
     for p, name in enumerate(inputs):
         value = values[name]
         if name in column:
-            raw.append(_raw_column(value, column[name], n))
+            raw.append(_raw_column(value))
+            col_pos.append(p)
         else:
             if isinstance(value, Ranges):
                 value = _whole_value(value)
                 if value is None:
                     return None
             raw.append(_from_formulas(value))
-    col_pos = [p for p, name in enumerate(inputs) if name in column]
-    vec_pos = [p for p in col_pos if params[p].vector]
-    key_pos = [p for p in col_pos if not params[p].vector]
-    out = np.empty((n, 1), dtype=object)
-    groups: dict = {}
-    scalar_rows = []
-    for k in range(n):
-        if not all(_plain_number(raw[p][k]) for p in vec_pos):
-            scalar_rows.append(k)
-            continue
-        try:
-            key = tuple((type(raw[p][k]), raw[p][k]) for p in key_pos)
-            hash(key)
-        except TypeError:
-            scalar_rows.append(k)
-            continue
-        groups.setdefault(key, []).append(k)
-    for rows in groups.values():
-        distinct: dict = {}
-        for k in rows:
-            distinct.setdefault(tuple(raw[p][k] for p in vec_pos), []).append(k)
-        if len(distinct) <= SCALAR_DISTINCT or not vec_pos:
-            for numbers, ks in distinct.items():  # the scalar call: exactly as cell by cell
-                by_pos = dict(zip(vec_pos, numbers))
-                result = fn(*[by_pos[p] if p in by_pos else raw[p][ks[0]] if p in key_pos
-                              else raw[p] for p in range(len(raw))])
-                if isinstance(result, np.ndarray):
-                    return None
-                if type(result) is float and math.isfinite(result) or type(result) is str:
-                    value = _one(result, ks[0], note)  # no reason to note: one value for all
-                    for k in ks:
-                        out[k, 0] = value
-                else:
-                    for k in ks:
-                        out[k, 0] = _one(result, k, note)
-            continue
-        args = []
-        for p in range(len(raw)):
-            if p in vec_pos:
-                args.append(np.array([[raw[p][k]] for k in rows], dtype=object))
-            elif p in key_pos:
-                args.append(raw[p][rows[0]])
-            else:
-                args.append(raw[p])
-        result = fn(*args)
-        if not isinstance(result, np.ndarray) or result.size != len(rows):
-            return None
-        for k, v in zip(rows, result.reshape(-1)):
-            out[k, 0] = _one(v, k, note)
-    for k in scalar_rows:
-        result = fn(*[raw[p][k] if p in col_pos else raw[p] for p in range(len(raw))])
-        if isinstance(result, np.ndarray):
-            return None
-        out[k, 0] = _one(result, k, note)
+    found = _factorize([raw[p] for p in col_pos], n)
+    if found is None:
+        return None
+    picks, inverse = found
+    m = len(picks)
+    # the m distinct combinations: column arguments cut to their first cells
+    take = picks.tolist()
+    for p in col_pos:
+        raw[p] = list(map(raw[p].__getitem__, take))
+    results = _zvmplan_distinct(fn, raw, col_pos, m)
+    if results is None:
+        return None
+    values_, errors = results
+    out = values_[inverse].reshape(n, 1)
+    if errors:  # each cell of a combination with a reason gets it
+        has = np.zeros(m, dtype=bool)
+        has[list(errors)] = True
+        for k in np.flatnonzero(has[inverse]).tolist():
+            note(k, errors[int(inverse[k])])
     return out
 
 
-def _plain_number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+def _zvmplan_distinct(fn, raw, col_pos, m):
+    """``fn`` over ``m`` distinct combinations (``raw[p]`` a list of ``m`` values for
+    each column position): (an object array of ``m`` results, {combination: the
+    ExcelError to note}), or None for an array result."""
+    params = fn.params
+    vec_pos = [p for p in col_pos if params[p].vector]
+    key_pos = [p for p in col_pos if not params[p].vector]
+    out = np.empty(m, dtype=object)
+    errors: dict = {}
+    scalar = np.arange(m)
+    if m > SCALAR_DISTINCT and vec_pos:
+        plain = np.ones(m, dtype=bool)
+        for p in vec_pos:
+            types = np.array(list(map(type, raw[p])), dtype=object)
+            plain &= (types == float) | (types == int)
+        groups = _factorize([raw[p] for p in key_pos], m) if key_pos else \
+            (np.zeros(1, dtype=np.int64), np.zeros(m, dtype=np.int64))
+        if groups is None:
+            return None
+        vector = np.zeros(m, dtype=bool)
+        for g in range(len(groups[0])):
+            rows = np.flatnonzero(plain & (groups[1] == g))
+            if len(rows) <= SCALAR_DISTINCT:
+                continue  # few: the scalar call, exactly as cell by cell
+            args = []
+            for p in range(len(raw)):
+                if p in vec_pos:
+                    args.append(np.array(raw[p], dtype=object)[rows].reshape(-1, 1))
+                elif p in key_pos:
+                    args.append(raw[p][rows[0]])
+                else:
+                    args.append(raw[p])
+            result = fn(*args)
+            if not isinstance(result, np.ndarray) or result.size != len(rows):
+                return None
+            for j, v in zip(rows.tolist(), result.reshape(-1).tolist()):
+                out[j], err = _one(v)
+                if err is not None:
+                    errors[j] = err
+            vector[rows] = True
+        scalar = np.flatnonzero(~vector)
+    for j in scalar.tolist():
+        result = fn(*[raw[p][j] if p in col_pos else raw[p] for p in range(len(raw))])
+        if isinstance(result, np.ndarray):
+            return None
+        out[j], err = _one(result)
+        if err is not None:
+            errors[j] = err
+    return out, errors
 
 
-def _one(v, k, note):
-    """One zvmplan result -> formulas' value, an error's reason noted for cell ``k``."""
+def _one(v):
+    """One zvmplan result -> (formulas' value, the ExcelError whose reason its cells
+    get, or None)."""
     if isinstance(v, ExcelError):
-        if v.reason:
-            note(k, v)
-        return XL[v.code]
+        return XL[v.code], (v if v.reason else None)
     if isinstance(v, FXlError):
-        return v
+        return v, None
     if isinstance(v, float) and not np.isfinite(v):
-        note(k, ExcelError("#NUM!", OVERFLOW))
-        return XL["#NUM!"]
-    return _to_formulas(v)
+        return XL["#NUM!"], ExcelError("#NUM!", OVERFLOW)
+    return _to_formulas(v), None
 
 
-__all__ = ["run_columns", "ELEMENTWISE", "REF_COLUMN", "LIT_COLUMN"]
+__all__ = ["run_columns", "cells_by_template", "ELEMENTWISE", "REF_COLUMN", "LIT_COLUMN"]
 
 
 _FIELD = [operator.itemgetter(f) for f in range(5)]
 MIN_COLUMN = 8  # fewer cells of one formula are evaluated one by one
+
+
+def cells_by_template(templates: list) -> list[tuple]:
+    """(template, its cells as a sorted int64 array) for each distinct template in
+    ``templates`` (None included), in order of first appearance: one ``np.unique`` over
+    the templates' ids instead of a dict filled cell by cell."""
+    if not templates:
+        return []
+    ids = np.fromiter(map(id, templates), dtype=np.int64, count=len(templates))
+    _, first, inverse, counts = np.unique(ids, return_index=True, return_inverse=True,
+                                          return_counts=True)
+    by_template = np.argsort(inverse.reshape(-1), kind="stable")  # cells in order per template
+    parts = np.split(by_template, np.cumsum(counts)[:-1])
+    return [(templates[int(first[j])], parts[j]) for j in np.argsort(first, kind="stable")]
 
 
 class Columns:
@@ -426,21 +499,26 @@ class Columns:
         formula cells whose compiled program runs as a straight line, whose references
         are per cell single cells or shared by all, and which read none of each other.
         Sets :attr:`group_slots`: per group and input, ("same", rect) for a reference
-        every cell shares, ("cells", sheet, rows, cols) for one cell each, or None."""
-        by_template: dict[int, list] = {}
-        for i in range(self.cells):
-            t = self.template[i]
-            if t is None or t.pipe is None or t.program is None or not t.shareable or \
-                    t.exact_only or self.n_area[i] is not None:
-                continue
-            by_template.setdefault(id(t), []).append(i)
+        every cell shares, ("cells", sheet, rows, cols) for one cell each, or None.
+
+        The cells come sorted into templates (:func:`cells_by_template`, done once per
+        pass), so only each template, not each cell, is looked at in Python."""
+        n = self.cells
+        in_area = np.fromiter(map(operator.is_not, self.n_area[:n], itertools.repeat(None)),
+                              dtype=bool, count=n)
         groups, self.group_slots = [], []
-        for members in by_template.values():
-            if len(members) < MIN_COLUMN:
+        for t, members in self.by_template:
+            members = members[:np.searchsorted(members, n)]  # cells, not defined names
+            if len(members) < MIN_COLUMN or t is None or t.pipe is None or \
+                    t.program is None or not t.shareable or t.exact_only:
                 continue
-            slots = self._slots(members)
+            if in_area[members].any():  # an array formula's cells: each on its own
+                members = members[~in_area[members]]
+                if len(members) < MIN_COLUMN:
+                    continue
+            slots = self._slots(members.tolist())
             if slots is not None:
-                groups.append(np.array(members, dtype=np.int64))
+                groups.append(members)
                 self.group_slots.append(slots)
         return groups
 
@@ -448,44 +526,54 @@ class Columns:
         """The group's inputs (see :meth:`_column_groups`); None if its cells read each
         other or a range per cell."""
         t = self.template[members[0]]
+        if any(kind == UNION for kind, _ in t.plan):
+            return None
+        cell_rects = operator.itemgetter(*members)(self.rects)  # each cell's references
+        refs = self._references(t, cell_rects)
+        if refs is None:
+            return None
         inside = np.zeros(len(self.n_text), dtype=bool)
         inside[members] = True
         slots = []
         for kind, x in t.plan:
-            if kind == UNION:
-                return None
-            rects = None
-            if kind == CONST:
-                rects = [x]
-                slots.append(None)
-            elif kind == REF:
-                rects_of = self.rects
-                rects = [rects_of[i][x] for i in members]
-                first = rects[0]
-                if rects.count(first) == len(rects):
-                    rects = [first]
-                    slots.append(("same", first))
-                else:
-                    # the rects' fields as lists (sheet, r1, c1, r2, c2), compared whole
-                    sheets_, r1, c1, r2, c2 = (list(map(_FIELD[f], rects)) for f in range(5))
-                    if not (r1 == r2 and c1 == c2 and sheets_.count(first[0]) == len(rects)):
-                        return None  # a range per row (or cells on several sheets): per row
-                    s = self.sheet_index.get(first[0])
-                    rows = np.array(r1, dtype=np.int64)
-                    cols = np.array(c1, dtype=np.int64)
-                    owners = self._owners(s, rows, cols)
-                    if inside[owners[owners >= 0]].any():  # a cell of the column itself
-                        return None
-                    slots.append(("cells", s, rows, cols))
-                    continue
-            else:
-                slots.append(None)
+            if kind == REF and refs[x][0] == "cells":
+                _, s, rows, cols = refs[x]
+                owners = self._owners(s, rows, cols)
+                if inside[owners[owners >= 0]].any():  # a cell of the column itself
+                    return None
+                slots.append(refs[x])
                 continue
-            for rect in rects:
+            rect = refs[x][1] if kind == REF else x if kind == CONST else None
+            if rect is not None:
                 ids = self._ids_in(rect)
                 if ids.size and inside[ids].any():
                     return None
+            slots.append(refs[x] if kind == REF else None)
         return slots
+
+    def _references(self, t, cell_rects) -> dict | None:
+        """Each reference of the cells (``cell_rects``: each cell's rectangles): the same
+        rectangle in every cell ("same", rect), or one cell each on one sheet ("cells",
+        sheet, rows, cols); None for anything else (a range per cell, cells on several
+        sheets). Looked at field by field with ``map`` over the cells, not a Python loop
+        per cell; still a pass over every cell's tuples per field, which is most of the
+        cost of forming the groups of a big sheet."""
+        refs = {}
+        for kind, x in t.plan:
+            if kind != REF or x in refs:
+                continue
+            rects = list(map(_FIELD[x], cell_rects))
+            first = rects[0]
+            if rects[1] == first and rects.count(first) == len(rects):
+                refs[x] = ("same", first)
+                continue
+            # the rects' fields as lists (sheet, r1, c1, r2, c2), compared whole
+            sheets_, r1, c1, r2, c2 = (list(map(_FIELD[f], rects)) for f in range(5))
+            if not (r1 == r2 and c1 == c2 and sheets_.count(first[0]) == len(rects)):
+                return None
+            refs[x] = ("cells", self.sheet_index.get(first[0]), np.array(r1, dtype=np.int64),
+                       np.array(c1, dtype=np.int64))
+        return refs
 
     def _evaluate_group(self, members: np.ndarray):
         """Evaluate one column group: its first cell as usual (which checks the compiled

@@ -14,6 +14,7 @@ from collections import deque
 
 import numpy as np
 
+from .columnar import cells_by_template
 from .index import NO_IDS
 from .program import CONST, REF
 
@@ -73,7 +74,8 @@ class Order:
 
     def _pass(self):
         self._build_index()
-        for t in {id(t): t for t in self.template}.values():
+        self.by_template = cells_by_template(self.template)
+        for t, _ in self.by_template:
             if t is not None and t.program is not None:
                 t.program.cache = {}
         self._done_rects: set = set()
