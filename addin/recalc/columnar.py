@@ -173,6 +173,8 @@ def _fast(name, args, n):
         out = np.empty(n, dtype=object)
         out[:] = np.broadcast_to(_COMPARE[name](*nums), (n,)).tolist()
         return out.reshape(n, 1)
+    if name == "IF" and len(args) in (2, 3):
+        return _fast_if(*args, n=n)
     if name == "&":
         texts = [_texts(a, n) for a in args]
         if any(x is None for x in texts):
@@ -229,6 +231,73 @@ def _distinct(name, func, args, is_column, n):
     return result[inverse]
 
 
+def _fast_if(condition, x, y=False, *, n):
+    """``IF`` over columns with numpy: a condition column of TRUE/FALSE or numbers picks
+    each cell's value from ``x`` or ``y`` (``np.where``), which is what formulas' IF
+    does element by element for such a condition. None (formulas decides) when the
+    condition holds text, an error or an empty cell, or a value to pick is an empty
+    cell (formulas makes it 0) or a number that is not finite (it makes it #NUM!)."""
+    cond = _column_list(condition, n)
+    if cond is None or not isinstance(cond, list) or \
+            not set(map(type, cond)) <= _CONDITION_TYPES:
+        return None
+    picked = []
+    for a in (x, y):
+        values = _column_list(a, n)
+        if values is None:
+            return None
+        if isinstance(values, list):
+            types = set(map(type, values))
+            if _EMPTY_TYPE in types or float in types and not (
+                    types <= {float, int} and np.isfinite(np.array(values, dtype=float)).all()):
+                return None
+            column = np.empty(n, dtype=object)
+            column[:] = values
+        else:
+            v = values[0]
+            if v is sh.EMPTY or type(v) is float and not math.isfinite(v):
+                return None
+            column = np.empty(n, dtype=object)
+            column.fill(v)
+        picked.append(column)
+    return np.where(np.array(cond, dtype=bool), *picked).reshape(n, 1)
+
+
+_CONDITION_TYPES = frozenset({bool, float, int})
+_EMPTY_TYPE = type(sh.EMPTY)
+
+
+def _column_list(a, n):
+    """A column input as a list of its ``n`` values, or a value every cell shares as a
+    1-tuple; None if it is neither (a range of several cells given to each cell)."""
+    if isinstance(a, np.ndarray) and not isinstance(a, Ranges) and a.shape == (n, 1):
+        return a.reshape(-1).tolist()
+    v = one_value(a)
+    return None if v is NOT_ONE else (v,)
+
+
+def _cell_values(flat: list) -> list:
+    """Results -> cell values (:func:`~.values.scalar`): a column of finite floats, of
+    TRUE/FALSE or of text no longer than Excel's limit is kept as it is (checked with
+    numpy, not one by one); anything else goes through ``scalar`` value by value."""
+    types = set(map(type, flat))
+    if types <= _CELL_AS_IS:
+        if float in types:
+            floats = flat if types == {float} else [v for v in flat if type(v) is float]
+            if not np.isfinite(np.array(floats, dtype=float)).all():
+                return [scalar(v) for v in flat]
+        if str not in types:
+            return flat
+        texts = flat if types == {str} else [v for v in flat if type(v) is str]
+        if max(map(len, texts)) <= MAX_TEXT:
+            return flat
+    return [v if type(v) in _CELL_AS_IS and (type(v) is not str or len(v) <= MAX_TEXT)
+            and (type(v) is not float or math.isfinite(v)) else scalar(v) for v in flat]
+
+
+_CELL_AS_IS = frozenset({float, str, bool})
+
+
 def _finite_column(result, n) -> np.ndarray:
     """Floats -> an object column, every non-finite number #NUM! (as formulas does)."""
     result = np.broadcast_to(np.asarray(result, dtype=float), (n,))
@@ -252,8 +321,8 @@ def _numbers(a, n, empty):
             flat = np.where(flat == sh.EMPTY, 0.0, flat)
         return flat.astype(float)
     v = one_value(a)
-    if type(v) in _NUMBER_TYPES:
-        return np.float64(v)
+    if type(v) in _NUMBER_TYPES or isinstance(v, (np.floating, np.integer)):
+        return np.float64(v)  # a shared step's result may be numpy's (SUM gives float64)
     if empty and v is sh.EMPTY:
         return np.float64(0.0)
     return None
@@ -562,7 +631,7 @@ class Columns:
         for kind, x in t.plan:
             if kind != REF or x in refs:
                 continue
-            rects = list(map(_FIELD[x], cell_rects))
+            rects = list(map(operator.itemgetter(x), cell_rects))
             first = rects[0]
             if rects[1] == first and rects.count(first) == len(rects):
                 refs[x] = ("same", first)
@@ -599,19 +668,16 @@ class Columns:
         self.columnar_cells += len(rest)
         if self.check:
             self._compare_with_cells(rest, result)
-        plain = (float, str, bool)
-        values = [v if type(v) in plain and (type(v) is not str or len(v) <= MAX_TEXT)
-                  and (type(v) is not float or math.isfinite(v)) else scalar(v)
-                  for v in result[:, 0].tolist()]
-        self._scatter(rest, values)
+        self._scatter(rest, _cell_values(result[:, 0].tolist()))
 
     def _scatter(self, rest, values):
         """Each cell of ``rest`` gets its value (one fancy assignment per dense sheet)."""
-        sheets = {self.n_sheet[i] for i in rest}
+        pick = operator.itemgetter(*rest) if len(rest) > 1 else lambda a: (a[rest[0]],)
+        sheets = set(pick(self.n_sheet))
         if len(sheets) == 1 and self.grids[next(iter(sheets))].dense:
             grid = self.grids[next(iter(sheets))]
-            rows = np.fromiter((self.n_row[i] for i in rest), dtype=np.int64, count=len(rest))
-            cols = np.fromiter((self.n_col[i] for i in rest), dtype=np.int64, count=len(rest))
+            rows = np.array(pick(self.n_row), dtype=np.int64)
+            cols = np.array(pick(self.n_col), dtype=np.int64)
             if rows.max() <= grid.rows and cols.max() <= grid.cols:
                 column = np.empty(len(rest), dtype=object)
                 column[:] = values
@@ -636,6 +702,7 @@ class Columns:
         first): (args, kinds)."""
         n = len(rest)
         args, kinds = [], []
+        cell_lits = None
         for (kind, x), slot in zip(t.plan, slots):
             if kind == REF:
                 if slot[0] == "same":
@@ -645,9 +712,12 @@ class Columns:
                     args.append(self._cells(slot[1], slot[2][1:], slot[3][1:]))
                     kinds.append(REF_COLUMN)
             elif kind == LIT:
-                lits = [self.lits[i][x] for i in rest]
+                if cell_lits is None:  # each cell's literals
+                    cell_lits = operator.itemgetter(*rest)(self.lits) if n > 1 else \
+                        (self.lits[rest[0]],)
+                lits = list(map(operator.itemgetter(x), cell_lits))
                 first = lits[0]
-                if all(type(v) is type(first) and v == first for v in lits):
+                if lits.count(first) == n and set(map(type, lits)) == {type(first)}:
                     args.append(first)
                     kinds.append(0)
                 else:
