@@ -179,9 +179,7 @@ def _fast(name, args, n):
         texts = [_texts(a, n) for a in args]
         if any(x is None for x in texts):
             return None
-        out = np.empty(n, dtype=object)
-        out[:] = [x + y for x, y in zip(*texts)]
-        return out.reshape(n, 1)
+        return np.add(*texts).reshape(n, 1)  # str + str for each element, in numpy's loop
     return None
 
 
@@ -193,10 +191,11 @@ DISTINCT_FUNCTIONS = frozenset({"VLOOKUP", "HLOOKUP", "MATCH", "INDEX"})
 
 def _distinct(name, func, args, is_column, n):
     """A lookup (:data:`DISTINCT_FUNCTIONS`) called once on the distinct combinations of
-    its column arguments (each value keyed by its type too: 1, TRUE and "1" differ), the
-    results scattered back: the same values as the call on the whole columns, since each
-    element's result depends on that element alone. None when the columns hold too many
-    distinct combinations (or unhashable values) to gain."""
+    its column arguments (:func:`_factorize`: each value keyed by its type too, so 1,
+    TRUE and "1" differ), the results scattered back with numpy: the same values as the
+    call on the whole columns, since each element's result depends on that element
+    alone. None when the columns hold too many distinct combinations (or unhashable
+    values) to gain."""
     if name not in DISTINCT_FUNCTIONS:
         return None
     cols = []
@@ -207,23 +206,11 @@ def _distinct(name, func, args, is_column, n):
             cols.append(a.reshape(-1).tolist())
     if not cols:
         return None
-    limit = int(n * DISTINCT_SHARE)
-    first: dict = {}
-    picks: list = []
-    inverse = np.empty(n, dtype=np.int64)
-    try:
-        for k, vs in enumerate(zip(*cols)):
-            key = tuple([(type(v), v) for v in vs])
-            j = first.get(key)
-            if j is None:
-                j = first[key] = len(picks)
-                picks.append(k)
-                if len(picks) > limit:
-                    return None
-            inverse[k] = j
-    except TypeError:  # an unhashable value
+    found = _factorize(cols, n)
+    if found is None or len(found[0]) > int(n * DISTINCT_SHARE):
         return None
-    m, picks = len(picks), np.array(picks, dtype=np.int64)
+    picks, inverse = found
+    m = len(picks)
     small = [a.reshape(-1)[picks].reshape(m, 1) if c else a for a, c in zip(args, is_column)]
     result = _as_column(func(*small), m, unwrap=name == "INDEX")
     if result is None:
@@ -314,7 +301,7 @@ def _numbers(a, n, empty):
     None if anything else is in it (text, TRUE/FALSE, errors)."""
     if isinstance(a, np.ndarray) and not isinstance(a, Ranges) and a.shape == (n, 1):
         flat = a.reshape(-1)
-        types = {type(v) for v in flat.tolist()}
+        types = set(map(type, flat.tolist()))
         if not types <= {float, int, type(sh.EMPTY)} or (not empty and type(sh.EMPTY) in types):
             return None
         if type(sh.EMPTY) in types:
@@ -329,12 +316,17 @@ def _numbers(a, n, empty):
 
 
 def _texts(a, n):
-    """A column (or one value) of text as a list of n strings; None if not all text."""
+    """A column (or one value) of text as an object array of n strings; None if not
+    all text."""
     if isinstance(a, np.ndarray) and not isinstance(a, Ranges) and a.shape == (n, 1):
-        values = a.reshape(-1).tolist()
-        return values if all(type(v) is str for v in values) else None
+        flat = a.reshape(-1)
+        return flat if set(map(type, flat.tolist())) == {str} else None
     v = one_value(a)
-    return [v] * n if type(v) is str else None
+    if type(v) is not str:
+        return None
+    out = np.empty(n, dtype=object)
+    out.fill(v)
+    return out
 
 
 def _as_column(result, n, unwrap=False):
@@ -624,9 +616,9 @@ class Columns:
         """Each reference of the cells (``cell_rects``: each cell's rectangles): the same
         rectangle in every cell ("same", rect), or one cell each on one sheet ("cells",
         sheet, rows, cols); None for anything else (a range per cell, cells on several
-        sheets). Looked at field by field with ``map`` over the cells, not a Python loop
-        per cell; still a pass over every cell's tuples per field, which is most of the
-        cost of forming the groups of a big sheet."""
+        sheets). Looked at with ``map``, ``chain`` and list slices over the cells, not a
+        Python loop per cell; still a few passes over every cell's tuples, which is most
+        of the cost of forming the groups of a big sheet."""
         refs = {}
         for kind, x in t.plan:
             if kind != REF or x in refs:
@@ -636,8 +628,12 @@ class Columns:
             if rects[1] == first and rects.count(first) == len(rects):
                 refs[x] = ("same", first)
                 continue
-            # the rects' fields as lists (sheet, r1, c1, r2, c2), compared whole
-            sheets_, r1, c1, r2, c2 = (list(map(_FIELD[f], rects)) for f in range(5))
+            # the rects' fields (sheet, r1, c1, r2, c2) as lists, compared whole: one
+            # pass over the tuples, then slices of the flat list
+            flat = list(itertools.chain.from_iterable(rects))
+            if len(flat) != 5 * len(rects):
+                return None
+            sheets_, r1, c1, r2, c2 = (flat[f::5] for f in range(5))
             if not (r1 == r2 and c1 == c2 and sheets_.count(first[0]) == len(rects)):
                 return None
             refs[x] = ("cells", self.sheet_index.get(first[0]), np.array(r1, dtype=np.int64),
@@ -749,6 +745,9 @@ class Columns:
         grid = self.grids[s]
         if grid.dense:
             inside = (rows <= grid.rows) & (cols <= grid.cols)
+            if inside.all():
+                out[:, 0] = grid.a[rows - 1, cols - 1]
+                return out
             out.fill(sh.EMPTY)
             out[inside, 0] = grid.a[rows[inside] - 1, cols[inside] - 1]
             return out

@@ -175,7 +175,7 @@ class Order:
     # --- cell by cell: depth first ----------------------------------------------
     def _depth_first(self):
         status = self.status
-        for start in range(len(self.n_text)):
+        for start in np.flatnonzero(status != DONE).tolist():  # what the units left
             if status[start] == DONE:
                 continue
             stack = [start]
