@@ -69,12 +69,15 @@ SCALAR_DISTINCT = 256
 
 
 def run_columns(program: Program, args: list, kinds: list, n: int,
-                note: Callable[[int, ExcelError], None]) -> np.ndarray | None:
+                note: Callable[[int, ExcelError], None],
+                memo: list | None = None) -> np.ndarray | None:
     """Run ``program`` once for ``n`` cells: ``args`` are its inputs, each a value all
     cells share (``kinds[k]`` 0) or a column of ``n`` values (``REF_COLUMN``: a column of
     single-cell references; ``LIT_COLUMN``: of literals). Returns an ``(n, 1)`` object
     array of results, or None when the result is not one value per cell. ``note(k,
-    err)`` receives the reason of an error a zvmplan function gave cell ``k``."""
+    err)`` receives the reason of an error a zvmplan function gave cell ``k``. ``memo``:
+    where the distinct combinations of zvmplan functions' arguments are kept for the
+    next column that reads the very same values (:func:`_factorize_once`)."""
     values = dict(zip(program.inputs, args))
     column = {name: kind for name, kind in zip(program.inputs, kinds) if kind}
     shared, cache, names = program.shared, program.cache, program.names
@@ -94,7 +97,7 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
                 if v in shared:
                     cache[v] = result
             else:
-                result = _column_step(names.get(v), a, b, values, column, n, note)
+                result = _column_step(names.get(v), a, b, values, column, n, note, memo)
                 if result is None:
                     return None
                 column[v] = STEP_COLUMN
@@ -119,11 +122,11 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
     return _as_column(out, n)
 
 
-def _column_step(name, func, inputs, values, column, n, note):
+def _column_step(name, func, inputs, values, column, n, note, memo=None):
     positions = {p for p, k in enumerate(inputs) if k in column}
     fn = resolve(name) if isinstance(name, str) else None
     if fn is not None:
-        return _zvmplan_column(fn, inputs, values, column, n, note)
+        return _zvmplan_column(fn, inputs, values, column, n, note, memo)
     allowed = ELEMENTWISE.get(name, ()) if isinstance(name, str) else ()
     if allowed is _ANY or (allowed and positions <= allowed):
         args = [values[k] for k in inputs]
@@ -404,6 +407,27 @@ def _factorize(columns: list, n: int):
     return picks, position[codes]
 
 
+MEMO_SIZE = 4  # factorisations kept for the next columns of one pass
+
+
+def _factorize_once(columns: list, n: int, memo: list | None):
+    """:func:`_factorize`, or the answer kept in ``memo`` for columns holding the very
+    same value objects (``=CPCPU_PER_MB(A2,B2,C2)`` and ``=MB_PER_SEC(A2,B2,C2)`` read
+    the same cells: the second finds the first's answer with an identity comparison)."""
+    if memo is None:
+        return _factorize(columns, n)
+    for kept, found in memo:
+        if len(kept) == len(columns) and all(
+                len(a) == len(b) and all(map(operator.is_, a, b))
+                for a, b in zip(kept, columns)):
+            return found
+    found = _factorize(columns, n)
+    if found is not None:
+        memo.insert(0, (columns, found))
+        del memo[MEMO_SIZE:]
+    return found
+
+
 def _one_kind(col) -> bool:
     """Are the values of ``col`` of one type (or numbers: int and float), so that equal
     values are the same value?"""
@@ -420,7 +444,7 @@ def _typed(col) -> list:
 _NUMBER_TYPE = {int: float}
 
 
-def _zvmplan_column(fn, inputs, values, column, n, note):
+def _zvmplan_column(fn, inputs, values, column, n, note, memo=None):
     """A zvmplan function over columns, through the registry: called once per distinct
     combination of its arguments (:func:`_factorize`), each result given to every cell
     that holds the combination. With at most :data:`SCALAR_DISTINCT` combinations (per
@@ -445,7 +469,7 @@ def _zvmplan_column(fn, inputs, values, column, n, note):
                 if value is None:
                     return None
             raw.append(_from_formulas(value))
-    found = _factorize([raw[p] for p in col_pos], n)
+    found = _factorize_once([raw[p] for p in col_pos], n, memo)
     if found is None:
         return None
     picks, inverse = found
@@ -654,7 +678,8 @@ class Columns:
                 def note(k, err):  # the label made only for a cell with a reason
                     self.reasons.setdefault(self.n_label[rest[k]], (err.code, err.reason))
                 try:
-                    result = run_columns(t.program, *gathered, len(rest), note)
+                    result = run_columns(t.program, *gathered, len(rest), note,
+                                         self.factor_memo)
                 except Exception:  # NotStraight, or a function that failed on a column
                     result = None
         if result is None:

@@ -80,6 +80,7 @@ class Order:
                 t.program.cache = {}
         self._done_rects: set = set()
         self._rcache: dict = {}
+        self.factor_memo: list = []  # columnar's distinct argument combinations
         self.status[:] = PENDING
         self._done = 0
         if not self.cellwise:
