@@ -3,31 +3,46 @@
 A formula filled down a column (``=F2*D2/86400``, ``=F3*D3/86400``, ...) shares one
 :class:`~.program.Program`. When its cells do not read each other, the engine gathers
 each input once for all of them -- a relative single-cell reference becomes a column
-(an ``(n, 1)`` object array), a reference or literal that every cell shares stays one
-value -- and :func:`run_columns` runs the program's steps once:
+(an ``(n, 1)`` object array, one numpy gather from the sheet's grid), a reference or
+literal that every cell shares stays one value -- and :func:`run_columns` runs the
+program's steps once. Per-cell Python is what a big sheet pays for (a Python call costs
+about as much as the arithmetic of a thousand cells in numpy), so each step is vectorised
+as far as its function allows:
 
 * a step none of whose inputs is a column runs once (its value is the same in every
   cell; ``SUM(I$2:I$10001)`` is such a step);
-* a step of an **elementwise** function (:data:`ELEMENTWISE`: the arithmetic, text and
-  comparison operators, ``IF``, ``IFERROR``, the ``IS...`` functions, ``ABS``, ``ROUND``,
-  ``SQRT``, ``LEN``, ... and ``VLOOKUP``/``HLOOKUP``/``MATCH`` over their lookup value,
-  ``INDEX`` over its row and column numbers) is called once with the columns, as
-  formulas evaluates an Excel array expression; the arithmetic and comparison operators
-  on columns of plain numbers, and ``&`` on columns of text, run in numpy instead
-  (:func:`_fast`, the same IEEE arithmetic without a Python call per cell);
-* a step of a **zvmplan function** is called once per distinct combination of its
-  arguments when there are few (:data:`SCALAR_DISTINCT`: a planner repeats its
-  transports and sizes), else once per combination of its non-vector arguments
-  (transport, level, ...) with the numbers of its vector arguments as one range, so the
-  model's ``per_mb_many``/``per_tx_many`` do the work; cells whose vector arguments are
-  not plain numbers get the function's scalar call;
+* the arithmetic and comparison operators on columns of plain numbers, ``&`` on columns
+  of text and ``IF`` on a condition column of TRUE/FALSE or numbers run in numpy
+  (:func:`_fast`: the same IEEE arithmetic, ``np.where`` for IF), with no Python call
+  per cell; a column of mixed kinds (text among numbers, empty cells, errors) goes to
+  formulas' own elementwise function instead, which gives Excel's answer per element;
+* a lookup (``VLOOKUP``/``HLOOKUP``/``MATCH`` over its lookup value, ``INDEX`` over its
+  row and column numbers) is called once on the distinct lookup values
+  (:func:`_distinct`: a planner repeats a few site codes) and the answers are
+  scattered back with numpy; other **elementwise** functions (:data:`ELEMENTWISE`:
+  ``IFERROR``, the ``IS...`` functions, ``ABS``, ``ROUND``, ``LEN``, ...) are called once
+  with the columns, as formulas evaluates an Excel array expression;
+* a **zvmplan function** goes through the registry once per distinct combination of its
+  arguments (:func:`_factorize`: one dict filled by ``map``; a planner repeats its
+  transports, sizes and levels), each answer given to every cell holding the
+  combination. With few combinations that is the scalar call, exactly as cell by cell;
+  beyond :data:`SCALAR_DISTINCT` per combination of its non-vector arguments (transport,
+  level, ...) the numbers of its vector arguments go to one call as a range, so the
+  model's ``per_mb_many``/``per_tx_many`` do the work. Columns that read the very same
+  cells (three functions of one row's inputs) share one factorisation;
 * any other function (``SUM(F2,G2)``, ``MAX``, ...) is called cell by cell inside the
   run, with each cell's own values.
 
 Errors stay per cell: an error value in one cell's input is an error in that cell's
-result only, and a zvmplan function's reason is kept for the cell it belongs to. A run
+result only, and a zvmplan function's reason is kept for every cell it belongs to. A run
 whose result is not one value per cell (an array result) returns None and the engine
 evaluates those cells one by one, as it does for formulas that read their own column.
+
+Forming the groups (:class:`Columns`) is numpy work too: the cells are sorted into
+templates with one ``np.unique`` over the templates' ids, and each reference is checked
+with ``map``, ``chain`` and list slices over the cells' reference tuples. Those tuples
+(one per cell and reference, made by the compile stage) are still read once per
+reference, which is now the largest share of forming the groups of a big sheet.
 """
 from __future__ import annotations
 
