@@ -812,7 +812,7 @@ def _column_book(path, rows=40):
             "M": f"=ROUND(B{r}/3,2)", "N": f"=LEN(C{r})", "O": f"=ZT_SCALE(B{r},A{r})",
             "P": f"=ZT_NAME(C{r})", "Q": f"=SUM(A{r},B{r})", "R": f"=B{r}/SUM(B$2:B${last})",
             "S": f"=SUM(B$2:B{r})", "T": f"=-B{r}%", "U": f"=ZT_SCALE(B{r},2)*{k % 3}",
-            "V": f"=A{r}^2",
+            "V": f"=A{r}^2", "X": f'=IF(B{r}>0,B{r}/4,"neg")', "Y": f'=N{r}&"|"&M{r}&"."',
         }
         for col, text in cells.items():
             ws[f"{col}{r}"] = text
@@ -862,8 +862,42 @@ def test_columns_checked_cell_by_cell_agree(tmp_path, monkeypatch):
     assert e.column_mismatches == []
     grouped = {e.n_label[int(g[0])].split("!")[1].rstrip("0123456789")
                for g in e._column_groups()}
-    assert set("DEFGHIJKLMNOPQRTUV") <= grouped and not grouped & {"S", "W"}
-    assert e.columnar_cells == len("DEFGHIJKLMNOPQRTUV") * 39  # all but each first cell
+    assert set("DEFGHIJKLMNOPQRTUVXY") <= grouped and not grouped & {"S", "W"}
+    assert e.columnar_cells == len("DEFGHIJKLMNOPQRTUVXY") * 39  # all but each first cell
+
+
+def test_columns_of_one_kind_take_the_numpy_paths(tmp_path, monkeypatch):
+    """IF over a TRUE/FALSE column and ``&`` over text columns run in numpy and give the
+    values cell by cell gives (Excel: IF returns its second argument where the condition
+    is TRUE, else its third; ``&`` joins the texts)."""
+    from zvmplan_addin.recalc import columnar
+    col = np.empty((4, 1), dtype=object)
+    col[:, 0] = [True, False, 2.0, 0.0]
+    x = np.empty((4, 1), dtype=object)
+    x[:, 0] = [1.0, 2.0, 3.0, 4.0]
+    got = columnar._fast("IF", [col, x, "no"], 4)
+    assert got[:, 0].tolist() == [1.0, "no", 3.0, "no"]
+    texts = np.empty((2, 1), dtype=object)
+    texts[:, 0] = ["a", "b"]
+    assert columnar._fast("&", [texts, "-x"], 2)[:, 0].tolist() == ["a-x", "b-x"]
+    empty = x.copy()
+    empty[1, 0] = columnar.sh.EMPTY  # formulas makes an empty value 0: left to formulas
+    assert columnar._fast("IF", [col, empty, "no"], 4) is None
+
+
+def test_distinct_combinations_are_keyed_by_type():
+    """A zvmplan function or a lookup is called once per distinct combination of its
+    arguments: 1 and 1.0 are one number, but TRUE, the text "1" and the text "#N/A" are
+    not the number 1 or the error #N/A (Excel compares values of different types as
+    different)."""
+    from zvmplan_addin.errors import ExcelError
+    from zvmplan_addin.recalc.columnar import _factorize
+    values = [1, 1.0, True, "1", ExcelError("#N/A"), "#N/A", 1.0, "1"]
+    picks, inverse = _factorize([values], len(values))
+    assert picks.tolist() == [0, 2, 3, 4, 5]
+    assert inverse.tolist() == [0, 0, 1, 2, 3, 4, 0, 2]
+    picks, inverse = _factorize([["a", "a", "b", "a"], [1.0, 2.0, 1.0, 1.0]], 4)
+    assert picks.tolist() == [0, 1, 2] and inverse.tolist() == [0, 1, 2, 0]
 
 
 @pytest.mark.parametrize("pattern", [

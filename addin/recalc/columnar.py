@@ -3,34 +3,50 @@
 A formula filled down a column (``=F2*D2/86400``, ``=F3*D3/86400``, ...) shares one
 :class:`~.program.Program`. When its cells do not read each other, the engine gathers
 each input once for all of them -- a relative single-cell reference becomes a column
-(an ``(n, 1)`` object array), a reference or literal that every cell shares stays one
-value -- and :func:`run_columns` runs the program's steps once:
+(an ``(n, 1)`` object array, one numpy gather from the sheet's grid), a reference or
+literal that every cell shares stays one value -- and :func:`run_columns` runs the
+program's steps once. Per-cell Python is what a big sheet pays for (a Python call costs
+about as much as the arithmetic of a thousand cells in numpy), so each step is vectorised
+as far as its function allows:
 
 * a step none of whose inputs is a column runs once (its value is the same in every
   cell; ``SUM(I$2:I$10001)`` is such a step);
-* a step of an **elementwise** function (:data:`ELEMENTWISE`: the arithmetic, text and
-  comparison operators, ``IF``, ``IFERROR``, the ``IS...`` functions, ``ABS``, ``ROUND``,
-  ``SQRT``, ``LEN``, ... and ``VLOOKUP``/``HLOOKUP``/``MATCH`` over their lookup value,
-  ``INDEX`` over its row and column numbers) is called once with the columns, as
-  formulas evaluates an Excel array expression; the arithmetic and comparison operators
-  on columns of plain numbers, and ``&`` on columns of text, run in numpy instead
-  (:func:`_fast`, the same IEEE arithmetic without a Python call per cell);
-* a step of a **zvmplan function** is called once per distinct combination of its
-  arguments when there are few (:data:`SCALAR_DISTINCT`: a planner repeats its
-  transports and sizes), else once per combination of its non-vector arguments
-  (transport, level, ...) with the numbers of its vector arguments as one range, so the
-  model's ``per_mb_many``/``per_tx_many`` do the work; cells whose vector arguments are
-  not plain numbers get the function's scalar call;
+* the arithmetic and comparison operators on columns of plain numbers, ``&`` on columns
+  of text and ``IF`` on a condition column of TRUE/FALSE or numbers run in numpy
+  (:func:`_fast`: the same IEEE arithmetic, ``np.where`` for IF), with no Python call
+  per cell; a column of mixed kinds (text among numbers, empty cells, errors) goes to
+  formulas' own elementwise function instead, which gives Excel's answer per element;
+* a lookup (``VLOOKUP``/``HLOOKUP``/``MATCH`` over its lookup value, ``INDEX`` over its
+  row and column numbers) is called once on the distinct lookup values
+  (:func:`_distinct`: a planner repeats a few site codes) and the answers are
+  scattered back with numpy; other **elementwise** functions (:data:`ELEMENTWISE`:
+  ``IFERROR``, the ``IS...`` functions, ``ABS``, ``ROUND``, ``LEN``, ...) are called once
+  with the columns, as formulas evaluates an Excel array expression;
+* a **zvmplan function** goes through the registry once per distinct combination of its
+  arguments (:func:`_factorize`: one dict filled by ``map``; a planner repeats its
+  transports, sizes and levels), each answer given to every cell holding the
+  combination. With few combinations that is the scalar call, exactly as cell by cell;
+  beyond :data:`SCALAR_DISTINCT` per combination of its non-vector arguments (transport,
+  level, ...) the numbers of its vector arguments go to one call as a range, so the
+  model's ``per_mb_many``/``per_tx_many`` do the work. Columns that read the very same
+  cells (three functions of one row's inputs) share one factorisation;
 * any other function (``SUM(F2,G2)``, ``MAX``, ...) is called cell by cell inside the
   run, with each cell's own values.
 
 Errors stay per cell: an error value in one cell's input is an error in that cell's
-result only, and a zvmplan function's reason is kept for the cell it belongs to. A run
+result only, and a zvmplan function's reason is kept for every cell it belongs to. A run
 whose result is not one value per cell (an array result) returns None and the engine
 evaluates those cells one by one, as it does for formulas that read their own column.
+
+Forming the groups (:class:`Columns`) is numpy work too: the cells are sorted into
+templates with one ``np.unique`` over the templates' ids, and each reference is checked
+with ``map``, ``chain`` and list slices over the cells' reference tuples. Those tuples
+(one per cell and reference, made by the compile stage) are still read once per
+reference, which is now the largest share of forming the groups of a big sheet.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from typing import Callable
@@ -68,12 +84,15 @@ SCALAR_DISTINCT = 256
 
 
 def run_columns(program: Program, args: list, kinds: list, n: int,
-                note: Callable[[int, ExcelError], None]) -> np.ndarray | None:
+                note: Callable[[int, ExcelError], None],
+                memo: list | None = None) -> np.ndarray | None:
     """Run ``program`` once for ``n`` cells: ``args`` are its inputs, each a value all
     cells share (``kinds[k]`` 0) or a column of ``n`` values (``REF_COLUMN``: a column of
     single-cell references; ``LIT_COLUMN``: of literals). Returns an ``(n, 1)`` object
     array of results, or None when the result is not one value per cell. ``note(k,
-    err)`` receives the reason of an error a zvmplan function gave cell ``k``."""
+    err)`` receives the reason of an error a zvmplan function gave cell ``k``. ``memo``:
+    where the distinct combinations of zvmplan functions' arguments are kept for the
+    next column that reads the very same values (:func:`_factorize_once`)."""
     values = dict(zip(program.inputs, args))
     column = {name: kind for name, kind in zip(program.inputs, kinds) if kind}
     shared, cache, names = program.shared, program.cache, program.names
@@ -93,7 +112,7 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
                 if v in shared:
                     cache[v] = result
             else:
-                result = _column_step(names.get(v), a, b, values, column, n, note)
+                result = _column_step(names.get(v), a, b, values, column, n, note, memo)
                 if result is None:
                     return None
                 column[v] = STEP_COLUMN
@@ -118,11 +137,11 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
     return _as_column(out, n)
 
 
-def _column_step(name, func, inputs, values, column, n, note):
+def _column_step(name, func, inputs, values, column, n, note, memo=None):
     positions = {p for p, k in enumerate(inputs) if k in column}
     fn = resolve(name) if isinstance(name, str) else None
     if fn is not None:
-        return _zvmplan_column(fn, inputs, values, column, n, note)
+        return _zvmplan_column(fn, inputs, values, column, n, note, memo)
     allowed = ELEMENTWISE.get(name, ()) if isinstance(name, str) else ()
     if allowed is _ANY or (allowed and positions <= allowed):
         args = [values[k] for k in inputs]
@@ -172,13 +191,13 @@ def _fast(name, args, n):
         out = np.empty(n, dtype=object)
         out[:] = np.broadcast_to(_COMPARE[name](*nums), (n,)).tolist()
         return out.reshape(n, 1)
+    if name == "IF" and len(args) in (2, 3):
+        return _fast_if(*args, n=n)
     if name == "&":
         texts = [_texts(a, n) for a in args]
         if any(x is None for x in texts):
             return None
-        out = np.empty(n, dtype=object)
-        out[:] = [x + y for x, y in zip(*texts)]
-        return out.reshape(n, 1)
+        return np.add(*texts).reshape(n, 1)  # str + str for each element, in numpy's loop
     return None
 
 
@@ -190,10 +209,11 @@ DISTINCT_FUNCTIONS = frozenset({"VLOOKUP", "HLOOKUP", "MATCH", "INDEX"})
 
 def _distinct(name, func, args, is_column, n):
     """A lookup (:data:`DISTINCT_FUNCTIONS`) called once on the distinct combinations of
-    its column arguments (each value keyed by its type too: 1, TRUE and "1" differ), the
-    results scattered back: the same values as the call on the whole columns, since each
-    element's result depends on that element alone. None when the columns hold too many
-    distinct combinations (or unhashable values) to gain."""
+    its column arguments (:func:`_factorize`: each value keyed by its type too, so 1,
+    TRUE and "1" differ), the results scattered back with numpy: the same values as the
+    call on the whole columns, since each element's result depends on that element
+    alone. None when the columns hold too many distinct combinations (or unhashable
+    values) to gain."""
     if name not in DISTINCT_FUNCTIONS:
         return None
     cols = []
@@ -204,28 +224,83 @@ def _distinct(name, func, args, is_column, n):
             cols.append(a.reshape(-1).tolist())
     if not cols:
         return None
-    limit = int(n * DISTINCT_SHARE)
-    first: dict = {}
-    picks: list = []
-    inverse = np.empty(n, dtype=np.int64)
-    try:
-        for k, vs in enumerate(zip(*cols)):
-            key = tuple([(type(v), v) for v in vs])
-            j = first.get(key)
-            if j is None:
-                j = first[key] = len(picks)
-                picks.append(k)
-                if len(picks) > limit:
-                    return None
-            inverse[k] = j
-    except TypeError:  # an unhashable value
+    found = _factorize(cols, n)
+    if found is None or len(found[0]) > int(n * DISTINCT_SHARE):
         return None
-    m, picks = len(picks), np.array(picks, dtype=np.int64)
+    picks, inverse = found
+    m = len(picks)
     small = [a.reshape(-1)[picks].reshape(m, 1) if c else a for a, c in zip(args, is_column)]
     result = _as_column(func(*small), m, unwrap=name == "INDEX")
     if result is None:
         return None
     return result[inverse]
+
+
+def _fast_if(condition, x, y=False, *, n):
+    """``IF`` over columns with numpy: a condition column of TRUE/FALSE or numbers picks
+    each cell's value from ``x`` or ``y`` (``np.where``), which is what formulas' IF
+    does element by element for such a condition. None (formulas decides) when the
+    condition holds text, an error or an empty cell, or a value to pick is an empty
+    cell (formulas makes it 0) or a number that is not finite (it makes it #NUM!)."""
+    cond = _column_list(condition, n)
+    if cond is None or not isinstance(cond, list) or \
+            not set(map(type, cond)) <= _CONDITION_TYPES:
+        return None
+    picked = []
+    for a in (x, y):
+        values = _column_list(a, n)
+        if values is None:
+            return None
+        if isinstance(values, list):
+            types = set(map(type, values))
+            if _EMPTY_TYPE in types or float in types and not (
+                    types <= {float, int} and np.isfinite(np.array(values, dtype=float)).all()):
+                return None
+            column = np.empty(n, dtype=object)
+            column[:] = values
+        else:
+            v = values[0]
+            if v is sh.EMPTY or type(v) is float and not math.isfinite(v):
+                return None
+            column = np.empty(n, dtype=object)
+            column.fill(v)
+        picked.append(column)
+    return np.where(np.array(cond, dtype=bool), *picked).reshape(n, 1)
+
+
+_CONDITION_TYPES = frozenset({bool, float, int})
+_EMPTY_TYPE = type(sh.EMPTY)
+
+
+def _column_list(a, n):
+    """A column input as a list of its ``n`` values, or a value every cell shares as a
+    1-tuple; None if it is neither (a range of several cells given to each cell)."""
+    if isinstance(a, np.ndarray) and not isinstance(a, Ranges) and a.shape == (n, 1):
+        return a.reshape(-1).tolist()
+    v = one_value(a)
+    return None if v is NOT_ONE else (v,)
+
+
+def _cell_values(flat: list) -> list:
+    """Results -> cell values (:func:`~.values.scalar`): a column of finite floats, of
+    TRUE/FALSE or of text no longer than Excel's limit is kept as it is (checked with
+    numpy, not one by one); anything else goes through ``scalar`` value by value."""
+    types = set(map(type, flat))
+    if types <= _CELL_AS_IS:
+        if float in types:
+            floats = flat if types == {float} else [v for v in flat if type(v) is float]
+            if not np.isfinite(np.array(floats, dtype=float)).all():
+                return [scalar(v) for v in flat]
+        if str not in types:
+            return flat
+        texts = flat if types == {str} else [v for v in flat if type(v) is str]
+        if max(map(len, texts)) <= MAX_TEXT:
+            return flat
+    return [v if type(v) in _CELL_AS_IS and (type(v) is not str or len(v) <= MAX_TEXT)
+            and (type(v) is not float or math.isfinite(v)) else scalar(v) for v in flat]
+
+
+_CELL_AS_IS = frozenset({float, str, bool})
 
 
 def _finite_column(result, n) -> np.ndarray:
@@ -244,27 +319,32 @@ def _numbers(a, n, empty):
     None if anything else is in it (text, TRUE/FALSE, errors)."""
     if isinstance(a, np.ndarray) and not isinstance(a, Ranges) and a.shape == (n, 1):
         flat = a.reshape(-1)
-        types = {type(v) for v in flat.tolist()}
+        types = set(map(type, flat.tolist()))
         if not types <= {float, int, type(sh.EMPTY)} or (not empty and type(sh.EMPTY) in types):
             return None
         if type(sh.EMPTY) in types:
             flat = np.where(flat == sh.EMPTY, 0.0, flat)
         return flat.astype(float)
     v = one_value(a)
-    if type(v) in _NUMBER_TYPES:
-        return np.float64(v)
+    if type(v) in _NUMBER_TYPES or isinstance(v, (np.floating, np.integer)):
+        return np.float64(v)  # a shared step's result may be numpy's (SUM gives float64)
     if empty and v is sh.EMPTY:
         return np.float64(0.0)
     return None
 
 
 def _texts(a, n):
-    """A column (or one value) of text as a list of n strings; None if not all text."""
+    """A column (or one value) of text as an object array of n strings; None if not
+    all text."""
     if isinstance(a, np.ndarray) and not isinstance(a, Ranges) and a.shape == (n, 1):
-        values = a.reshape(-1).tolist()
-        return values if all(type(v) is str for v in values) else None
+        flat = a.reshape(-1)
+        return flat if set(map(type, flat.tolist())) == {str} else None
     v = one_value(a)
-    return [v] * n if type(v) is str else None
+    if type(v) is not str:
+        return None
+    out = np.empty(n, dtype=object)
+    out.fill(v)
+    return out
 
 
 def _as_column(result, n, unwrap=False):
@@ -308,113 +388,206 @@ def _cell_by_cell(func, inputs, values, column, n):
     return out
 
 
-def _raw_column(value, kind, n):
-    """A column input -> the raw values the registry takes, one per cell."""
-    plain = (float, str, int)
-    out = np.empty(n, dtype=object)
-    out[:] = [v if type(v) in plain else _elem_from_formulas(v)
-              for v in value.reshape(-1).tolist()]
-    return out
+def _raw_column(value) -> list:
+    """A column input -> the raw values the registry takes, one per cell (a plain list:
+    numbers and text as they are, only other values converted one by one)."""
+    flat = value.reshape(-1).tolist()
+    if set(map(type, flat)) <= _RAW_AS_IS:
+        return flat
+    return [v if type(v) in _RAW_AS_IS else _elem_from_formulas(v) for v in flat]
 
 
-def _zvmplan_column(fn, inputs, values, column, n, note):
-    """A zvmplan function over columns: one vector call per combination of the values
-    of its other arguments; a cell whose vector arguments are not all numbers gets the
-    scalar call (so empty cells and text behave exactly as cell by cell)."""
+_RAW_AS_IS = frozenset({float, str, int})
+
+
+def _factorize(columns: list, n: int):
+    """The distinct combinations of the values of ``columns`` (lists of ``n`` values):
+    (``picks``, ``inverse``) with ``picks`` the first cell of each combination (int64,
+    in order of first appearance) and ``inverse[k]`` the combination of cell ``k``;
+    None when a value is unhashable. Values are keyed by type too (TRUE is not 1, the
+    text "#N/A" is not the error), except that an int and a float of equal value are
+    one number. One dict filled by ``map`` (no Python loop per cell): each combination
+    maps to the index of the first cell that holds it."""
+    keyed = [col if _one_kind(col) else _typed(col) for col in columns]
+    keys = keyed[0] if len(keyed) == 1 else zip(*keyed)
+    first: dict = {}
+    try:
+        codes = np.fromiter(map(first.setdefault, keys, itertools.count()), dtype=np.int64,
+                            count=n)
+    except TypeError:  # an unhashable value
+        return None
+    picks = np.fromiter(first.values(), dtype=np.int64, count=len(first))
+    position = np.empty(n, dtype=np.int64)
+    position[picks] = np.arange(len(picks))
+    return picks, position[codes]
+
+
+MEMO_SIZE = 4  # factorisations kept for the next columns of one pass
+
+
+def _factorize_once(columns: list, n: int, memo: list | None):
+    """:func:`_factorize`, or the answer kept in ``memo`` for columns holding the very
+    same value objects (``=CPCPU_PER_MB(A2,B2,C2)`` and ``=MB_PER_SEC(A2,B2,C2)`` read
+    the same cells: the second finds the first's answer with an identity comparison)."""
+    if memo is None:
+        return _factorize(columns, n)
+    for kept, found in memo:
+        if len(kept) == len(columns) and all(
+                len(a) == len(b) and all(map(operator.is_, a, b))
+                for a, b in zip(kept, columns)):
+            return found
+    found = _factorize(columns, n)
+    if found is not None:
+        memo.insert(0, (columns, found))
+        del memo[MEMO_SIZE:]
+    return found
+
+
+def _one_kind(col) -> bool:
+    """Are the values of ``col`` of one type (or numbers: int and float), so that equal
+    values are the same value?"""
+    types = set(map(type, col))
+    return len(types) <= 1 or types <= {int, float}
+
+
+def _typed(col) -> list:
+    """Each value of ``col`` keyed by its type (int as float: one number type)."""
+    types = list(map(type, col))
+    return list(zip(map(_NUMBER_TYPE.get, types, types), col))
+
+
+_NUMBER_TYPE = {int: float}
+
+
+def _zvmplan_column(fn, inputs, values, column, n, note, memo=None):
+    """A zvmplan function over columns, through the registry: called once per distinct
+    combination of its arguments (:func:`_factorize`), each result given to every cell
+    that holds the combination. With at most :data:`SCALAR_DISTINCT` combinations (per
+    combination of its non-vector arguments) that is the scalar call, exactly as cell by
+    cell; beyond, the combinations whose vector arguments are plain numbers go to one
+    vector call per combination of the other arguments (the model's ``per_mb_many`` /
+    ``per_tx_many``), the rest to the scalar call. None: a result that is not one value
+    per cell."""
     params = fn.params
     if len(inputs) > len(params):
         return None
     raw: list = []
+    col_pos = []
     for p, name in enumerate(inputs):
         value = values[name]
         if name in column:
-            raw.append(_raw_column(value, column[name], n))
+            raw.append(_raw_column(value))
+            col_pos.append(p)
         else:
             if isinstance(value, Ranges):
                 value = _whole_value(value)
                 if value is None:
                     return None
             raw.append(_from_formulas(value))
-    col_pos = [p for p, name in enumerate(inputs) if name in column]
-    vec_pos = [p for p in col_pos if params[p].vector]
-    key_pos = [p for p in col_pos if not params[p].vector]
-    out = np.empty((n, 1), dtype=object)
-    groups: dict = {}
-    scalar_rows = []
-    for k in range(n):
-        if not all(_plain_number(raw[p][k]) for p in vec_pos):
-            scalar_rows.append(k)
-            continue
-        try:
-            key = tuple((type(raw[p][k]), raw[p][k]) for p in key_pos)
-            hash(key)
-        except TypeError:
-            scalar_rows.append(k)
-            continue
-        groups.setdefault(key, []).append(k)
-    for rows in groups.values():
-        distinct: dict = {}
-        for k in rows:
-            distinct.setdefault(tuple(raw[p][k] for p in vec_pos), []).append(k)
-        if len(distinct) <= SCALAR_DISTINCT or not vec_pos:
-            for numbers, ks in distinct.items():  # the scalar call: exactly as cell by cell
-                by_pos = dict(zip(vec_pos, numbers))
-                result = fn(*[by_pos[p] if p in by_pos else raw[p][ks[0]] if p in key_pos
-                              else raw[p] for p in range(len(raw))])
-                if isinstance(result, np.ndarray):
-                    return None
-                if type(result) is float and math.isfinite(result) or type(result) is str:
-                    value = _one(result, ks[0], note)  # no reason to note: one value for all
-                    for k in ks:
-                        out[k, 0] = value
-                else:
-                    for k in ks:
-                        out[k, 0] = _one(result, k, note)
-            continue
-        args = []
-        for p in range(len(raw)):
-            if p in vec_pos:
-                args.append(np.array([[raw[p][k]] for k in rows], dtype=object))
-            elif p in key_pos:
-                args.append(raw[p][rows[0]])
-            else:
-                args.append(raw[p])
-        result = fn(*args)
-        if not isinstance(result, np.ndarray) or result.size != len(rows):
-            return None
-        for k, v in zip(rows, result.reshape(-1)):
-            out[k, 0] = _one(v, k, note)
-    for k in scalar_rows:
-        result = fn(*[raw[p][k] if p in col_pos else raw[p] for p in range(len(raw))])
-        if isinstance(result, np.ndarray):
-            return None
-        out[k, 0] = _one(result, k, note)
+    found = _factorize_once([raw[p] for p in col_pos], n, memo)
+    if found is None:
+        return None
+    picks, inverse = found
+    m = len(picks)
+    # the m distinct combinations: column arguments cut to their first cells
+    take = picks.tolist()
+    for p in col_pos:
+        raw[p] = list(map(raw[p].__getitem__, take))
+    results = _zvmplan_distinct(fn, raw, col_pos, m)
+    if results is None:
+        return None
+    values_, errors = results
+    out = values_[inverse].reshape(n, 1)
+    if errors:  # each cell of a combination with a reason gets it
+        has = np.zeros(m, dtype=bool)
+        has[list(errors)] = True
+        for k in np.flatnonzero(has[inverse]).tolist():
+            note(k, errors[int(inverse[k])])
     return out
 
 
-def _plain_number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+def _zvmplan_distinct(fn, raw, col_pos, m):
+    """``fn`` over ``m`` distinct combinations (``raw[p]`` a list of ``m`` values for
+    each column position): (an object array of ``m`` results, {combination: the
+    ExcelError to note}), or None for an array result."""
+    params = fn.params
+    vec_pos = [p for p in col_pos if params[p].vector]
+    key_pos = [p for p in col_pos if not params[p].vector]
+    out = np.empty(m, dtype=object)
+    errors: dict = {}
+    scalar = np.arange(m)
+    if m > SCALAR_DISTINCT and vec_pos:
+        plain = np.ones(m, dtype=bool)
+        for p in vec_pos:
+            types = np.array(list(map(type, raw[p])), dtype=object)
+            plain &= (types == float) | (types == int)
+        groups = _factorize([raw[p] for p in key_pos], m) if key_pos else \
+            (np.zeros(1, dtype=np.int64), np.zeros(m, dtype=np.int64))
+        if groups is None:
+            return None
+        vector = np.zeros(m, dtype=bool)
+        for g in range(len(groups[0])):
+            rows = np.flatnonzero(plain & (groups[1] == g))
+            if len(rows) <= SCALAR_DISTINCT:
+                continue  # few: the scalar call, exactly as cell by cell
+            args = []
+            for p in range(len(raw)):
+                if p in vec_pos:
+                    args.append(np.array(raw[p], dtype=object)[rows].reshape(-1, 1))
+                elif p in key_pos:
+                    args.append(raw[p][rows[0]])
+                else:
+                    args.append(raw[p])
+            result = fn(*args)
+            if not isinstance(result, np.ndarray) or result.size != len(rows):
+                return None
+            for j, v in zip(rows.tolist(), result.reshape(-1).tolist()):
+                out[j], err = _one(v)
+                if err is not None:
+                    errors[j] = err
+            vector[rows] = True
+        scalar = np.flatnonzero(~vector)
+    for j in scalar.tolist():
+        result = fn(*[raw[p][j] if p in col_pos else raw[p] for p in range(len(raw))])
+        if isinstance(result, np.ndarray):
+            return None
+        out[j], err = _one(result)
+        if err is not None:
+            errors[j] = err
+    return out, errors
 
 
-def _one(v, k, note):
-    """One zvmplan result -> formulas' value, an error's reason noted for cell ``k``."""
+def _one(v):
+    """One zvmplan result -> (formulas' value, the ExcelError whose reason its cells
+    get, or None)."""
     if isinstance(v, ExcelError):
-        if v.reason:
-            note(k, v)
-        return XL[v.code]
+        return XL[v.code], (v if v.reason else None)
     if isinstance(v, FXlError):
-        return v
+        return v, None
     if isinstance(v, float) and not np.isfinite(v):
-        note(k, ExcelError("#NUM!", OVERFLOW))
-        return XL["#NUM!"]
-    return _to_formulas(v)
+        return XL["#NUM!"], ExcelError("#NUM!", OVERFLOW)
+    return _to_formulas(v), None
 
 
-__all__ = ["run_columns", "ELEMENTWISE", "REF_COLUMN", "LIT_COLUMN"]
+__all__ = ["run_columns", "cells_by_template", "ELEMENTWISE", "REF_COLUMN", "LIT_COLUMN"]
 
 
 _FIELD = [operator.itemgetter(f) for f in range(5)]
 MIN_COLUMN = 8  # fewer cells of one formula are evaluated one by one
+
+
+def cells_by_template(templates: list) -> list[tuple]:
+    """(template, its cells as a sorted int64 array) for each distinct template in
+    ``templates`` (None included), in order of first appearance: one ``np.unique`` over
+    the templates' ids instead of a dict filled cell by cell."""
+    if not templates:
+        return []
+    ids = np.fromiter(map(id, templates), dtype=np.int64, count=len(templates))
+    _, first, inverse, counts = np.unique(ids, return_index=True, return_inverse=True,
+                                          return_counts=True)
+    by_template = np.argsort(inverse.reshape(-1), kind="stable")  # cells in order per template
+    parts = np.split(by_template, np.cumsum(counts)[:-1])
+    return [(templates[int(first[j])], parts[j]) for j in np.argsort(first, kind="stable")]
 
 
 class Columns:
@@ -426,21 +599,26 @@ class Columns:
         formula cells whose compiled program runs as a straight line, whose references
         are per cell single cells or shared by all, and which read none of each other.
         Sets :attr:`group_slots`: per group and input, ("same", rect) for a reference
-        every cell shares, ("cells", sheet, rows, cols) for one cell each, or None."""
-        by_template: dict[int, list] = {}
-        for i in range(self.cells):
-            t = self.template[i]
-            if t is None or t.pipe is None or t.program is None or not t.shareable or \
-                    t.exact_only or self.n_area[i] is not None:
-                continue
-            by_template.setdefault(id(t), []).append(i)
+        every cell shares, ("cells", sheet, rows, cols) for one cell each, or None.
+
+        The cells come sorted into templates (:func:`cells_by_template`, done once per
+        pass), so only each template, not each cell, is looked at in Python."""
+        n = self.cells
+        in_area = np.fromiter(map(operator.is_not, self.n_area[:n], itertools.repeat(None)),
+                              dtype=bool, count=n)
         groups, self.group_slots = [], []
-        for members in by_template.values():
-            if len(members) < MIN_COLUMN:
+        for t, members in self.by_template:
+            members = members[:np.searchsorted(members, n)]  # cells, not defined names
+            if len(members) < MIN_COLUMN or t is None or t.pipe is None or \
+                    t.program is None or not t.shareable or t.exact_only:
                 continue
-            slots = self._slots(members)
+            if in_area[members].any():  # an array formula's cells: each on its own
+                members = members[~in_area[members]]
+                if len(members) < MIN_COLUMN:
+                    continue
+            slots = self._slots(members.tolist())
             if slots is not None:
-                groups.append(np.array(members, dtype=np.int64))
+                groups.append(members)
                 self.group_slots.append(slots)
         return groups
 
@@ -448,44 +626,58 @@ class Columns:
         """The group's inputs (see :meth:`_column_groups`); None if its cells read each
         other or a range per cell."""
         t = self.template[members[0]]
+        if any(kind == UNION for kind, _ in t.plan):
+            return None
+        cell_rects = operator.itemgetter(*members)(self.rects)  # each cell's references
+        refs = self._references(t, cell_rects)
+        if refs is None:
+            return None
         inside = np.zeros(len(self.n_text), dtype=bool)
         inside[members] = True
         slots = []
         for kind, x in t.plan:
-            if kind == UNION:
-                return None
-            rects = None
-            if kind == CONST:
-                rects = [x]
-                slots.append(None)
-            elif kind == REF:
-                rects_of = self.rects
-                rects = [rects_of[i][x] for i in members]
-                first = rects[0]
-                if rects.count(first) == len(rects):
-                    rects = [first]
-                    slots.append(("same", first))
-                else:
-                    # the rects' fields as lists (sheet, r1, c1, r2, c2), compared whole
-                    sheets_, r1, c1, r2, c2 = (list(map(_FIELD[f], rects)) for f in range(5))
-                    if not (r1 == r2 and c1 == c2 and sheets_.count(first[0]) == len(rects)):
-                        return None  # a range per row (or cells on several sheets): per row
-                    s = self.sheet_index.get(first[0])
-                    rows = np.array(r1, dtype=np.int64)
-                    cols = np.array(c1, dtype=np.int64)
-                    owners = self._owners(s, rows, cols)
-                    if inside[owners[owners >= 0]].any():  # a cell of the column itself
-                        return None
-                    slots.append(("cells", s, rows, cols))
-                    continue
-            else:
-                slots.append(None)
+            if kind == REF and refs[x][0] == "cells":
+                _, s, rows, cols = refs[x]
+                owners = self._owners(s, rows, cols)
+                if inside[owners[owners >= 0]].any():  # a cell of the column itself
+                    return None
+                slots.append(refs[x])
                 continue
-            for rect in rects:
+            rect = refs[x][1] if kind == REF else x if kind == CONST else None
+            if rect is not None:
                 ids = self._ids_in(rect)
                 if ids.size and inside[ids].any():
                     return None
+            slots.append(refs[x] if kind == REF else None)
         return slots
+
+    def _references(self, t, cell_rects) -> dict | None:
+        """Each reference of the cells (``cell_rects``: each cell's rectangles): the same
+        rectangle in every cell ("same", rect), or one cell each on one sheet ("cells",
+        sheet, rows, cols); None for anything else (a range per cell, cells on several
+        sheets). Looked at with ``map``, ``chain`` and list slices over the cells, not a
+        Python loop per cell; still a few passes over every cell's tuples, which is most
+        of the cost of forming the groups of a big sheet."""
+        refs = {}
+        for kind, x in t.plan:
+            if kind != REF or x in refs:
+                continue
+            rects = list(map(operator.itemgetter(x), cell_rects))
+            first = rects[0]
+            if rects[1] == first and rects.count(first) == len(rects):
+                refs[x] = ("same", first)
+                continue
+            # the rects' fields (sheet, r1, c1, r2, c2) as lists, compared whole: one
+            # pass over the tuples, then slices of the flat list
+            flat = list(itertools.chain.from_iterable(rects))
+            if len(flat) != 5 * len(rects):
+                return None
+            sheets_, r1, c1, r2, c2 = (flat[f::5] for f in range(5))
+            if not (r1 == r2 and c1 == c2 and sheets_.count(first[0]) == len(rects)):
+                return None
+            refs[x] = ("cells", self.sheet_index.get(first[0]), np.array(r1, dtype=np.int64),
+                       np.array(c1, dtype=np.int64))
+        return refs
 
     def _evaluate_group(self, members: np.ndarray):
         """Evaluate one column group: its first cell as usual (which checks the compiled
@@ -501,7 +693,8 @@ class Columns:
                 def note(k, err):  # the label made only for a cell with a reason
                     self.reasons.setdefault(self.n_label[rest[k]], (err.code, err.reason))
                 try:
-                    result = run_columns(t.program, *gathered, len(rest), note)
+                    result = run_columns(t.program, *gathered, len(rest), note,
+                                         self.factor_memo)
                 except Exception:  # NotStraight, or a function that failed on a column
                     result = None
         if result is None:
@@ -511,19 +704,16 @@ class Columns:
         self.columnar_cells += len(rest)
         if self.check:
             self._compare_with_cells(rest, result)
-        plain = (float, str, bool)
-        values = [v if type(v) in plain and (type(v) is not str or len(v) <= MAX_TEXT)
-                  and (type(v) is not float or math.isfinite(v)) else scalar(v)
-                  for v in result[:, 0].tolist()]
-        self._scatter(rest, values)
+        self._scatter(rest, _cell_values(result[:, 0].tolist()))
 
     def _scatter(self, rest, values):
         """Each cell of ``rest`` gets its value (one fancy assignment per dense sheet)."""
-        sheets = {self.n_sheet[i] for i in rest}
+        pick = operator.itemgetter(*rest) if len(rest) > 1 else lambda a: (a[rest[0]],)
+        sheets = set(pick(self.n_sheet))
         if len(sheets) == 1 and self.grids[next(iter(sheets))].dense:
             grid = self.grids[next(iter(sheets))]
-            rows = np.fromiter((self.n_row[i] for i in rest), dtype=np.int64, count=len(rest))
-            cols = np.fromiter((self.n_col[i] for i in rest), dtype=np.int64, count=len(rest))
+            rows = np.array(pick(self.n_row), dtype=np.int64)
+            cols = np.array(pick(self.n_col), dtype=np.int64)
             if rows.max() <= grid.rows and cols.max() <= grid.cols:
                 column = np.empty(len(rest), dtype=object)
                 column[:] = values
@@ -548,6 +738,7 @@ class Columns:
         first): (args, kinds)."""
         n = len(rest)
         args, kinds = [], []
+        cell_lits = None
         for (kind, x), slot in zip(t.plan, slots):
             if kind == REF:
                 if slot[0] == "same":
@@ -557,9 +748,12 @@ class Columns:
                     args.append(self._cells(slot[1], slot[2][1:], slot[3][1:]))
                     kinds.append(REF_COLUMN)
             elif kind == LIT:
-                lits = [self.lits[i][x] for i in rest]
+                if cell_lits is None:  # each cell's literals
+                    cell_lits = operator.itemgetter(*rest)(self.lits) if n > 1 else \
+                        (self.lits[rest[0]],)
+                lits = list(map(operator.itemgetter(x), cell_lits))
                 first = lits[0]
-                if all(type(v) is type(first) and v == first for v in lits):
+                if lits.count(first) == n and set(map(type, lits)) == {type(first)}:
                     args.append(first)
                     kinds.append(0)
                 else:
@@ -591,6 +785,9 @@ class Columns:
         grid = self.grids[s]
         if grid.dense:
             inside = (rows <= grid.rows) & (cols <= grid.cols)
+            if inside.all():
+                out[:, 0] = grid.a[rows - 1, cols - 1]
+                return out
             out.fill(sh.EMPTY)
             out[inside, 0] = grid.a[rows[inside] - 1, cols[inside] - 1]
             return out

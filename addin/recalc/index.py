@@ -3,6 +3,9 @@ cells, and per cell the node that fills it -- so the order stage finds the formu
 inside a range with a binary search, not a scan."""
 from __future__ import annotations
 
+import itertools
+import operator
+
 import numpy as np
 
 from . import shapes
@@ -25,7 +28,9 @@ class CellIndex:
         cols = np.array(self.n_col[:n], dtype=np.int64)
         ids = np.arange(n, dtype=np.int64)
         extra = []  # the cells of array formulas and spills beyond their anchors
-        for i in [i for i in range(n) if self.n_area[i] is not None] + list(self.spill_area):
+        in_area = np.fromiter(map(operator.is_not, self.n_area[:n], itertools.repeat(None)),
+                              dtype=bool, count=n)
+        for i in np.flatnonzero(in_area).tolist() + list(self.spill_area):
             area = self.n_area[i] or self.spill_area[i]
             for rr in range(area[0], area[2] + 1):
                 for cc in range(area[1], area[3] + 1):
@@ -34,10 +39,13 @@ class CellIndex:
             more = np.array(extra, dtype=np.int64).reshape(-1, 4)
             sheets, rows, cols, ids = (np.concatenate([a, more[:, k]]) for k, a in
                                        enumerate((sheets, rows, cols, ids)))
-        by_id = np.argsort(ids, kind="stable")  # the first node claiming a cell owns it
-        sheets, rows, cols, ids = sheets[by_id], rows[by_id], cols[by_id], ids[by_id]
+            by_id = np.argsort(ids, kind="stable")  # the first node claiming a cell owns it
+            sheets, rows, cols, ids = sheets[by_id], rows[by_id], cols[by_id], ids[by_id]
         key = (sheets * (shapes.MAX_COL + 1) + cols) * (shapes.MAX_ROW + 1) + rows
-        _, first = np.unique(key, return_index=True)  # sorted by sheet, column, row
+        if extra:
+            _, first = np.unique(key, return_index=True)  # sorted by sheet, column, row
+        else:  # one node per cell: sorting is enough
+            first = np.argsort(key, kind="stable")
         sheets, rows, cols, ids = sheets[first], rows[first], cols[first], ids[first]
         self.fcols = [dict() for _ in self.book.sheets]
         self.owners = []

@@ -14,6 +14,7 @@ from collections import deque
 
 import numpy as np
 
+from .columnar import cells_by_template
 from .index import NO_IDS
 from .program import CONST, REF
 
@@ -73,11 +74,13 @@ class Order:
 
     def _pass(self):
         self._build_index()
-        for t in {id(t): t for t in self.template}.values():
+        self.by_template = cells_by_template(self.template)
+        for t, _ in self.by_template:
             if t is not None and t.program is not None:
                 t.program.cache = {}
         self._done_rects: set = set()
         self._rcache: dict = {}
+        self.factor_memo: list = []  # columnar's distinct argument combinations
         self.status[:] = PENDING
         self._done = 0
         if not self.cellwise:
@@ -173,7 +176,7 @@ class Order:
     # --- cell by cell: depth first ----------------------------------------------
     def _depth_first(self):
         status = self.status
-        for start in range(len(self.n_text)):
+        for start in np.flatnonzero(status != DONE).tolist():  # what the units left
             if status[start] == DONE:
                 continue
             stack = [start]
