@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import xlsxio
 from .columnar import Columns
-from .compile import Compiler
+from .compile import Compiler, FormulaCompiler
 from .evaluate import Evaluator
 from .index import CellIndex
 from .install import Reasons, install_functions
@@ -25,7 +25,7 @@ class EngineError(Exception):
     """The recalculation could not be done; the message is one line."""
 
 
-class Engine(Nodes, Compiler, CellIndex, Order, Evaluator, Columns, Results):
+class Engine(Nodes, Compiler, FormulaCompiler, CellIndex, Order, Evaluator, Columns, Results):
     """Recalculate one workbook read by :func:`zvmplan_addin.xlsxio.read_workbook`:
     :meth:`run`, then :meth:`updates` and :meth:`report`."""
 

@@ -33,7 +33,9 @@ _PRIVATE = {name for name, f in get_functions().items()
 
 
 class Compiler:
-    """Compile every node (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`)."""
+    """Shape and compile every node, sharing one template across the cells of a shape
+    (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`); :class:`FormulaCompiler`
+    compiles each template."""
 
     def _setup_compile(self):
         n, book = len(self.n_text), self.book
@@ -203,6 +205,13 @@ class Compiler:
                         entry[2][k] = True
         for t, _, varies in seen.values():
             t.program.share(name for name, v in zip(t.program.inputs, varies) if not v)
+
+
+class FormulaCompiler:
+    """One node's formula compiled by the ``formulas`` package into a
+    :class:`~.program.Template` (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`,
+    used by :class:`Compiler`): its references bound to slots, defined names resolved,
+    a formula it cannot compile kept with its cached value and the reason."""
 
     def _compile(self, i, shp, exact: bool = False) -> Template:
         """Compile node ``i``: from its generic text (literals as inputs) unless ``exact``
