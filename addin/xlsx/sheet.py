@@ -366,7 +366,15 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
     recognised by comparing its ``r`` with the reference expected there. Text is cut from
     the bytes between the offsets expat reports (no character-data callback runs); a
     ``<v>`` is converted when it closes, a formula decoded when its ``<f>`` closes, and the
-    cell filed when ``</c>`` closes it, while its bytes are still in the cache."""
+    cell filed when ``</c>`` closes it, while its bytes are still in the cache.
+
+    Measured and not taken (issue 11, 100,000-row planner, 1.4 million cells, CPU time):
+    a start handler only, reading where texts and cells end from the bytes and proving
+    the part follows the usual grammar there, is no faster (4.5 s against 4.5 s): the
+    end callbacks it saves (0.3 s) go to the checks that replace them. The floor is the
+    Python run per cell: with no callback at all, a bare scan of the bytes after expat
+    has checked them still takes 3.1 s, of which 0.8 s files the formulas and the
+    layout."""
     values, formulas, cached = sheet.values, sheet.formulas, sheet.cached
     masters: dict[str, tuple[int, int, str]] = {}      # shared formulas: si -> (r, c, text)
     dependents: list[tuple[int, int, str]] = []         # (r, c, si) of their dependents
