@@ -58,7 +58,8 @@ from formulas.tokens.operand import XlError as FXlError
 
 from ..errors import ExcelError
 from ..evaluate import resolve
-from .install import OVERFLOW, _elem_from_formulas, _from_formulas, _to_formulas, _whole_value
+from .install import (OVERFLOW, Reasons, _elem_from_formulas, _from_formulas, _to_formulas,
+                      _whole_value)
 from .program import CONST, LIT, MISSING, NAME, RAW, REF, UNION, NotStraight, Program
 from .values import MAX_TEXT, NOT_ONE, XL, one_value, same, scalar
 
@@ -77,6 +78,7 @@ ELEMENTWISE: dict[str, frozenset | None] = {
 }
 
 REF_COLUMN, LIT_COLUMN, STEP_COLUMN = 1, 2, 3  # how a column input is sliced per cell
+ARRAY_COLUMN = 4  # a step whose result in a cell is an array (ZVM_RANGE): kept whole
 # a zvmplan function over at most this many distinct argument combinations is called once
 # per combination (its scalar path: the same numbers as cell by cell); beyond, once with
 # all of them (the model's vectorised path, equal to within a unit in the last place)
@@ -112,10 +114,10 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
                 if v in shared:
                     cache[v] = result
             else:
-                result = _column_step(names.get(v), a, b, values, column, n, note, memo)
-                if result is None:
+                got = _column_step(names.get(v), a, b, values, column, n, note, memo)
+                if got is None:
                     return None
-                column[v] = STEP_COLUMN
+                result, column[v] = got
             if result is sh.NONE:
                 raise NotStraight(v)
             values[v] = result
@@ -127,6 +129,8 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
                 value = flt(value)
             values[v] = value
     out = values[program.output]
+    if column.get(program.output) == ARRAY_COLUMN:  # an array per cell: a spill each
+        return None
     if program.output not in column:  # the same in every cell
         out = one_value(out)
         if out is NOT_ONE:
@@ -138,10 +142,20 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
 
 
 def _column_step(name, func, inputs, values, column, n, note, memo=None):
+    """One step with a column among its inputs: (its ``(n, 1)`` result, the kind of
+    column it is), or None when the run cannot go on as a column. The cheapest path
+    that gives formulas' answer for each cell: numpy (:func:`_fast`), a zvmplan function
+    or an elementwise function once per distinct argument combination, formulas' own
+    elementwise call on the whole columns, and else :func:`_per_distinct`."""
+    if any(column.get(k) == ARRAY_COLUMN for k in inputs):
+        return _per_distinct(func, inputs, values, column, n, note)
     positions = {p for p, k in enumerate(inputs) if k in column}
     fn = resolve(name) if isinstance(name, str) else None
     if fn is not None:
-        return _zvmplan_column(fn, inputs, values, column, n, note, memo)
+        result = _zvmplan_column(fn, inputs, values, column, n, note, memo)
+        if result is not None:
+            return result, STEP_COLUMN
+        return _per_distinct(func, inputs, values, column, n, note)  # an array per cell
     allowed = ELEMENTWISE.get(name, ()) if isinstance(name, str) else ()
     if allowed is _ANY or (allowed and positions <= allowed):
         args = [values[k] for k in inputs]
@@ -151,8 +165,8 @@ def _column_step(name, func, inputs, values, column, n, note, memo=None):
         if result is None:
             result = _as_column(func(*args), n, unwrap=name == "INDEX")
         if result is not None:
-            return result
-    return _cell_by_cell(func, inputs, values, column, n)
+            return result, STEP_COLUMN
+    return _per_distinct(func, inputs, values, column, n, note)
 
 
 _ARITHMETIC = {"+": np.add, "-": np.subtract, "*": np.multiply}
@@ -204,18 +218,20 @@ def _fast(name, args, n):
 #: an elementwise step whose columns hold at most this share of distinct combinations is
 #: called once on the distinct ones (a lookup of a planner's few site codes)
 DISTINCT_SHARE = 0.25
+#: lookups key an int and a float of equal value as one number (they find the same row)
 DISTINCT_FUNCTIONS = frozenset({"VLOOKUP", "HLOOKUP", "MATCH", "INDEX"})
 
 
 def _distinct(name, func, args, is_column, n):
-    """A lookup (:data:`DISTINCT_FUNCTIONS`) called once on the distinct combinations of
-    its column arguments (:func:`_factorize`: each value keyed by its type too, so 1,
-    TRUE and "1" differ), the results scattered back with numpy: the same values as the
-    call on the whole columns, since each element's result depends on that element
-    alone. None when the columns hold too many distinct combinations (or unhashable
-    values) to gain."""
-    if name not in DISTINCT_FUNCTIONS:
-        return None
+    """An elementwise function (:data:`ELEMENTWISE`: ``$B10=""``, ``IF``, ``IFNA``, a
+    lookup) called once on the distinct combinations of its column arguments
+    (:func:`_factorize`: each value keyed by its type too, so 1, TRUE and "1" differ),
+    the results scattered back with numpy: the same values as the call on the whole
+    columns, since each element's result depends on that element alone. A planner's
+    text columns (transport, workload, unit) hold a handful of values, so
+    ``$B10="GUEST_LAN"`` over 5,000 cells is a few calls. None when the columns hold too
+    many distinct combinations (or unhashable values) to gain."""
+    lookup = name in DISTINCT_FUNCTIONS
     cols = []
     for a, c in zip(args, is_column):
         if c:
@@ -224,7 +240,7 @@ def _distinct(name, func, args, is_column, n):
             cols.append(a.reshape(-1).tolist())
     if not cols:
         return None
-    found = _factorize(cols, n)
+    found = _factorize(cols, n, strict=not lookup)
     if found is None or len(found[0]) > int(n * DISTINCT_SHARE):
         return None
     picks, inverse = found
@@ -373,12 +389,13 @@ def _cell_value(values, column, name, k):
     kind = column.get(name)
     if kind is None:
         return value
-    if kind == LIT_COLUMN:
+    if kind == LIT_COLUMN or kind == ARRAY_COLUMN:
         return value[k, 0]
     return value[k:k + 1]
 
 
 def _cell_by_cell(func, inputs, values, column, n):
+    """An impure step (RAND()) called once for each cell."""
     out = np.empty((n, 1), dtype=object)
     for k in range(n):
         result = one_value(func(*[_cell_value(values, column, name, k) for name in inputs]))
@@ -386,6 +403,54 @@ def _cell_by_cell(func, inputs, values, column, n):
             return None
         out[k, 0] = result
     return out
+
+
+def _per_distinct(func, inputs, values, column, n, note):
+    """Any other step (``OR($B10="",$C10="")``, ``AND``, ``COUNTIF`` of a cell,
+    ``INDEX(ZVM_RANGE(...),1,1)``): called with each cell's own values as the engine
+    would call it for that cell alone, but once per distinct combination of the column
+    inputs (:func:`_factorize`, keyed by type; an array result by its identity, shared
+    by the cells of one combination), and given to every cell holding it. Exact for a
+    pure function: its answer depends on those values alone (a template that reads its
+    position, ROW() or OFFSET, never forms a column). The reason behind an error a
+    zvmplan function gives is caught for the combination and noted for each of its
+    cells. Returns (the column, STEP_COLUMN), or (..., ARRAY_COLUMN) when some cell's
+    result is an array, which only another such step may read; None for a result
+    formulas could not give."""
+    keys = []
+    for name in inputs:
+        kind = column.get(name)
+        if kind is not None:
+            flat = values[name].reshape(-1).tolist()
+            keys.append(list(map(id, flat)) if kind == ARRAY_COLUMN else flat)
+    found = _factorize(keys, n, strict=True)
+    picks, inverse = found if found is not None else (np.arange(n), np.arange(n))
+    m = len(picks)
+    out = np.empty(m, dtype=object)
+    raw = np.empty(m, dtype=object)  # the results as the step gave them
+    arrays = False
+    saved = Reasons.cell, Reasons.log
+    log: dict = {}
+    Reasons.log = log  # each combination's first reason, as a cell keeps its first
+    try:
+        for j, k in enumerate(picks.tolist()):
+            Reasons.cell = j
+            result = func(*[_cell_value(values, column, name, k) for name in inputs])
+            if result is sh.NONE:
+                return None
+            raw[j] = result
+            out[j] = one_value(result)
+            arrays = arrays or out[j] is NOT_ONE
+    finally:
+        Reasons.cell, Reasons.log = saved
+    if arrays:  # every result kept as the step gave it, for the step that reads it
+        out = raw
+    if log:
+        has = np.zeros(m, dtype=bool)
+        has[list(log)] = True
+        for k in np.flatnonzero(has[inverse]).tolist():
+            note(k, ExcelError(*log[int(inverse[k])]))
+    return out[inverse].reshape(n, 1), ARRAY_COLUMN if arrays else STEP_COLUMN
 
 
 def _raw_column(value) -> list:
@@ -400,15 +465,21 @@ def _raw_column(value) -> list:
 _RAW_AS_IS = frozenset({float, str, int})
 
 
-def _factorize(columns: list, n: int):
+def _factorize(columns: list, n: int, strict: bool = False):
     """The distinct combinations of the values of ``columns`` (lists of ``n`` values):
     (``picks``, ``inverse``) with ``picks`` the first cell of each combination (int64,
     in order of first appearance) and ``inverse[k]`` the combination of cell ``k``;
     None when a value is unhashable. Values are keyed by type too (TRUE is not 1, the
     text "#N/A" is not the error), except that an int and a float of equal value are
-    one number. One dict filled by ``map`` (no Python loop per cell): each combination
-    maps to the index of the first cell that holds it."""
-    keyed = [col if _one_kind(col) else _typed(col) for col in columns]
+    one number unless ``strict`` (then they differ, and a column holding -0.0, which
+    equals 0.0, is not factorised). One dict filled by ``map`` (no Python loop per
+    cell): each combination maps to the index of the first cell that holds it."""
+    if strict:
+        if any(map(_negative_zero, columns)):
+            return None
+        keyed = [col if len(set(map(type, col))) <= 1 else _typed(col, {}) for col in columns]
+    else:
+        keyed = [col if _one_kind(col) else _typed(col) for col in columns]
     keys = keyed[0] if len(keyed) == 1 else zip(*keyed)
     first: dict = {}
     try:
@@ -450,10 +521,19 @@ def _one_kind(col) -> bool:
     return len(types) <= 1 or types <= {int, float}
 
 
-def _typed(col) -> list:
-    """Each value of ``col`` keyed by its type (int as float: one number type)."""
+def _typed(col, merge=None) -> list:
+    """Each value of ``col`` keyed by its type (int as float: one number type, unless
+    ``merge`` is given another map)."""
+    merge = _NUMBER_TYPE if merge is None else merge
     types = list(map(type, col))
-    return list(zip(map(_NUMBER_TYPE.get, types, types), col))
+    return list(zip(map(merge.get, types, types), col))
+
+
+def _negative_zero(col) -> bool:
+    """Does ``col`` hold -0.0 (a number equal to 0.0 that an operation tells apart)?"""
+    if not col.count(0.0):  # == : 0, 0.0, -0.0 and FALSE
+        return False
+    return any(type(v) is float and v == 0.0 and math.copysign(1.0, v) < 0 for v in col)
 
 
 _NUMBER_TYPE = {int: float}
