@@ -110,3 +110,64 @@ def test_planner_columns_run_whole_and_once_per_distinct_row(tmp_path, monkeypat
     # D's OR over (A, C): 5 x 7 values cycle, at most 35 pairs in 39 rows; G's INDEX over
     # (IUCV, iucv, empty, OSA_GBE, IUVC) x 5 sizes: each distinct band once
     assert all(made <= 35 for _, made in calls) and min(made for _, made in calls) <= 10
+
+
+# ------------------------------------------------------ a range of one row per cell ----
+ROW_VALUES = [(3.0, -1.0, "x", 0.5), (None, 2.0, 7.0, "=NA()"), (-4.0, None, "y", -2.0),
+              (1.0, 1.0, 1.0, None)]
+ROW_FORMULAS = {
+    "G": '=COUNTIF($B{r}:$E{r},">=0")',
+    "H": '=IF(COUNTIF($B{r}:$E{r},">=0")=0,"none",MINIFS($B{r}:$E{r},$B{r}:$E{r},">=0"))',
+    "I": '=IFERROR(MATCH(MINIFS($B{r}:$E{r},$B{r}:$E{r},">=0"),$B{r}:$E{r},0),"-")',
+    "J": "=SUM($B{r}:$F{r})",
+}
+
+
+def _row_book(path):
+    """B:E hold the values of :data:`ROW_VALUES` in turn; F is a formula (=B*10) that the
+    row ranges of J read, so F must be evaluated before J."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    for k, r in enumerate(ROWS):
+        for c, v in zip("BCDE", ROW_VALUES[k % len(ROW_VALUES)]):
+            if v is not None:
+                ws[f"{c}{r}"] = v
+        ws[f"F{r}"] = f"=B{r}*10"
+        for col, text in ROW_FORMULAS.items():
+            ws[f"{col}{r}"] = text.format(r=r)
+    wb.save(path)
+    return path
+
+
+def test_a_range_of_one_row_per_cell_is_a_column(tmp_path, monkeypatch):
+    """COUNTIF, MINIFS and MATCH over ``$B{r}:$E{r}`` filled down run as columns (once
+    per distinct row of values) with the values of cell by cell. What Excel shows:
+    COUNTIF(..,">=0") counts the numbers >= 0 only (text and errors are not
+    numbers): row 2 (3,-1,"x",0.5) 2, row 3 (empty,2,7,#N/A) 2, row 4 (-4,empty,"y",-2)
+    0, row 5 (1,1,1,empty) 3; the least of them 0.5, 2, "none", 1; MATCH finds it at 4,
+    1, "-" (MINIFS of nothing is 0, not in the row), 1; SUM over B:F adds F = B*10:
+    row 2 3-1+0.5+30 = 32.5."""
+    path = _row_book(tmp_path / "in.xlsx")
+    got = []
+    for mode in ("", "1"):
+        monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", mode)
+        engine.calc(path, tmp_path / f"out{mode}.xlsx")
+        ws = openpyxl.load_workbook(tmp_path / f"out{mode}.xlsx", data_only=True)["Plan"]
+        got.append({f"{c}{r}": ws[f"{c}{r}"].value for c in ROW_FORMULAS for r in ROWS})
+    assert got[0] == got[1]
+    cols = {c: [got[0][f"{c}{r}"] for r in range(2, 6)] for c in ROW_FORMULAS}
+    assert cols["G"] == [2, 2, 0, 3] and cols["H"] == [0.5, 2, "none", 1]
+    assert cols["I"] == [4, 2, "-", 1] and cols["J"][0] == 32.5
+    monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", "")
+    monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
+    engine.install_functions()
+    with xlsxio.safe_open_xlsx(path) as pkg:
+        book = xlsxio.read_workbook(pkg)
+    e = Engine(book)
+    with quiet():
+        e.run()
+    assert e.column_mismatches == []
+    # every column but its first cell, F (=B*10 over numbers and empty cells) and the
+    # ten =NA() of E too
+    assert e.columnar_cells == (len(ROW_FORMULAS) + 1) * (len(ROWS) - 1) + 9

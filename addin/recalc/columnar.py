@@ -61,7 +61,8 @@ from ..evaluate import resolve
 from .install import (OVERFLOW, Reasons, _elem_from_formulas, _from_formulas, _to_formulas,
                       _whole_value)
 from .program import CONST, LIT, MISSING, NAME, RAW, REF, UNION, NotStraight, Program
-from .values import MAX_TEXT, NOT_ONE, XL, one_value, same, scalar
+from .shapes import MAX_COL
+from .values import MAX_TEXT, NOT_ONE, XL, make_ranges, one_value, same, scalar
 
 _OPERATORS = ("+", "-", "*", "/", "^", "&", "=", "<>", "<", ">", "<=", ">=", "u-", "u+",
               "%")
@@ -79,6 +80,9 @@ ELEMENTWISE: dict[str, frozenset | None] = {
 
 REF_COLUMN, LIT_COLUMN, STEP_COLUMN = 1, 2, 3  # how a column input is sliced per cell
 ARRAY_COLUMN = 4  # a step whose result in a cell is an array (ZVM_RANGE): kept whole
+ROWS_COLUMN = 5   # a range of one row per cell ($V10:$AB10): a :class:`RowRanges`
+_WHOLE = (ARRAY_COLUMN, ROWS_COLUMN)  # inputs only :func:`_per_distinct` may read
+MAX_ROW_RANGE = 256  # a wider range per row keeps its cells one by one
 # a zvmplan function over at most this many distinct argument combinations is called once
 # per combination (its scalar path: the same numbers as cell by cell); beyond, once with
 # all of them (the model's vectorised path, equal to within a unit in the last place)
@@ -123,13 +127,13 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
             values[v] = result
         else:
             value = values.get(v, a)
-            if value is MISSING:
+            if value is MISSING or b and column.get(v) == ROWS_COLUMN:
                 raise NotStraight(v)
             for flt in b:
                 value = flt(value)
             values[v] = value
     out = values[program.output]
-    if column.get(program.output) == ARRAY_COLUMN:  # an array per cell: a spill each
+    if column.get(program.output) in _WHOLE:  # an array per cell: a spill each
         return None
     if program.output not in column:  # the same in every cell
         out = one_value(out)
@@ -147,7 +151,7 @@ def _column_step(name, func, inputs, values, column, n, note, memo=None):
     that gives formulas' answer for each cell: numpy (:func:`_fast`), a zvmplan function
     or an elementwise function once per distinct argument combination, formulas' own
     elementwise call on the whole columns, and else :func:`_per_distinct`."""
-    if any(column.get(k) == ARRAY_COLUMN for k in inputs):
+    if any(column.get(k) in _WHOLE for k in inputs):
         return _per_distinct(func, inputs, values, column, n, note)
     positions = {p for p, k in enumerate(inputs) if k in column}
     fn = resolve(name) if isinstance(name, str) else None
@@ -335,11 +339,14 @@ def _numbers(a, n, empty):
     None if anything else is in it (text, TRUE/FALSE, errors)."""
     if isinstance(a, np.ndarray) and not isinstance(a, Ranges) and a.shape == (n, 1):
         flat = a.reshape(-1)
-        types = set(map(type, flat.tolist()))
+        values = flat.tolist()
+        types = set(map(type, values))
         if not types <= {float, int, type(sh.EMPTY)} or (not empty and type(sh.EMPTY) in types):
             return None
-        if type(sh.EMPTY) in types:
-            flat = np.where(flat == sh.EMPTY, 0.0, flat)
+        if type(sh.EMPTY) in types:  # by identity: EMPTY is a str to numpy's ==
+            blank = np.fromiter(map(operator.is_, values, itertools.repeat(sh.EMPTY)),
+                                dtype=bool, count=len(values))
+            flat = np.where(blank, 0.0, flat)
         return flat.astype(float)
     v = one_value(a)
     if type(v) in _NUMBER_TYPES or isinstance(v, (np.floating, np.integer)):
@@ -383,6 +390,46 @@ def _as_column(result, n, unwrap=False):
     return result
 
 
+class RowRanges:
+    """A reference to one row per cell of a column (``$V10:$AB10`` filled down): the
+    values of every cell's row as one ``(n, w)`` block gathered from the grid with
+    numpy, and each cell's own range (what the engine gives a function for that cell
+    alone, :meth:`~.evaluate.Evaluator._ranges`) made only for the cells a step is
+    called for."""
+
+    def __init__(self, sheet: str, grid, rows: np.ndarray, c1: int, c2: int):
+        self.sheet, self.rows, self.c1, self.c2 = sheet, rows, c1, c2
+        n, w = rows.size, c2 - c1 + 1
+        if grid.dense:
+            block = np.empty((n, w), dtype=object)
+            block.fill(sh.EMPTY)
+            inside = rows <= grid.rows
+            cc = min(c2, grid.cols)
+            if cc >= c1 and inside.any():
+                block[inside, :cc - c1 + 1] = grid.a[rows[inside] - 1, c1 - 1:cc]
+        else:
+            block = np.concatenate([grid.block(r, c1, r, c2) for r in rows.tolist()]) \
+                if n else np.empty((0, w), dtype=object)
+        self.block = block
+
+    def ranges(self, k: int):
+        r = int(self.rows[k])
+        return make_ranges(self.sheet, r, self.c1, r, self.c2, self.block[k:k + 1].copy())
+
+    def keys(self) -> list | None:
+        """Each cell's row of values as one hashable key, each value keyed by its type;
+        None if a row holds -0.0 or an unhashable value (then no row is shared)."""
+        rows = self.block.tolist()
+        if any(map(_negative_zero, rows)):
+            return None
+        keys = [tuple(zip(map(type, row), row)) for row in rows]
+        try:
+            set(keys)
+        except TypeError:
+            return None
+        return keys
+
+
 def _cell_value(values, column, name, k):
     """Input ``name`` as cell ``k`` alone would see it."""
     value = values[name]
@@ -391,6 +438,8 @@ def _cell_value(values, column, name, k):
         return value
     if kind == LIT_COLUMN or kind == ARRAY_COLUMN:
         return value[k, 0]
+    if kind == ROWS_COLUMN:
+        return value.ranges(k)
     return value[k:k + 1]
 
 
@@ -420,10 +469,12 @@ def _per_distinct(func, inputs, values, column, n, note):
     keys = []
     for name in inputs:
         kind = column.get(name)
-        if kind is not None:
+        if kind == ROWS_COLUMN:
+            keys.append(values[name].keys())
+        elif kind is not None:
             flat = values[name].reshape(-1).tolist()
             keys.append(list(map(id, flat)) if kind == ARRAY_COLUMN else flat)
-    found = _factorize(keys, n, strict=True)
+    found = None if None in keys else _factorize(keys, n, strict=True)
     picks, inverse = found if found is not None else (np.arange(n), np.arange(n))
     m = len(picks)
     out = np.empty(m, dtype=object)
@@ -679,7 +730,9 @@ class Columns:
         formula cells whose compiled program runs as a straight line, whose references
         are per cell single cells or shared by all, and which read none of each other.
         Sets :attr:`group_slots`: per group and input, ("same", rect) for a reference
-        every cell shares, ("cells", sheet, rows, cols) for one cell each, or None.
+        every cell shares, ("cells", sheet, rows, cols) for one cell each, ("rows",
+        sheet, rows, c1, c2, sheet name) for one row of the same columns each
+        (``$V10:$AB10``), or None.
 
         The cells come sorted into templates (:func:`cells_by_template`, done once per
         pass), so only each template, not each cell, is looked at in Python."""
@@ -704,7 +757,7 @@ class Columns:
 
     def _slots(self, members) -> list | None:
         """The group's inputs (see :meth:`_column_groups`); None if its cells read each
-        other or a range per cell."""
+        other or a range per cell that is not one row of the same columns."""
         t = self.template[members[0]]
         if any(kind == UNION for kind, _ in t.plan):
             return None
@@ -716,9 +769,8 @@ class Columns:
         inside[members] = True
         slots = []
         for kind, x in t.plan:
-            if kind == REF and refs[x][0] == "cells":
-                _, s, rows, cols = refs[x]
-                owners = self._owners(s, rows, cols)
+            if kind == REF and refs[x][0] in ("cells", "rows"):
+                owners = self._slot_owners(refs[x])
                 if inside[owners[owners >= 0]].any():  # a cell of the column itself
                     return None
                 slots.append(refs[x])
@@ -733,9 +785,9 @@ class Columns:
 
     def _references(self, t, cell_rects) -> dict | None:
         """Each reference of the cells (``cell_rects``: each cell's rectangles): the same
-        rectangle in every cell ("same", rect), or one cell each on one sheet ("cells",
-        sheet, rows, cols); None for anything else (a range per cell, cells on several
-        sheets). Looked at with ``map``, ``chain`` and list slices over the cells, not a
+        rectangle in every cell ("same", rect), one cell each on one sheet ("cells",
+        sheet, rows, cols), or one row each of the same columns ("rows", ...); None for
+        anything else (a taller range per cell, cells on several sheets). Looked at with ``map``, ``chain`` and list slices over the cells, not a
         Python loop per cell; still a few passes over every cell's tuples, which is most
         of the cost of forming the groups of a big sheet."""
         refs = {}
@@ -753,11 +805,30 @@ class Columns:
             if len(flat) != 5 * len(rects):
                 return None
             sheets_, r1, c1, r2, c2 = (flat[f::5] for f in range(5))
-            if not (r1 == r2 and c1 == c2 and sheets_.count(first[0]) == len(rects)):
+            if not (r1 == r2 and sheets_.count(first[0]) == len(rects)):
                 return None
-            refs[x] = ("cells", self.sheet_index.get(first[0]), np.array(r1, dtype=np.int64),
-                       np.array(c1, dtype=np.int64))
+            if c1 == c2:
+                refs[x] = ("cells", self.sheet_index.get(first[0]),
+                           np.array(r1, dtype=np.int64), np.array(c1, dtype=np.int64))
+                continue
+            # one row each, the same columns: $V10:$AB10 filled down
+            s = self.sheet_index.get(first[0])
+            if s is None or c1.count(first[2]) != len(rects) or \
+                    c2.count(first[4]) != len(rects) or \
+                    not 0 < first[4] - first[2] < MAX_ROW_RANGE or first[4] == MAX_COL:
+                return None  # (a range to the sheet's edge is cut to the used area)
+            refs[x] = ("rows", s, np.array(r1, dtype=np.int64), first[2], first[4],
+                       first[0])
         return refs
+
+    def _slot_owners(self, slot) -> np.ndarray:
+        """The formula nodes filling the cells a "cells" or "rows" slot reads (-1 for
+        none), one gather per column of the slot."""
+        if slot[0] == "cells":
+            return self._owners(slot[1], slot[2], slot[3])
+        _, s, rows, c1, c2, _ = slot
+        return np.concatenate([self._owners(s, rows, np.full_like(rows, c))
+                               for c in range(c1, c2 + 1)])
 
     def _evaluate_group(self, members: np.ndarray):
         """Evaluate one column group: its first cell as usual (which checks the compiled
@@ -824,6 +895,10 @@ class Columns:
                 if slot[0] == "same":
                     args.append(self._ranges(slot[1]))
                     kinds.append(0)
+                elif slot[0] == "rows":
+                    _, s, rows, c1, c2, sheet = slot
+                    args.append(RowRanges(sheet, self.grids[s], rows[1:], c1, c2))
+                    kinds.append(ROWS_COLUMN)
                 else:
                     args.append(self._cells(slot[1], slot[2][1:], slot[3][1:]))
                     kinds.append(REF_COLUMN)

@@ -142,7 +142,7 @@ class Order:
                     elif kind == REF and slot[0] == "same":
                         found |= units_in(slot[1])
                     elif kind == REF:
-                        owners = self._owners(slot[1], slot[2], slot[3])
+                        owners = self._slot_owners(slot)
                         found.update(np.unique(unit_of[owners[owners >= 0]]).tolist())
                 names = self.name_deps[first]
             found.update(int(unit_of[nid]) for nid in names if nid is not None)
