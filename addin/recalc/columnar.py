@@ -210,7 +210,8 @@ def _fast(name, args, n):
         out[:] = np.broadcast_to(_COMPARE[name](*nums), (n,)).tolist()
         return out.reshape(n, 1)
     if name == "IF" and len(args) in (2, 3):
-        return _fast_if(*args, n=n)
+        result = _fast_if(*args, n=n)
+        return result if result is not None else _any_if(*args, n=n)
     if name == "&":
         texts = [_texts(a, n) for a in args]
         if any(x is None for x in texts):
@@ -288,6 +289,56 @@ def _fast_if(condition, x, y=False, *, n):
     return np.where(np.array(cond, dtype=bool), *picked).reshape(n, 1)
 
 
+def _any_if(condition, x, y=False, *, n):
+    """``IF`` over columns of any values, element by element as formulas' IF does it (an
+    empty cell is 0 in each argument; an error condition is its result, a text condition
+    #VALUE!), with a plain ``map`` over the elements instead of formulas' wrapper per
+    element. None (formulas decides) for an input that is not a column or one value,
+    or a result formulas would turn into #NUM! or #VALUE! (a number that is not finite,
+    a text over Excel's limit)."""
+    columns = []
+    for a in (condition, x, y):
+        values = _column_list(a, n)
+        if values is None:
+            return None
+        columns.append(values if isinstance(values, list) else values * n)
+    try:
+        out = list(map(_if_one, *columns))
+    except Exception:  # a value formulas' IF answers otherwise (#VALUE!): let it
+        return None
+    if not _plain_results(out):
+        return None
+    col = np.empty((n, 1), dtype=object)
+    col[:, 0] = out
+    return col
+
+
+def _if_one(condition, x, y):
+    if condition is sh.EMPTY:
+        condition = 0
+    if isinstance(condition, FXlError):
+        return condition
+    if isinstance(condition, str):
+        return XL["#VALUE!"]
+    picked = x if condition else y
+    return 0 if picked is sh.EMPTY else picked
+
+
+def _plain_results(values: list) -> bool:
+    """Are these finite numbers, TRUE/FALSE, errors and text within Excel's limit, which
+    formulas' check of every function's result leaves as they are?"""
+    types = set(map(type, values))
+    if not types <= _PLAIN_TYPES:
+        return False
+    if float in types and not np.isfinite(
+            np.array([v for v in values if type(v) is float], dtype=float)).all():
+        return False
+    if str in types and max(len(v) for v in values if type(v) is str) > MAX_TEXT:
+        return False
+    return True
+
+
+_PLAIN_TYPES = frozenset({bool, int, float, str, type(XL["#N/A"])})
 _CONDITION_TYPES = frozenset({bool, float, int})
 _EMPTY_TYPE = type(sh.EMPTY)
 
