@@ -259,10 +259,10 @@ def _distinct(name, func, args, is_column, n):
 
 def _fast_if(condition, x, y=False, *, n):
     """``IF`` over columns with numpy: a condition column of TRUE/FALSE or numbers picks
-    each cell's value from ``x`` or ``y`` (``np.where``), which is what formulas' IF
-    does element by element for such a condition. None (formulas decides) when the
-    condition holds text, an error or an empty cell, or a value to pick is an empty
-    cell (formulas makes it 0) or a number that is not finite (it makes it #NUM!)."""
+    each cell's value from ``x`` or ``y`` (``np.where``), an empty cell picked being 0,
+    which is what formulas' IF does element by element for such a condition. None
+    (:func:`_any_if` decides) when the condition holds text, an error or an empty cell,
+    or a result is one formulas would change (:func:`_plain_results`)."""
     cond = _column_list(condition, n)
     if cond is None or not isinstance(cond, list) or \
             not set(map(type, cond)) <= _CONDITION_TYPES:
@@ -272,21 +272,17 @@ def _fast_if(condition, x, y=False, *, n):
         values = _column_list(a, n)
         if values is None:
             return None
+        column = np.empty(n, dtype=object)
         if isinstance(values, list):
-            types = set(map(type, values))
-            if _EMPTY_TYPE in types or float in types and not (
-                    types <= {float, int} and np.isfinite(np.array(values, dtype=float)).all()):
-                return None
-            column = np.empty(n, dtype=object)
             column[:] = values
+            blank = np.fromiter(map(operator.is_, values, itertools.repeat(sh.EMPTY)),
+                                dtype=bool, count=n)
+            column[blank] = 0  # by identity: EMPTY is a str to numpy's ==
         else:
-            v = values[0]
-            if v is sh.EMPTY or type(v) is float and not math.isfinite(v):
-                return None
-            column = np.empty(n, dtype=object)
-            column.fill(v)
+            column.fill(0 if values[0] is sh.EMPTY else values[0])
         picked.append(column)
-    return np.where(np.array(cond, dtype=bool), *picked).reshape(n, 1)
+    out = np.where(np.array(cond, dtype=bool), *picked)
+    return out.reshape(n, 1) if _plain_results(out.tolist()) else None
 
 
 def _any_if(condition, x, y=False, *, n):
@@ -576,12 +572,10 @@ def _factorize(columns: list, n: int, strict: bool = False):
     one number unless ``strict`` (then they differ, and a column holding -0.0, which
     equals 0.0, is not factorised). One dict filled by ``map`` (no Python loop per
     cell): each combination maps to the index of the first cell that holds it."""
-    if strict:
-        if any(map(_negative_zero, columns)):
-            return None
-        keyed = [col if len(set(map(type, col))) <= 1 else _typed(col, {}) for col in columns]
-    else:
-        keyed = [col if _one_kind(col) else _typed(col) for col in columns]
+    if strict and any(map(_negative_zero, columns)):
+        return None
+    keyed = [_typed(col, {} if strict else None) if _needs_type(col, strict) else col
+             for col in columns]
     keys = keyed[0] if len(keyed) == 1 else zip(*keyed)
     first: dict = {}
     try:
@@ -616,11 +610,24 @@ def _factorize_once(columns: list, n: int, memo: list | None):
     return found
 
 
-def _one_kind(col) -> bool:
-    """Are the values of ``col`` of one type (or numbers: int and float), so that equal
-    values are the same value?"""
+def _needs_type(col, strict: bool) -> bool:
+    """Must the values of ``col`` be keyed by their type too? Only where two values of
+    different types can be equal: TRUE, 1 and 1.0 (unless not ``strict``: 1 and 1.0 are
+    one number), or types other than text, numbers, TRUE/FALSE, errors and the empty
+    cell. Text, formulas' errors and its empty cell equal no value of another type
+    (an error or the empty cell only itself), so a column of text and numbers needs
+    no type key."""
     types = set(map(type, col))
-    return len(types) <= 1 or types <= {int, float}
+    if len(types) <= 1:
+        return False
+    if not types <= _KEYED_APART:
+        return True
+    numbers = types & _NUMBER_KINDS
+    return len(numbers) > 1 and (strict or not numbers <= {int, float})
+
+
+_NUMBER_KINDS = frozenset({bool, int, float})
+_KEYED_APART = _NUMBER_KINDS | {str, type(sh.EMPTY), type(XL["#N/A"])}
 
 
 def _typed(col, merge=None) -> list:
