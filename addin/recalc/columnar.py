@@ -326,11 +326,14 @@ def _plain_results(values: list) -> bool:
     types = set(map(type, values))
     if not types <= _PLAIN_TYPES:
         return False
-    if float in types and not np.isfinite(
-            np.array([v for v in values if type(v) is float], dtype=float)).all():
-        return False
-    if str in types and max(len(v) for v in values if type(v) is str) > MAX_TEXT:
-        return False
+    if float in types:
+        floats = values if types == {float} else [v for v in values if type(v) is float]
+        if not np.isfinite(np.array(floats, dtype=float)).all():
+            return False
+    if str in types:
+        texts = values if types == {str} else [v for v in values if type(v) is str]
+        if max(map(len, texts)) > MAX_TEXT:
+            return False
     return True
 
 
@@ -466,10 +469,12 @@ class RowRanges:
     def keys(self) -> list | None:
         """Each cell's row of values as one hashable key, each value keyed by its type;
         None if a row holds -0.0 or an unhashable value (then no row is shared)."""
-        rows = self.block.tolist()
-        if any(map(_negative_zero, rows)):
+        flat = self.block.reshape(-1).tolist()
+        if _negative_zero(flat):
             return None
-        keys = [tuple(zip(map(type, row), row)) for row in rows]
+        rows = self.block.tolist()
+        keys = [tuple(zip(map(type, row), row)) for row in rows] \
+            if _needs_type(flat, True) else list(map(tuple, rows))
         try:
             set(keys)
         except TypeError:

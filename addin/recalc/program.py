@@ -4,6 +4,7 @@ shape with its input plan (which cell reference, range, name or literal feeds ea
 """
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -128,7 +129,16 @@ class Template:
     exact_only: bool = False         # ... which disagreed with the formula as written
 
     def accepts(self, rects) -> bool:
-        return not self.dups or all(rects[j] == rects[j0] for j, j0 in self.dups)
+        """Do the references ``dups`` pairs up resolve alike in ``rects`` (one cell's)?
+        Compared as two tuples picked by ``itemgetter``: this runs once per cell."""
+        if not self.dups:
+            return True
+        pick = self.__dict__.get("_dup_pick")
+        if pick is None:
+            firsts, seconds = zip(*self.dups)
+            pick = self.__dict__["_dup_pick"] = (operator.itemgetter(*firsts, *firsts[:1]),
+                                                 operator.itemgetter(*seconds, *seconds[:1]))
+        return pick[0](rects) == pick[1](rects)
 
     def inputs_read(self) -> tuple:
         """(slots of the cell's references it reads, rectangles it reads in every cell,
