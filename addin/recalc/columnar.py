@@ -14,14 +14,13 @@ as far as its function allows:
 * the arithmetic and comparison operators on columns of plain numbers, ``&`` on columns
   of text and ``IF`` on a condition column of TRUE/FALSE or numbers run in numpy
   (:func:`_fast`: the same IEEE arithmetic, ``np.where`` for IF), with no Python call
-  per cell; a column of mixed kinds (text among numbers, empty cells, errors) goes to
-  formulas' own elementwise function instead, which gives Excel's answer per element;
-* a lookup (``VLOOKUP``/``HLOOKUP``/``MATCH`` over its lookup value, ``INDEX`` over its
-  row and column numbers) is called once on the distinct lookup values
-  (:func:`_distinct`: a planner repeats a few site codes) and the answers are
-  scattered back with numpy; other **elementwise** functions (:data:`ELEMENTWISE`:
-  ``IFERROR``, the ``IS...`` functions, ``ABS``, ``ROUND``, ``LEN``, ...) are called once
-  with the columns, as formulas evaluates an Excel array expression;
+  per cell; a column of mixed kinds (text among numbers, errors) takes the paths below;
+* an **elementwise** function (:data:`ELEMENTWISE`: a lookup over its lookup value,
+  ``=`` on text, ``IFERROR``, the ``IS...`` functions, ``ROUND``, ``LEN``, ...) is called
+  once on the distinct combinations of its column arguments (:func:`_distinct`: a
+  planner repeats a few transports and site codes) and the answers are scattered back
+  with numpy; with too many combinations, once with the whole columns, as formulas
+  evaluates an Excel array expression;
 * a **zvmplan function** goes through the registry once per distinct combination of its
   arguments (:func:`_factorize`: one dict filled by ``map``; a planner repeats its
   transports, sizes and levels), each answer given to every cell holding the
@@ -30,8 +29,18 @@ as far as its function allows:
   level, ...) the numbers of its vector arguments go to one call as a range, so the
   model's ``per_mb_many``/``per_tx_many`` do the work. Columns that read the very same
   cells (three functions of one row's inputs) share one factorisation;
-* any other function (``SUM(F2,G2)``, ``MAX``, ...) is called cell by cell inside the
-  run, with each cell's own values.
+* ``IF`` over any condition and values (text, empty cells, errors) picks element by
+  element with a plain ``map`` (:func:`_any_if`), as formulas' IF answers each element;
+* any other function (``OR($B10="",$C10="")``, ``AND``, ``SUM(F2,G2)``, ``COUNTIF`` or
+  ``MINIFS`` over the row's own range, ``INDEX(ZVM_RANGE(...),1,1)``) is called with
+  each cell's own values, as the engine calls it for that cell alone, but once per
+  distinct combination of them (:func:`_per_distinct`; the reason behind an error is
+  caught for the combination and noted for each of its cells). A result that is an
+  array in a cell (``ZVM_RANGE``) stays whole for the step that reads it.
+
+A reference to one row per cell of the same columns (``$V10:$AB10`` filled down) is a
+column input too (:class:`RowRanges`): the rows' values are gathered from the grid in
+one numpy step and a cell's own range is made only for the cells a step is called for.
 
 Errors stay per cell: an error value in one cell's input is an error in that cell's
 result only, and a zvmplan function's reason is kept for every cell it belongs to. A run
