@@ -171,3 +171,40 @@ def test_a_range_of_one_row_per_cell_is_a_column(tmp_path, monkeypatch):
     # every column but its first cell, F (=B*10 over numbers and empty cells) and the
     # ten =NA() of E too
     assert e.columnar_cells == (len(ROW_FORMULAS) + 1) * (len(ROWS) - 1) + 9
+
+
+def test_a_random_function_of_a_column_is_called_for_every_cell(tmp_path):
+    """RANDBETWEEN(1,1E9+A{r}*0) with the same A in every row: each cell draws its own
+    number (Excel recalculates each cell's RANDBETWEEN on its own), never one number per
+    distinct argument set; 39 draws out of a billion all equal is (1E-9)^38."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    for r in ROWS:
+        ws[f"A{r}"] = 1
+        ws[f"B{r}"] = f"=RANDBETWEEN(1,1000000000+A{r}*0)"
+    wb.save(tmp_path / "in.xlsx")
+    engine.calc(tmp_path / "in.xlsx", tmp_path / "out.xlsx")
+    got = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)["Plan"]
+    draws = [got[f"B{r}"].value for r in ROWS]
+    assert all(isinstance(v, (int, float)) and 1 <= v <= 1e9 for v in draws)
+    assert len(set(draws)) > len(draws) // 2  # not one number for all but the first
+
+
+def test_a_random_function_of_shared_arguments_is_called_for_every_cell(tmp_path,
+                                                                          monkeypatch):
+    """RANDBETWEEN(1,1E9) down a column, column by column and cell by cell: each cell
+    draws its own number, as in Excel (formulas does not mark RANDBETWEEN volatile, so
+    its call must not be kept for the other cells as a constant part would be)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    for r in ROWS:
+        ws[f"B{r}"] = "=RANDBETWEEN(1,1000000000)"
+    wb.save(tmp_path / "in.xlsx")
+    for mode in ("", "1"):
+        monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", mode)
+        engine.calc(tmp_path / "in.xlsx", tmp_path / "out.xlsx")
+        got = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)["Plan"]
+        draws = [got[f"B{r}"].value for r in ROWS]
+        assert len(set(draws)) > len(draws) // 2

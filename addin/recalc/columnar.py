@@ -103,7 +103,8 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
                 memo: list | None = None) -> np.ndarray | None:
     """Run ``program`` once for ``n`` cells: ``args`` are its inputs, each a value all
     cells share (``kinds[k]`` 0) or a column of ``n`` values (``REF_COLUMN``: a column of
-    single-cell references; ``LIT_COLUMN``: of literals). Returns an ``(n, 1)`` object
+    single-cell references; ``LIT_COLUMN``: of literals; ``ROWS_COLUMN``: a
+    :class:`RowRanges`). Returns an ``(n, 1)`` object
     array of results, or None when the result is not one value per cell. ``note(k,
     err)`` receives the reason of an error a zvmplan function gave cell ``k``. ``memo``:
     where the distinct combinations of zvmplan functions' arguments are kept for the
@@ -114,7 +115,7 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
     for is_function, v, a, b in program.steps:
         if is_function:
             has_column = any(k in column for k in b)
-            if v in program.impure and not has_column:  # RAND(): one call per cell
+            if v in program.impure:  # RAND(), RANDBETWEEN(1,A2): one call per cell
                 result = _cell_by_cell(a, b, values, column, n)
                 if result is None:
                     return None
@@ -505,7 +506,8 @@ def _cell_value(values, column, name, k):
 
 
 def _cell_by_cell(func, inputs, values, column, n):
-    """An impure step (RAND()) called once for each cell."""
+    """An impure step (RAND(), RANDBETWEEN(1,A2)) called once for each cell: never once
+    per distinct argument set, as each call gives another number."""
     out = np.empty((n, 1), dtype=object)
     for k in range(n):
         result = one_value(func(*[_cell_value(values, column, name, k) for name in inputs]))

@@ -18,6 +18,11 @@ REF, CONST, NAME, RAW, LIT, UNION = range(6)  # kinds of input in a Template's p
 _COPY = re.compile(r"<[0-9]+>$")  # schedula's suffix on a second node of one function
 
 
+# functions whose every call gives another value, also those formulas does not mark as
+# such (RANDBETWEEN): never computed once for the cells of a column
+VOLATILE = frozenset({"RAND", "RANDBETWEEN", "RANDARRAY", "_XLFN.RANDARRAY", "NOW", "TODAY"})
+
+
 class NotStraight(Exception):
     pass
 
@@ -44,7 +49,7 @@ class Program:
     Parts of the formula that read only inputs shared by every cell of the template
     (absolute references, names, constants) give the same value in every cell -- the
     ``SUM(F$2:F$10001)`` of ``=F2/SUM(F$2:F$10001)`` -- and are computed once per pass
-    (:meth:`share`); impure functions (RAND, NOW, ...) never are."""
+    (:meth:`share`); impure functions (RAND, RANDBETWEEN, NOW, ...) never are."""
 
     def __init__(self, pipe):
         dsp = pipe.dsp
@@ -73,7 +78,8 @@ class Program:
                     raise NotStraight(v)
                 steps.append((True, node["outputs"][0], node["function"], tuple(node["inputs"])))
                 self.names[node["outputs"][0]] = _COPY.sub("", v) if isinstance(v, str) else v
-                if COMPILING in node.get("extra_inputs", {}):
+                if COMPILING in node.get("extra_inputs", {}) or \
+                        self.names[node["outputs"][0]] in VOLATILE:
                     self.impure.add(node["outputs"][0])
             else:
                 raise NotStraight(v)
