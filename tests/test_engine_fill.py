@@ -5,7 +5,9 @@ of a row's tests, text compared with ``=``, IF over text and empty cells, and
 Each runs as one column (no cell falls back to the cell-by-cell path), called once per
 distinct combination of its inputs (columnar ``_per_distinct`` and ``_distinct``), and
 must give exactly what the engine gives cell by cell (``ZVMPLAN_ENGINE_CELLWISE=1``),
-errors and their reasons included, and the values Excel shows (in each docstring)."""
+errors and their reasons included, and the values Excel shows (in each docstring).
+So must COUNTIF, MINIFS and MATCH over a range of the cell's own row (``$V10:$AB10``,
+the Planner's S and T columns); a random function is never shared between cells."""
 from __future__ import annotations
 
 import openpyxl
