@@ -881,8 +881,13 @@ def test_columns_of_one_kind_take_the_numpy_paths(tmp_path, monkeypatch):
     texts[:, 0] = ["a", "b"]
     assert columnar._fast("&", [texts, "-x"], 2)[:, 0].tolist() == ["a-x", "b-x"]
     empty = x.copy()
-    empty[1, 0] = columnar.sh.EMPTY  # formulas makes an empty value 0: left to formulas
-    assert columnar._fast("IF", [col, empty, "no"], 4) is None
+    empty[0, 0] = columnar.sh.EMPTY  # an empty cell picked is 0, as formulas' IF makes it
+    cond = col.copy()
+    cond[3, 0] = "text"  # a text condition is #VALUE! (Excel too)
+    got = columnar._fast("IF", [cond, empty, "no"], 4)[:, 0].tolist()
+    assert got == [0, "no", 3.0, columnar.XL["#VALUE!"]]
+    from formulas.functions import get_functions
+    assert got == get_functions()["IF"]["function"](cond, empty, "no")[:, 0].tolist()
 
 
 def test_distinct_combinations_are_keyed_by_type():

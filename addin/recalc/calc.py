@@ -95,6 +95,7 @@ def _calc(in_path, out_path, in_place, progress, package) -> CalcReport:
                     engine.run()
             finally:
                 Reasons.log = None
+            engine.release_compiled()  # before writing: the write stage reads the grids
             t3 = time.perf_counter()
             replaced = {}
             for s, rows in engine.updates().items():

@@ -14,14 +14,13 @@ as far as its function allows:
 * the arithmetic and comparison operators on columns of plain numbers, ``&`` on columns
   of text and ``IF`` on a condition column of TRUE/FALSE or numbers run in numpy
   (:func:`_fast`: the same IEEE arithmetic, ``np.where`` for IF), with no Python call
-  per cell; a column of mixed kinds (text among numbers, empty cells, errors) goes to
-  formulas' own elementwise function instead, which gives Excel's answer per element;
-* a lookup (``VLOOKUP``/``HLOOKUP``/``MATCH`` over its lookup value, ``INDEX`` over its
-  row and column numbers) is called once on the distinct lookup values
-  (:func:`_distinct`: a planner repeats a few site codes) and the answers are
-  scattered back with numpy; other **elementwise** functions (:data:`ELEMENTWISE`:
-  ``IFERROR``, the ``IS...`` functions, ``ABS``, ``ROUND``, ``LEN``, ...) are called once
-  with the columns, as formulas evaluates an Excel array expression;
+  per cell; a column of mixed kinds (text among numbers, errors) takes the paths below;
+* an **elementwise** function (:data:`ELEMENTWISE`: a lookup over its lookup value,
+  ``=`` on text, ``IFERROR``, the ``IS...`` functions, ``ROUND``, ``LEN``, ...) is called
+  once on the distinct combinations of its column arguments (:func:`_distinct`: a
+  planner repeats a few transports and site codes) and the answers are scattered back
+  with numpy; with too many combinations, once with the whole columns, as formulas
+  evaluates an Excel array expression;
 * a **zvmplan function** goes through the registry once per distinct combination of its
   arguments (:func:`_factorize`: one dict filled by ``map``; a planner repeats its
   transports, sizes and levels), each answer given to every cell holding the
@@ -30,8 +29,18 @@ as far as its function allows:
   level, ...) the numbers of its vector arguments go to one call as a range, so the
   model's ``per_mb_many``/``per_tx_many`` do the work. Columns that read the very same
   cells (three functions of one row's inputs) share one factorisation;
-* any other function (``SUM(F2,G2)``, ``MAX``, ...) is called cell by cell inside the
-  run, with each cell's own values.
+* ``IF`` over any condition and values (text, empty cells, errors) picks element by
+  element with a plain ``map`` (:func:`_any_if`), as formulas' IF answers each element;
+* any other function (``OR($B10="",$C10="")``, ``AND``, ``SUM(F2,G2)``, ``COUNTIF`` or
+  ``MINIFS`` over the row's own range, ``INDEX(ZVM_RANGE(...),1,1)``) is called with
+  each cell's own values, as the engine calls it for that cell alone, but once per
+  distinct combination of them (:func:`_per_distinct`; the reason behind an error is
+  caught for the combination and noted for each of its cells). A result that is an
+  array in a cell (``ZVM_RANGE``) stays whole for the step that reads it.
+
+A reference to one row per cell of the same columns (``$V10:$AB10`` filled down) is a
+column input too (:class:`RowRanges`): the rows' values are gathered from the grid in
+one numpy step and a cell's own range is made only for the cells a step is called for.
 
 Errors stay per cell: an error value in one cell's input is an error in that cell's
 result only, and a zvmplan function's reason is kept for every cell it belongs to. A run
@@ -58,9 +67,11 @@ from formulas.tokens.operand import XlError as FXlError
 
 from ..errors import ExcelError
 from ..evaluate import resolve
-from .install import OVERFLOW, _elem_from_formulas, _from_formulas, _to_formulas, _whole_value
+from .install import (OVERFLOW, Reasons, _elem_from_formulas, _from_formulas, _to_formulas,
+                      _whole_value)
 from .program import CONST, LIT, MISSING, NAME, RAW, REF, UNION, NotStraight, Program
-from .values import MAX_TEXT, NOT_ONE, XL, one_value, same, scalar
+from .shapes import MAX_COL
+from .values import MAX_TEXT, NOT_ONE, XL, make_ranges, one_value, same, scalar
 
 _OPERATORS = ("+", "-", "*", "/", "^", "&", "=", "<>", "<", ">", "<=", ">=", "u-", "u+",
               "%")
@@ -77,6 +88,10 @@ ELEMENTWISE: dict[str, frozenset | None] = {
 }
 
 REF_COLUMN, LIT_COLUMN, STEP_COLUMN = 1, 2, 3  # how a column input is sliced per cell
+ARRAY_COLUMN = 4  # a step whose result in a cell is an array (ZVM_RANGE): kept whole
+ROWS_COLUMN = 5   # a range of one row per cell ($V10:$AB10): a :class:`RowRanges`
+_WHOLE = (ARRAY_COLUMN, ROWS_COLUMN)  # inputs only :func:`_per_distinct` may read
+MAX_ROW_RANGE = 256  # a wider range per row keeps its cells one by one
 # a zvmplan function over at most this many distinct argument combinations is called once
 # per combination (its scalar path: the same numbers as cell by cell); beyond, once with
 # all of them (the model's vectorised path, equal to within a unit in the last place)
@@ -88,7 +103,8 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
                 memo: list | None = None) -> np.ndarray | None:
     """Run ``program`` once for ``n`` cells: ``args`` are its inputs, each a value all
     cells share (``kinds[k]`` 0) or a column of ``n`` values (``REF_COLUMN``: a column of
-    single-cell references; ``LIT_COLUMN``: of literals). Returns an ``(n, 1)`` object
+    single-cell references; ``LIT_COLUMN``: of literals; ``ROWS_COLUMN``: a
+    :class:`RowRanges`). Returns an ``(n, 1)`` object
     array of results, or None when the result is not one value per cell. ``note(k,
     err)`` receives the reason of an error a zvmplan function gave cell ``k``. ``memo``:
     where the distinct combinations of zvmplan functions' arguments are kept for the
@@ -99,7 +115,7 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
     for is_function, v, a, b in program.steps:
         if is_function:
             has_column = any(k in column for k in b)
-            if v in program.impure and not has_column:  # RAND(): one call per cell
+            if v in program.impure:  # RAND(), RANDBETWEEN(1,A2): one call per cell
                 result = _cell_by_cell(a, b, values, column, n)
                 if result is None:
                     return None
@@ -112,21 +128,23 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
                 if v in shared:
                     cache[v] = result
             else:
-                result = _column_step(names.get(v), a, b, values, column, n, note, memo)
-                if result is None:
+                got = _column_step(names.get(v), a, b, values, column, n, note, memo)
+                if got is None:
                     return None
-                column[v] = STEP_COLUMN
+                result, column[v] = got
             if result is sh.NONE:
                 raise NotStraight(v)
             values[v] = result
         else:
             value = values.get(v, a)
-            if value is MISSING:
+            if value is MISSING or b and column.get(v) == ROWS_COLUMN:
                 raise NotStraight(v)
             for flt in b:
                 value = flt(value)
             values[v] = value
     out = values[program.output]
+    if column.get(program.output) in _WHOLE:  # an array per cell: a spill each
+        return None
     if program.output not in column:  # the same in every cell
         out = one_value(out)
         if out is NOT_ONE:
@@ -138,10 +156,20 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
 
 
 def _column_step(name, func, inputs, values, column, n, note, memo=None):
+    """One step with a column among its inputs: (its ``(n, 1)`` result, the kind of
+    column it is), or None when the run cannot go on as a column. The cheapest path
+    that gives formulas' answer for each cell: numpy (:func:`_fast`), a zvmplan function
+    or an elementwise function once per distinct argument combination, formulas' own
+    elementwise call on the whole columns, and else :func:`_per_distinct`."""
+    if any(column.get(k) in _WHOLE for k in inputs):
+        return _per_distinct(func, inputs, values, column, n, note)
     positions = {p for p, k in enumerate(inputs) if k in column}
     fn = resolve(name) if isinstance(name, str) else None
     if fn is not None:
-        return _zvmplan_column(fn, inputs, values, column, n, note, memo)
+        result = _zvmplan_column(fn, inputs, values, column, n, note, memo)
+        if result is not None:
+            return result, STEP_COLUMN
+        return _per_distinct(func, inputs, values, column, n, note)  # an array per cell
     allowed = ELEMENTWISE.get(name, ()) if isinstance(name, str) else ()
     if allowed is _ANY or (allowed and positions <= allowed):
         args = [values[k] for k in inputs]
@@ -151,8 +179,8 @@ def _column_step(name, func, inputs, values, column, n, note, memo=None):
         if result is None:
             result = _as_column(func(*args), n, unwrap=name == "INDEX")
         if result is not None:
-            return result
-    return _cell_by_cell(func, inputs, values, column, n)
+            return result, STEP_COLUMN
+    return _per_distinct(func, inputs, values, column, n, note)
 
 
 _ARITHMETIC = {"+": np.add, "-": np.subtract, "*": np.multiply}
@@ -192,7 +220,8 @@ def _fast(name, args, n):
         out[:] = np.broadcast_to(_COMPARE[name](*nums), (n,)).tolist()
         return out.reshape(n, 1)
     if name == "IF" and len(args) in (2, 3):
-        return _fast_if(*args, n=n)
+        result = _fast_if(*args, n=n)
+        return result if result is not None else _any_if(*args, n=n)
     if name == "&":
         texts = [_texts(a, n) for a in args]
         if any(x is None for x in texts):
@@ -204,18 +233,20 @@ def _fast(name, args, n):
 #: an elementwise step whose columns hold at most this share of distinct combinations is
 #: called once on the distinct ones (a lookup of a planner's few site codes)
 DISTINCT_SHARE = 0.25
+#: lookups key an int and a float of equal value as one number (they find the same row)
 DISTINCT_FUNCTIONS = frozenset({"VLOOKUP", "HLOOKUP", "MATCH", "INDEX"})
 
 
 def _distinct(name, func, args, is_column, n):
-    """A lookup (:data:`DISTINCT_FUNCTIONS`) called once on the distinct combinations of
-    its column arguments (:func:`_factorize`: each value keyed by its type too, so 1,
-    TRUE and "1" differ), the results scattered back with numpy: the same values as the
-    call on the whole columns, since each element's result depends on that element
-    alone. None when the columns hold too many distinct combinations (or unhashable
-    values) to gain."""
-    if name not in DISTINCT_FUNCTIONS:
-        return None
+    """An elementwise function (:data:`ELEMENTWISE`: ``$B10=""``, ``IF``, ``IFNA``, a
+    lookup) called once on the distinct combinations of its column arguments
+    (:func:`_factorize`: each value keyed by its type too, so 1, TRUE and "1" differ),
+    the results scattered back with numpy: the same values as the call on the whole
+    columns, since each element's result depends on that element alone. A planner's
+    text columns (transport, workload, unit) hold a handful of values, so
+    ``$B10="GUEST_LAN"`` over 5,000 cells is a few calls. None when the columns hold too
+    many distinct combinations (or unhashable values) to gain."""
+    lookup = name in DISTINCT_FUNCTIONS
     cols = []
     for a, c in zip(args, is_column):
         if c:
@@ -224,7 +255,7 @@ def _distinct(name, func, args, is_column, n):
             cols.append(a.reshape(-1).tolist())
     if not cols:
         return None
-    found = _factorize(cols, n)
+    found = _factorize(cols, n, strict=not lookup)
     if found is None or len(found[0]) > int(n * DISTINCT_SHARE):
         return None
     picks, inverse = found
@@ -238,10 +269,10 @@ def _distinct(name, func, args, is_column, n):
 
 def _fast_if(condition, x, y=False, *, n):
     """``IF`` over columns with numpy: a condition column of TRUE/FALSE or numbers picks
-    each cell's value from ``x`` or ``y`` (``np.where``), which is what formulas' IF
-    does element by element for such a condition. None (formulas decides) when the
-    condition holds text, an error or an empty cell, or a value to pick is an empty
-    cell (formulas makes it 0) or a number that is not finite (it makes it #NUM!)."""
+    each cell's value from ``x`` or ``y`` (``np.where``), an empty cell picked being 0,
+    which is what formulas' IF does element by element for such a condition. None
+    (:func:`_any_if` decides) when the condition holds text, an error or an empty cell,
+    or a result is one formulas would change (:func:`_plain_results`)."""
     cond = _column_list(condition, n)
     if cond is None or not isinstance(cond, list) or \
             not set(map(type, cond)) <= _CONDITION_TYPES:
@@ -251,23 +282,72 @@ def _fast_if(condition, x, y=False, *, n):
         values = _column_list(a, n)
         if values is None:
             return None
+        column = np.empty(n, dtype=object)
         if isinstance(values, list):
-            types = set(map(type, values))
-            if _EMPTY_TYPE in types or float in types and not (
-                    types <= {float, int} and np.isfinite(np.array(values, dtype=float)).all()):
-                return None
-            column = np.empty(n, dtype=object)
             column[:] = values
+            blank = np.fromiter(map(operator.is_, values, itertools.repeat(sh.EMPTY)),
+                                dtype=bool, count=n)
+            column[blank] = 0  # by identity: EMPTY is a str to numpy's ==
         else:
-            v = values[0]
-            if v is sh.EMPTY or type(v) is float and not math.isfinite(v):
-                return None
-            column = np.empty(n, dtype=object)
-            column.fill(v)
+            column.fill(0 if values[0] is sh.EMPTY else values[0])
         picked.append(column)
-    return np.where(np.array(cond, dtype=bool), *picked).reshape(n, 1)
+    out = np.where(np.array(cond, dtype=bool), *picked)
+    return out.reshape(n, 1) if _plain_results(out.tolist()) else None
 
 
+def _any_if(condition, x, y=False, *, n):
+    """``IF`` over columns of any values, element by element as formulas' IF does it (an
+    empty cell is 0 in each argument; an error condition is its result, a text condition
+    #VALUE!), with a plain ``map`` over the elements instead of formulas' wrapper per
+    element. None (formulas decides) for an input that is not a column or one value,
+    or a result formulas would turn into #NUM! or #VALUE! (a number that is not finite,
+    a text over Excel's limit)."""
+    columns = []
+    for a in (condition, x, y):
+        values = _column_list(a, n)
+        if values is None:
+            return None
+        columns.append(values if isinstance(values, list) else values * n)
+    try:
+        out = list(map(_if_one, *columns))
+    except Exception:  # a value formulas' IF answers otherwise (#VALUE!): let it
+        return None
+    if not _plain_results(out):
+        return None
+    col = np.empty((n, 1), dtype=object)
+    col[:, 0] = out
+    return col
+
+
+def _if_one(condition, x, y):
+    if condition is sh.EMPTY:
+        condition = 0
+    if isinstance(condition, FXlError):
+        return condition
+    if isinstance(condition, str):
+        return XL["#VALUE!"]
+    picked = x if condition else y
+    return 0 if picked is sh.EMPTY else picked
+
+
+def _plain_results(values: list) -> bool:
+    """Are these finite numbers, TRUE/FALSE, errors and text within Excel's limit, which
+    formulas' check of every function's result leaves as they are?"""
+    types = set(map(type, values))
+    if not types <= _PLAIN_TYPES:
+        return False
+    if float in types:
+        floats = values if types == {float} else [v for v in values if type(v) is float]
+        if not np.isfinite(np.array(floats, dtype=float)).all():
+            return False
+    if str in types:
+        texts = values if types == {str} else [v for v in values if type(v) is str]
+        if max(map(len, texts)) > MAX_TEXT:
+            return False
+    return True
+
+
+_PLAIN_TYPES = frozenset({bool, int, float, str, type(XL["#N/A"])})
 _CONDITION_TYPES = frozenset({bool, float, int})
 _EMPTY_TYPE = type(sh.EMPTY)
 
@@ -319,11 +399,14 @@ def _numbers(a, n, empty):
     None if anything else is in it (text, TRUE/FALSE, errors)."""
     if isinstance(a, np.ndarray) and not isinstance(a, Ranges) and a.shape == (n, 1):
         flat = a.reshape(-1)
-        types = set(map(type, flat.tolist()))
+        values = flat.tolist()
+        types = set(map(type, values))
         if not types <= {float, int, type(sh.EMPTY)} or (not empty and type(sh.EMPTY) in types):
             return None
-        if type(sh.EMPTY) in types:
-            flat = np.where(flat == sh.EMPTY, 0.0, flat)
+        if type(sh.EMPTY) in types:  # by identity: EMPTY is a str to numpy's ==
+            blank = np.fromiter(map(operator.is_, values, itertools.repeat(sh.EMPTY)),
+                                dtype=bool, count=len(values))
+            flat = np.where(blank, 0.0, flat)
         return flat.astype(float)
     v = one_value(a)
     if type(v) in _NUMBER_TYPES or isinstance(v, (np.floating, np.integer)):
@@ -367,18 +450,64 @@ def _as_column(result, n, unwrap=False):
     return result
 
 
+class RowRanges:
+    """A reference to one row per cell of a column (``$V10:$AB10`` filled down): the
+    values of every cell's row as one ``(n, w)`` block gathered from the grid with
+    numpy, and each cell's own range (what the engine gives a function for that cell
+    alone, :meth:`~.evaluate.Evaluator._ranges`) made only for the cells a step is
+    called for."""
+
+    def __init__(self, sheet: str, grid, rows: np.ndarray, c1: int, c2: int):
+        self.sheet, self.rows, self.c1, self.c2 = sheet, rows, c1, c2
+        n, w = rows.size, c2 - c1 + 1
+        if grid.dense:
+            block = np.empty((n, w), dtype=object)
+            block.fill(sh.EMPTY)
+            inside = rows <= grid.rows
+            cc = min(c2, grid.cols)
+            if cc >= c1 and inside.any():
+                block[inside, :cc - c1 + 1] = grid.a[rows[inside] - 1, c1 - 1:cc]
+        else:
+            block = np.concatenate([grid.block(r, c1, r, c2) for r in rows.tolist()]) \
+                if n else np.empty((0, w), dtype=object)
+        self.block = block
+
+    def ranges(self, k: int):
+        r = int(self.rows[k])
+        return make_ranges(self.sheet, r, self.c1, r, self.c2, self.block[k:k + 1].copy())
+
+    def keys(self) -> list | None:
+        """Each cell's row of values as one hashable key, each value keyed by its type;
+        None if a row holds -0.0 or an unhashable value (then no row is shared)."""
+        flat = self.block.reshape(-1).tolist()
+        if _negative_zero(flat):
+            return None
+        rows = self.block.tolist()
+        keys = [tuple(zip(map(type, row), row)) for row in rows] \
+            if _needs_type(flat, True) else list(map(tuple, rows))
+        try:
+            set(keys)
+        except TypeError:
+            return None
+        return keys
+
+
 def _cell_value(values, column, name, k):
     """Input ``name`` as cell ``k`` alone would see it."""
     value = values[name]
     kind = column.get(name)
     if kind is None:
         return value
-    if kind == LIT_COLUMN:
+    if kind == LIT_COLUMN or kind == ARRAY_COLUMN:
         return value[k, 0]
+    if kind == ROWS_COLUMN:
+        return value.ranges(k)
     return value[k:k + 1]
 
 
 def _cell_by_cell(func, inputs, values, column, n):
+    """An impure step (RAND(), RANDBETWEEN(1,A2)) called once for each cell: never once
+    per distinct argument set, as each call gives another number."""
     out = np.empty((n, 1), dtype=object)
     for k in range(n):
         result = one_value(func(*[_cell_value(values, column, name, k) for name in inputs]))
@@ -386,6 +515,56 @@ def _cell_by_cell(func, inputs, values, column, n):
             return None
         out[k, 0] = result
     return out
+
+
+def _per_distinct(func, inputs, values, column, n, note):
+    """Any other step (``OR($B10="",$C10="")``, ``AND``, ``COUNTIF`` of a cell,
+    ``INDEX(ZVM_RANGE(...),1,1)``): called with each cell's own values as the engine
+    would call it for that cell alone, but once per distinct combination of the column
+    inputs (:func:`_factorize`, keyed by type; an array result by its identity, shared
+    by the cells of one combination), and given to every cell holding it. Exact for a
+    pure function: its answer depends on those values alone (a template that reads its
+    position, ROW() or OFFSET, never forms a column). The reason behind an error a
+    zvmplan function gives is caught for the combination and noted for each of its
+    cells. Returns (the column, STEP_COLUMN), or (..., ARRAY_COLUMN) when some cell's
+    result is an array, which only another such step may read; None for a result
+    formulas could not give."""
+    keys = []
+    for name in inputs:
+        kind = column.get(name)
+        if kind == ROWS_COLUMN:
+            keys.append(values[name].keys())
+        elif kind is not None:
+            flat = values[name].reshape(-1).tolist()
+            keys.append(list(map(id, flat)) if kind == ARRAY_COLUMN else flat)
+    found = None if None in keys else _factorize(keys, n, strict=True)
+    picks, inverse = found if found is not None else (np.arange(n), np.arange(n))
+    m = len(picks)
+    out = np.empty(m, dtype=object)
+    raw = np.empty(m, dtype=object)  # the results as the step gave them
+    arrays = False
+    saved = Reasons.cell, Reasons.log
+    log: dict = {}
+    Reasons.log = log  # each combination's first reason, as a cell keeps its first
+    try:
+        for j, k in enumerate(picks.tolist()):
+            Reasons.cell = j
+            result = func(*[_cell_value(values, column, name, k) for name in inputs])
+            if result is sh.NONE:
+                return None
+            raw[j] = result
+            out[j] = one_value(result)
+            arrays = arrays or out[j] is NOT_ONE
+    finally:
+        Reasons.cell, Reasons.log = saved
+    if arrays:  # every result kept as the step gave it, for the step that reads it
+        out = raw
+    if log:
+        has = np.zeros(m, dtype=bool)
+        has[list(log)] = True
+        for k in np.flatnonzero(has[inverse]).tolist():
+            note(k, ExcelError(*log[int(inverse[k])]))
+    return out[inverse].reshape(n, 1), ARRAY_COLUMN if arrays else STEP_COLUMN
 
 
 def _raw_column(value) -> list:
@@ -400,15 +579,19 @@ def _raw_column(value) -> list:
 _RAW_AS_IS = frozenset({float, str, int})
 
 
-def _factorize(columns: list, n: int):
+def _factorize(columns: list, n: int, strict: bool = False):
     """The distinct combinations of the values of ``columns`` (lists of ``n`` values):
     (``picks``, ``inverse``) with ``picks`` the first cell of each combination (int64,
     in order of first appearance) and ``inverse[k]`` the combination of cell ``k``;
     None when a value is unhashable. Values are keyed by type too (TRUE is not 1, the
     text "#N/A" is not the error), except that an int and a float of equal value are
-    one number. One dict filled by ``map`` (no Python loop per cell): each combination
-    maps to the index of the first cell that holds it."""
-    keyed = [col if _one_kind(col) else _typed(col) for col in columns]
+    one number unless ``strict`` (then they differ, and a column holding -0.0, which
+    equals 0.0, is not factorised). One dict filled by ``map`` (no Python loop per
+    cell): each combination maps to the index of the first cell that holds it."""
+    if strict and any(map(_negative_zero, columns)):
+        return None
+    keyed = [_typed(col, {} if strict else None) if _needs_type(col, strict) else col
+             for col in columns]
     keys = keyed[0] if len(keyed) == 1 else zip(*keyed)
     first: dict = {}
     try:
@@ -443,17 +626,39 @@ def _factorize_once(columns: list, n: int, memo: list | None):
     return found
 
 
-def _one_kind(col) -> bool:
-    """Are the values of ``col`` of one type (or numbers: int and float), so that equal
-    values are the same value?"""
+def _needs_type(col, strict: bool) -> bool:
+    """Must the values of ``col`` be keyed by their type too? Only where two values of
+    different types can be equal: TRUE, 1 and 1.0 (unless not ``strict``: 1 and 1.0 are
+    one number), or types other than text, numbers, TRUE/FALSE, errors and the empty
+    cell. Text, formulas' errors and its empty cell equal no value of another type
+    (an error or the empty cell only itself), so a column of text and numbers needs
+    no type key."""
     types = set(map(type, col))
-    return len(types) <= 1 or types <= {int, float}
+    if len(types) <= 1:
+        return False
+    if not types <= _KEYED_APART:
+        return True
+    numbers = types & _NUMBER_KINDS
+    return len(numbers) > 1 and (strict or not numbers <= {int, float})
 
 
-def _typed(col) -> list:
-    """Each value of ``col`` keyed by its type (int as float: one number type)."""
+_NUMBER_KINDS = frozenset({bool, int, float})
+_KEYED_APART = _NUMBER_KINDS | {str, type(sh.EMPTY), type(XL["#N/A"])}
+
+
+def _typed(col, merge=None) -> list:
+    """Each value of ``col`` keyed by its type (int as float: one number type, unless
+    ``merge`` is given another map)."""
+    merge = _NUMBER_TYPE if merge is None else merge
     types = list(map(type, col))
-    return list(zip(map(_NUMBER_TYPE.get, types, types), col))
+    return list(zip(map(merge.get, types, types), col))
+
+
+def _negative_zero(col) -> bool:
+    """Does ``col`` hold -0.0 (a number equal to 0.0 that an operation tells apart)?"""
+    if not col.count(0.0):  # == : 0, 0.0, -0.0 and FALSE
+        return False
+    return any(type(v) is float and v == 0.0 and math.copysign(1.0, v) < 0 for v in col)
 
 
 _NUMBER_TYPE = {int: float}
@@ -599,7 +804,9 @@ class Columns:
         formula cells whose compiled program runs as a straight line, whose references
         are per cell single cells or shared by all, and which read none of each other.
         Sets :attr:`group_slots`: per group and input, ("same", rect) for a reference
-        every cell shares, ("cells", sheet, rows, cols) for one cell each, or None.
+        every cell shares, ("cells", sheet, rows, cols) for one cell each, ("rows",
+        sheet, rows, c1, c2, sheet name) for one row of the same columns each
+        (``$V10:$AB10``), or None.
 
         The cells come sorted into templates (:func:`cells_by_template`, done once per
         pass), so only each template, not each cell, is looked at in Python."""
@@ -624,7 +831,7 @@ class Columns:
 
     def _slots(self, members) -> list | None:
         """The group's inputs (see :meth:`_column_groups`); None if its cells read each
-        other or a range per cell."""
+        other or a range per cell that is not one row of the same columns."""
         t = self.template[members[0]]
         if any(kind == UNION for kind, _ in t.plan):
             return None
@@ -636,9 +843,8 @@ class Columns:
         inside[members] = True
         slots = []
         for kind, x in t.plan:
-            if kind == REF and refs[x][0] == "cells":
-                _, s, rows, cols = refs[x]
-                owners = self._owners(s, rows, cols)
+            if kind == REF and refs[x][0] in ("cells", "rows"):
+                owners = self._slot_owners(refs[x])
                 if inside[owners[owners >= 0]].any():  # a cell of the column itself
                     return None
                 slots.append(refs[x])
@@ -653,9 +859,9 @@ class Columns:
 
     def _references(self, t, cell_rects) -> dict | None:
         """Each reference of the cells (``cell_rects``: each cell's rectangles): the same
-        rectangle in every cell ("same", rect), or one cell each on one sheet ("cells",
-        sheet, rows, cols); None for anything else (a range per cell, cells on several
-        sheets). Looked at with ``map``, ``chain`` and list slices over the cells, not a
+        rectangle in every cell ("same", rect), one cell each on one sheet ("cells",
+        sheet, rows, cols), or one row each of the same columns ("rows", ...); None for
+        anything else (a taller range per cell, cells on several sheets). Looked at with ``map``, ``chain`` and list slices over the cells, not a
         Python loop per cell; still a few passes over every cell's tuples, which is most
         of the cost of forming the groups of a big sheet."""
         refs = {}
@@ -673,11 +879,30 @@ class Columns:
             if len(flat) != 5 * len(rects):
                 return None
             sheets_, r1, c1, r2, c2 = (flat[f::5] for f in range(5))
-            if not (r1 == r2 and c1 == c2 and sheets_.count(first[0]) == len(rects)):
+            if not (r1 == r2 and sheets_.count(first[0]) == len(rects)):
                 return None
-            refs[x] = ("cells", self.sheet_index.get(first[0]), np.array(r1, dtype=np.int64),
-                       np.array(c1, dtype=np.int64))
+            if c1 == c2:
+                refs[x] = ("cells", self.sheet_index.get(first[0]),
+                           np.array(r1, dtype=np.int64), np.array(c1, dtype=np.int64))
+                continue
+            # one row each, the same columns: $V10:$AB10 filled down
+            s = self.sheet_index.get(first[0])
+            if s is None or c1.count(first[2]) != len(rects) or \
+                    c2.count(first[4]) != len(rects) or \
+                    not 0 < first[4] - first[2] < MAX_ROW_RANGE or first[4] == MAX_COL:
+                return None  # (a range to the sheet's edge is cut to the used area)
+            refs[x] = ("rows", s, np.array(r1, dtype=np.int64), first[2], first[4],
+                       first[0])
         return refs
+
+    def _slot_owners(self, slot) -> np.ndarray:
+        """The formula nodes filling the cells a "cells" or "rows" slot reads (-1 for
+        none), one gather per column of the slot."""
+        if slot[0] == "cells":
+            return self._owners(slot[1], slot[2], slot[3])
+        _, s, rows, c1, c2, _ = slot
+        return np.concatenate([self._owners(s, rows, np.full_like(rows, c))
+                               for c in range(c1, c2 + 1)])
 
     def _evaluate_group(self, members: np.ndarray):
         """Evaluate one column group: its first cell as usual (which checks the compiled
@@ -744,6 +969,10 @@ class Columns:
                 if slot[0] == "same":
                     args.append(self._ranges(slot[1]))
                     kinds.append(0)
+                elif slot[0] == "rows":
+                    _, s, rows, c1, c2, sheet = slot
+                    args.append(RowRanges(sheet, self.grids[s], rows[1:], c1, c2))
+                    kinds.append(ROWS_COLUMN)
                 else:
                     args.append(self._cells(slot[1], slot[2][1:], slot[3][1:]))
                     kinds.append(REF_COLUMN)

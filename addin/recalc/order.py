@@ -54,6 +54,16 @@ class Order:
         if self.spill_area and self._spills_are_read():
             self._pass()
 
+    def release_compiled(self):
+        """Let go of what only compiling, ordering and evaluating read -- each cell's
+        reference rectangles, literals, ranges read and the column groups, a few tuples
+        per cell and reference that are the largest part of a big plan's memory -- once
+        :meth:`run` is done and before the values are written (which reads the grids
+        and each cell's template only)."""
+        self.rects = self.lits = self.used = self.name_deps = None
+        self._reads = self._rcache = self.by_template = None
+        self.group_slots = self._slots_of = self.factor_memo = None
+
     def _spills_are_read(self) -> bool:
         """Does some formula read a cell that a spill filled (other than its anchor)?"""
         self._build_index()  # now with the spilled cells, owned by their anchors
@@ -142,7 +152,7 @@ class Order:
                     elif kind == REF and slot[0] == "same":
                         found |= units_in(slot[1])
                     elif kind == REF:
-                        owners = self._owners(slot[1], slot[2], slot[3])
+                        owners = self._slot_owners(slot)
                         found.update(np.unique(unit_of[owners[owners >= 0]]).tolist())
                 names = self.name_deps[first]
             found.update(int(unit_of[nid]) for nid in names if nid is not None)

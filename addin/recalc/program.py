@@ -4,6 +4,7 @@ shape with its input plan (which cell reference, range, name or literal feeds ea
 """
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,11 @@ from .values import XL, same
 
 REF, CONST, NAME, RAW, LIT, UNION = range(6)  # kinds of input in a Template's plan
 _COPY = re.compile(r"<[0-9]+>$")  # schedula's suffix on a second node of one function
+
+
+# functions whose every call gives another value, also those formulas does not mark as
+# such (RANDBETWEEN): never computed once for the cells of a column
+VOLATILE = frozenset({"RAND", "RANDBETWEEN", "RANDARRAY", "_XLFN.RANDARRAY", "NOW", "TODAY"})
 
 
 class NotStraight(Exception):
@@ -43,7 +49,7 @@ class Program:
     Parts of the formula that read only inputs shared by every cell of the template
     (absolute references, names, constants) give the same value in every cell -- the
     ``SUM(F$2:F$10001)`` of ``=F2/SUM(F$2:F$10001)`` -- and are computed once per pass
-    (:meth:`share`); impure functions (RAND, NOW, ...) never are."""
+    (:meth:`share`); impure functions (RAND, RANDBETWEEN, NOW, ...) never are."""
 
     def __init__(self, pipe):
         dsp = pipe.dsp
@@ -72,7 +78,8 @@ class Program:
                     raise NotStraight(v)
                 steps.append((True, node["outputs"][0], node["function"], tuple(node["inputs"])))
                 self.names[node["outputs"][0]] = _COPY.sub("", v) if isinstance(v, str) else v
-                if COMPILING in node.get("extra_inputs", {}):
+                if COMPILING in node.get("extra_inputs", {}) or \
+                        self.names[node["outputs"][0]] in VOLATILE:
                     self.impure.add(node["outputs"][0])
             else:
                 raise NotStraight(v)
@@ -128,7 +135,16 @@ class Template:
     exact_only: bool = False         # ... which disagreed with the formula as written
 
     def accepts(self, rects) -> bool:
-        return not self.dups or all(rects[j] == rects[j0] for j, j0 in self.dups)
+        """Do the references ``dups`` pairs up resolve alike in ``rects`` (one cell's)?
+        Compared as two tuples picked by ``itemgetter``: this runs once per cell."""
+        if not self.dups:
+            return True
+        pick = self.__dict__.get("_dup_pick")
+        if pick is None:
+            firsts, seconds = zip(*self.dups)
+            pick = self.__dict__["_dup_pick"] = (operator.itemgetter(*firsts, *firsts[:1]),
+                                                 operator.itemgetter(*seconds, *seconds[:1]))
+        return pick[0](rects) == pick[1](rects)
 
     def inputs_read(self) -> tuple:
         """(slots of the cell's references it reads, rectangles it reads in every cell,
