@@ -210,3 +210,46 @@ def test_a_random_function_of_shared_arguments_is_called_for_every_cell(tmp_path
         got = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)["Plan"]
         draws = [got[f"B{r}"].value for r in ROWS]
         assert len(set(draws)) > len(draws) // 2
+
+
+def test_only_volatile_steps_run_cell_by_cell_in_a_column(tmp_path, monkeypatch):
+    """INDEX (which formulas flags as reading its compile state, so it is never shared
+    between cells) is still a pure function: a column of INDEX/MATCH runs once per
+    distinct argument set, and only RAND/RANDBETWEEN/NOW-style steps are called once per
+    cell. Pins the values too: INDEX of MATCH finds each site's text (Excel: exact
+    MATCH with 0), and RAND() gives each cell its own number in [0, 1)."""
+    from zvmplan_addin.recalc import columnar
+    calls = []
+    real = columnar._cell_by_cell
+
+    def counting(func, inputs, values, column, n):
+        calls.append(n)
+        return real(func, inputs, values, column, n)
+
+    monkeypatch.setattr(columnar, "_cell_by_cell", counting)
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    sites = ["S1", "S2", "S3"]
+    for r, (code, name) in enumerate(zip(sites, ["Zurich", "Hursley", "Boeblingen"]), 1):
+        ws.cell(r, 5, code)
+        ws.cell(r, 6, name)
+    for r in range(1, 41):
+        ws.cell(r, 1, sites[r % 3])
+        ws.cell(r, 2, f"=INDEX($F$1:$F$3,MATCH(A{r},$E$1:$E$3,0))")
+    path = tmp_path / "index.xlsx"
+    wb.save(path)
+    from zvmplan_addin.recalc.calc import calc
+    calc(path, tmp_path / "out.xlsx")
+    assert calls == []  # no per-cell step for INDEX/MATCH
+    out = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True).active
+    expect = {"S1": "Zurich", "S2": "Hursley", "S3": "Boeblingen"}
+    assert [out.cell(r, 2).value for r in range(1, 41)] == \
+        [expect[sites[r % 3]] for r in range(1, 41)]
+    for r in range(1, 41):
+        ws.cell(r, 3, "=RAND()")
+    wb.save(path)
+    calc(path, tmp_path / "out2.xlsx")
+    assert len(calls) == 1 and calls[0] >= 39  # the RAND column's run, once per cell
+    out = openpyxl.load_workbook(tmp_path / "out2.xlsx", data_only=True).active
+    rand = [out.cell(r, 3).value for r in range(1, 41)]
+    assert len(set(rand)) == 40 and all(0 <= v < 1 for v in rand)

@@ -115,7 +115,7 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
     for is_function, v, a, b in program.steps:
         if is_function:
             has_column = any(k in column for k in b)
-            if v in program.impure:  # RAND(), RANDBETWEEN(1,A2): one call per cell
+            if v in program.volatile:  # RAND(), RANDBETWEEN(1,A2): one call per cell
                 result = _cell_by_cell(a, b, values, column, n)
                 if result is None:
                     return None

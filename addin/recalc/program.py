@@ -57,7 +57,8 @@ class Program:
         self.output = pipe.outputs[0]
         self.shared: set = set()     # function outputs equal in every cell
         self.cache: dict = {}
-        self.impure: set = set()
+        self.impure: set = set()     # never shared: volatile, or formulas' COMPILING flag
+        self.volatile: set = set()   # another value at each call: one call per cell
         self.names: dict = {}        # function output -> the function's name (IF, +, ...)
         defaults, pred = dsp.default_values, dsp.dmap.pred
         steps = []
@@ -78,8 +79,10 @@ class Program:
                     raise NotStraight(v)
                 steps.append((True, node["outputs"][0], node["function"], tuple(node["inputs"])))
                 self.names[node["outputs"][0]] = _COPY.sub("", v) if isinstance(v, str) else v
-                if COMPILING in node.get("extra_inputs", {}) or \
-                        self.names[node["outputs"][0]] in VOLATILE:
+                if self.names[node["outputs"][0]] in VOLATILE:
+                    self.volatile.add(node["outputs"][0])
+                    self.impure.add(node["outputs"][0])
+                elif COMPILING in node.get("extra_inputs", {}):
                     self.impure.add(node["outputs"][0])
             else:
                 raise NotStraight(v)
