@@ -72,9 +72,9 @@ def test_planner_columns_give_the_values_and_reasons_of_cell_by_cell(tmp_path, m
     assert [got[f"E{r}"] for r in (2, 3, 4, 5, 6)] == [True, True, False, False, False]
     assert got["G2"] == pytest.approx(0.0123665, abs=1e-12) and got["G2"] == got["G27"]
     assert got["H2"] == pytest.approx(0.0123675, abs=1e-12) and got["H4"] is None
-    # ZVM_RANGE's error (IUVC: #VALUE!, MTU -3: #NUM!) given to INDEX: formulas answers
-    # #REF! cell by cell, and so does the column
-    assert {got[f"G{r}"] for r in (4, 5, 6, 11, 41)} == {"#REF!"}
+    # ZVM_RANGE's error (IUVC: #VALUE!, MTU -3: #NUM!) given to INDEX comes back as that
+    # error, as in Excel (formulas alone would answer #REF!), cell by cell and in the column
+    assert {got[f"G{r}"] for r in (4, 5, 6, 11, 41)} == {"#VALUE!", "#NUM!"}
     assert got["F6"] == "text" and got["E7"] is True
 
 
@@ -253,3 +253,18 @@ def test_only_volatile_steps_run_cell_by_cell_in_a_column(tmp_path, monkeypatch)
     out = openpyxl.load_workbook(tmp_path / "out2.xlsx", data_only=True).active
     rand = [out.cell(r, 3).value for r in range(1, 41)]
     assert len(set(rand)) == 40 and all(0 <= v < 1 for v in rand)
+
+
+@pytest.mark.parametrize("formula, expect", [
+    ("=INDEX(NA(),1,1)", "#N/A"),
+    ("=INDEX(1/0,1,1)", "#DIV/0!"),
+    ('=INDEX(ZVM_RANGE("CPCPU_PER_MB","GUEST_LAN",9000,"3.1.0"),1,1)', "#N/A"),
+])
+def test_index_of_an_error_is_that_error(formula, expect):
+    """Excel: an error given to INDEX as its array comes back as that error
+    (INDEX(NA(),1,1) is #N/A, so ISNA and IFNA see it); the formulas package answers
+    #REF!, which would turn a "not published" into a broken reference."""
+    from zvmplan_addin.recalc import evaluate_formula
+    result = evaluate_formula(formula)
+    assert str(result).startswith(expect)
+    assert bool(evaluate_formula(f"=ISNA({formula[1:]})")) == (expect == "#N/A")

@@ -264,6 +264,10 @@ def _geometry_functions(table) -> None:
     entry = table["INDEX"]
     if not getattr(entry["function"], "_zvm_geometry", False):
         def index(compiling, array, *args, _original=entry["function"]):
+            if not isinstance(array, Ranges):
+                value = one_value(array)
+                if isinstance(value, FXlError):  # Excel: INDEX(NA(),1,1) is #N/A, not #REF!
+                    return value
             if isinstance(array, Ranges) and len(array.ranges) == 1 and \
                     range_cells(array) > np.size(array.value):
                 # a whole column cut to the used rows: INDEX walks the geometry cell by
