@@ -8,8 +8,9 @@ import xml.etree.ElementTree as ET
 from hypothesis import given, settings, strategies as st
 
 from zvmplan_addin.xlsx import CellUpdate, SheetData, XlError, read_sheet, rewrite_sheet
-from zvmplan_addin.xlsx import rewrite as rw
+from zvmplan_addin.xlsx import rewrite as rw, splice
 from zvmplan_addin.xlsx.cells import a1, parse_a1
+from zvmplan_addin.xlsx.splice import splice_by_layout
 
 NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 HEAD = (f'<?xml version="1.0" encoding="UTF-8"?><x:worksheet xmlns:x="{NS}" '
@@ -47,12 +48,7 @@ def test_the_reader_takes_cells_only_from_sheet_data():
 
 def _scan_only(data: bytes, updates) -> bytes:
     """The general path, bypassing any noted layout."""
-    saved = rw.layout_of
-    rw.layout_of = lambda d: None
-    try:
-        return rewrite_sheet(data, updates)
-    finally:
-        rw.layout_of = saved
+    return rw._rewrite_by_scan(data, updates, "sheet")
 
 
 VALUES = st.one_of(st.floats(allow_nan=False, allow_infinity=False, width=32), st.booleans(),
@@ -86,7 +82,7 @@ def test_the_splice_at_noted_offsets_equals_the_general_rewrite(cells, data):
     read_sheet(xml, sheet, [])
     fast = rewrite_sheet(xml, updates, layout=sheet.layout)
     assert fast == general
-    spliced = rw._rewrite_by_layout(xml, updates, sheet.layout)
+    spliced = splice_by_layout(xml, updates, sheet.layout)
     assert (spliced is None) == any(not cells[k][1] for k in chosen)  # no <v>: general path
     root = ET.fromstring(fast)
     for c in root.iter(f"{{{NS}}}c"):
@@ -159,8 +155,8 @@ def test_the_calculators_text_round_trip_uses_the_noted_layout(tmp_path, monkeyp
         z.writestr("xl/worksheets/sheet1.xml", HEAD + '<x:row r="1"><x:c r="A1"><x:v>2</x:v></x:c>'
                    '<x:c r="B1" t="str"><x:f>A1*2</x:f><x:v>old</x:v></x:c></x:row>' + TAIL)
     calls = []
-    real = rw._rewrite_by_layout
-    monkeypatch.setattr(rw, "_rewrite_by_layout", lambda *a: calls.append(1) or real(*a))
+    real = splice.splice_blocks
+    monkeypatch.setattr(splice, "splice_blocks", lambda *a: calls.append(1) or real(*a))
     with xlsxio.safe_open_xlsx(path) as pkg:
         book = xlsxio.read_workbook(pkg)
         part = book.sheets[0].part
@@ -273,6 +269,6 @@ def test_the_splice_serves_cells_written_as_openpyxl_writes_them():
     updates = {1: {2: CellUpdate(18000.0), 3: CellUpdate(True)}}
     sheet = SheetData("S", "p")
     read_sheet(xml, sheet, [])
-    fast = rw._rewrite_by_layout(xml, updates, sheet.layout)
+    fast = splice_by_layout(xml, updates, sheet.layout)
     assert fast is not None and fast == _scan_only(xml, updates)
     assert b'<x:c r="B1"><x:f>A1*2</x:f><x:v>18000.0</x:v></x:c>' in fast

@@ -304,14 +304,7 @@ def rewrite_sheet(xml: str | bytes, updates: "dict[int, dict[int, CellUpdate]] |
         raw = getattr(xml, "raw", None)     # decode_xml's text keeps the part's bytes
         data = raw if raw is not None else xml.encode("utf-8")
         return rewrite_sheet(data, updates, name, layout).decode("utf-8")
-    data = utf8(xml, name)
-    if layout is None:
-        layout = layout_of(data)
-    if layout is not None and layout.size == len(data):
-        out = _rewrite_by_layout(data, updates, layout)
-        if out is not None:
-            return out
-    return _rewrite_by_scan(data, updates, name)
+    return b"".join(rewrite_sheet_blocks(xml, updates, name, layout))
 
 
 def rewrite_sheet_blocks(data: bytes, updates, name: str = "sheet",
@@ -506,10 +499,3 @@ def _escape_many(texts: list[str]) -> list[str]:
     if joined.count("\x00") != len(texts) - 1:
         return [_escape(s) for s in texts]   # ...unless it does: one at a time
     return _escape(joined, keep_nul=True).split("\x00")
-
-
-def _rewrite_by_layout(data: bytes, updates, layout: Layout) -> bytes | None:
-    """The fast path (:func:`.splice.splice_by_layout`): None if some update needs
-    the general path."""
-    from .splice import splice_by_layout   # numpy, loaded only when a sheet is written
-    return splice_by_layout(data, updates, layout)
