@@ -15,8 +15,7 @@ import openpyxl
 from zvmplan_addin import xlsxio
 from zvmplan_addin.recalc import filldown, shapes
 from zvmplan_addin.recalc.calc import Engine, calc
-from zvmplan_addin.recalc.install import Reasons, install_functions
-from zvmplan_addin.recalc.values import quiet
+from zvmplan_addin.recalc.install import install_functions
 
 MAX_ROW = shapes.MAX_ROW
 
@@ -40,12 +39,9 @@ def _run(book, runs: bool = True, monkeypatch=None) -> Engine:
     if not runs:
         monkeypatch.setattr(filldown, "find_runs", lambda *args: {})
     e = Engine(book)
-    Reasons.log = e.reasons
     try:
-        with quiet():
-            e.run()
+        e.recalculate()
     finally:
-        Reasons.log = None
         if not runs:
             monkeypatch.undo()
     return e

@@ -47,6 +47,16 @@ class Engine(Nodes, Compiler, FormulaCompiler, CellIndex, Order, Evaluator, Colu
         self.column_mismatches: list = []  # ZVMPLAN_ENGINE_CHECK=1: column != cell by cell
         self.columnar_cells = 0            # cells evaluated in a column run
 
+    def recalculate(self) -> None:
+        """:meth:`run` with each error's reason logged in :attr:`reasons` and the
+        ``formulas`` package's warnings silenced: how every caller runs the engine."""
+        Reasons.log = self.reasons
+        try:
+            with quiet():
+                self.run()
+        finally:
+            Reasons.log = Reasons.cell = None
+
 
 def calc(in_path, out_path=None, *, in_place: bool = False,
          progress: Callable[[int, int], None] | None = None,
@@ -89,12 +99,7 @@ def _calc(in_path, out_path, in_place, progress, package) -> CalcReport:
         engine = Engine(book, progress)
         release(book)  # the engine holds what it needs: let the cell dicts go
         with _no_gc():
-            Reasons.log = engine.reasons
-            try:
-                with quiet():
-                    engine.run()
-            finally:
-                Reasons.log = None
+            engine.recalculate()
             engine.release_compiled()  # before writing: the write stage reads the grids
             t3 = time.perf_counter()
             replaced = {}

@@ -10,8 +10,7 @@ from .. import xlsxio
 from ..errors import ExcelError
 from . import shapes
 from .calc import Engine
-from .install import Reasons, install_functions
-from .values import quiet
+from .install import install_functions
 
 _SHEET = "Eval"
 
@@ -34,12 +33,7 @@ def evaluate_formula(text: str):
     sheet = xlsxio.SheetData(name=_SHEET, part="", formulas={(1, 1): xlsxio.FormulaCell(text)},
                              max_row=1, max_col=1)
     engine = Engine(xlsxio.Workbook(sheets=[sheet], names=[], other_sheets=[]))
-    Reasons.log = engine.reasons
-    try:
-        with quiet():
-            engine.run()
-    finally:
-        Reasons.log = Reasons.cell = None
+    engine.recalculate()
     if engine.kept_cached:
         return ExcelError("#NAME?", "cannot read the formula")
     grid = engine.grids[0]
