@@ -28,8 +28,8 @@ from formulas.tokens.operand import Empty, XlError as FXlError
 from .. import registry
 from ..errors import ExcelError
 from ..evaluate import excel_names, load_functions
-from .startup import defer_scipy
 from ..registry import REGISTRY
+from .startup import defer_scipy
 from .values import MAX_TEXT, XL, one_value, range_cells
 
 # what the registry takes for an argument left out (F(1,,2)): its MISSING if it has one
