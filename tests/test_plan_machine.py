@@ -301,3 +301,41 @@ def test_the_results_of_a_plan_without_the_new_cells_still_read():
     res.totals = {"total_engines": 3.0, "share_of_lpar": 1.5}
     assert res.normalised is None
     assert results.attention(res) == ["the links need 150.0% of the LPAR's engines"]
+
+
+# ------------------------------------------------------ the sheet's text ----
+def test_the_strg_default_text_states_what_the_data_shows():
+    """The Assumptions sheet no longer says the 10/20/50-connection STRG runs 'agree within
+    a few percent': it gives their spread, recomputed here from the 003 records (OSA GbE,
+    Table 7, MTU 8992, z/VM 4.3.0: 119.0 vs 99.4 ms per transaction, +19.8%)."""
+    from zvmplan.data import find
+    spread = planner.strg_spread()
+    recs = {r.connections: r.value for r in find(document="003", transport="OSA_GBE",
+                                                 workload="STRG", metric="tot_cpumsec_per_tx",
+                                                 stat="value")
+            if r.size_bytes == 8992 and r.level == "4.3.0"}
+    assert {r.table for r in find(document="003", transport="OSA_GBE", workload="STRG",
+                                  size_bytes=8992)} == {"Table 7"}
+    assert spread["osa"] == pytest.approx(max(recs[c] for c in (10, 20, 50)) /
+                                          min(recs[c] for c in (10, 20, 50)) - 1)
+    assert 0.19 < spread["osa"] < 0.2 and spread["hs"] < 0.025
+    wb = openpyxl.load_workbook(TEMPLATE)
+    text = " ".join(str(c.value) for row in wb[planner.ASSUMPTIONS].iter_rows() for c in row
+                    if isinstance(c.value, str))
+    assert "few percent" not in text
+    assert planner.STRG_SPREAD_TEXT.format(**spread) in text
+    assert "differ by up to 20% in total CPU per transaction on OSA GbE (Table 7" in text
+
+
+def test_the_docs_state_the_shops_numbers(bare):
+    """docs/planning.md quotes the shop's unnormalised total and subtotals: they are what
+    fill gives."""
+    _, doc = bare
+    text = " ".join((EXAMPLES.parent / "docs" / "planning.md").read_text(
+        encoding="utf-8").split())
+    subs = {s["engines_of"]: s["total_engines"] for s in doc["totals"]["subtotals"]}
+    want = (f"prints {doc['totals']['total_engines']:.3f} engines \"not normalised\" with "
+            f"subtotals {subs['9672-XZ7']:.3f} (9672-XZ7), {subs['2064-108']:.3f} (2064-108), "
+            f"{subs['2084-C24 (z990)']:.3f} (2084-C24 (z990)) and {subs['2064-109']:.3f} "
+            "(2064-109) engines as measured")
+    assert want in text

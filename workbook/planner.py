@@ -883,9 +883,11 @@ def _target_processor(ws, row: int) -> int:
     transport uses from them; the Planner, Upgrade and Scenarios read the latter."""
     st.h2(ws, row, "Your processor (optional): per-engine capacity relative to each measured one")
     st.note(ws, row + 1, "Take the ratios from zPCR or LSPR for your machine; zvmplan supplies "
-            "none. Blank: figures stay on the measured processor (speed factor 1) and every "
-            f"comparison across transports says '{NOT_NORMALISED}'. A Planner row's own speed "
-            "factor overrides these.", width_cols=3)
+            "none (zvmplan fill --machine FILE.toml or --capacity PROC=X,... writes them here). "
+            "Blank: figures stay on the measured processor (speed factor 1), every comparison "
+            f"across transports says '{NOT_NORMALISED}' and a total over links of different "
+            "processors says 'not normalised' instead of a share of the LPAR. A Planner row's "
+            "own speed factor overrides these.", width_cols=3)
     st.header(ws, ASSUME_CAP_ROW - 1, 1, "Measured processor", None)
     st.header(ws, ASSUME_CAP_ROW - 1, 2, "Your per-engine capacity relative to it [x]", None)
     st.header(ws, ASSUME_CAP_ROW - 1, 3, "Measured there (source hardware section)", None)
@@ -912,6 +914,36 @@ def _target_processor(ws, row: int) -> int:
     return ASSUME_TX_LAST + 2
 
 
+def strg_spread() -> dict[str, float]:
+    """How far 003's STRG runs at different connection counts are apart, from the data:
+    the largest ratio of total CPU per transaction among the 10-, 20- and 50-connection runs
+    of one series (device, MTU, level) for OSA GbE and HiperSockets (minus 1), and the range
+    of OSA's 1-connection / 20-connection ratio. The sheet states these instead of a claim."""
+    from zvmplan.data import find
+    runs: dict[tuple, dict[int, float]] = {}
+    for r in find(document="003", workload="STRG", metric="tot_cpumsec_per_tx", stat="value"):
+        runs.setdefault((r.transport, r.size_bytes, r.level), {})[r.connections] = r.value
+    out = {"OSA_GBE": 0.0, "HIPERSOCKETS": 0.0}
+    single = []
+    for (t, _, _), v in runs.items():
+        many = [v[c] for c in (10, 20, 50) if c in v]
+        out[t] = max(out[t], max(many) / min(many) - 1)
+        if t == "OSA_GBE":
+            single.append(v[1] / v[20])
+    return {"osa": out["OSA_GBE"], "hs": out["HIPERSOCKETS"], "single_lo": min(single),
+            "single_hi": max(single)}
+
+
+STRG_SPREAD_TEXT = (
+    "A per-MB figure of OSA_GBE, HIPERSOCKETS or GUEST_LAN comes from STRG runs, and its "
+    "connection count matters: in 003 the 10-, 20- and 50-connection runs of one series "
+    "differ by up to {osa:.0%} in total CPU per transaction on OSA GbE (Table 7, MTU 8992) "
+    "and up to {hs:.1%} on HiperSockets, and OSA's 1-connection runs (one stream) cost "
+    "{single_lo:.2f}-{single_hi:.2f}x the 20-connection CPU. Left blank, the count is the "
+    "model's default, which the Basis of each answer names with its reason; give the "
+    "concurrency you expect.")
+
+
 def sheet_assumptions(book: Book, notes: dict):
     ws = book.wb.create_sheet(ASSUMPTIONS)
     st.widths(ws, {"A": 24, "B": 95, "C": 50})
@@ -926,7 +958,8 @@ def sheet_assumptions(book: Book, notes: dict):
     mem = [t for t, v in names.TRANSPORTS.items() if v.memory_to_memory]
     real = [t for t, v in names.TRANSPORTS.items() if not v.memory_to_memory]
     for a in notes["assumption"]:
-        text = a["text"].format(memory=", ".join(mem), real=", ".join(real))
+        text = a["text"].format(memory=", ".join(mem), real=", ".join(real),
+                                strg_spread=STRG_SPREAD_TEXT.format(**strg_spread()))
         st.label(ws.cell(row, 1), a["topic"], bold=True, wrap=True)
         st.label(ws.cell(row, 2), text, wrap=True)
         st.label(ws.cell(row, 3), a["source"], wrap=True)
