@@ -339,3 +339,31 @@ def test_the_docs_state_the_shops_numbers(bare):
             f"{subs['2084-C24 (z990)']:.3f} (2084-C24 (z990)) and {subs['2064-109']:.3f} "
             "(2064-109) engines as measured")
     assert want in text
+
+
+def test_guest_lan_subtotal_has_no_cp_or_virtual(bare):
+    """002 gives Guest LAN total CPU only: its subtotal row shows the total, and leaves CP
+    and virtual blank rather than 0."""
+    wb, _ = bare
+    ws = wb[planner.PLANNER]
+    r = planner.SUB_ROW + planner.BASES.index(zvmplan.processor("GUEST_LAN").name)
+    assert ws[f"M{r}"].value in (None, "") and ws[f"N{r}"].value in (None, "")
+    assert ws[f"O{r}"].value > 0
+
+
+def test_machine_on_the_command_line(tmp_path, capsys):
+    f = tmp_path / "m.toml"
+    f.write_text('[machine.capacity]\n"9672-XZ7" = 8\n"2064-108" = 4\n"2084-C24" = 1\n'
+                 '"2064-109" = 3\n', encoding="utf-8")
+    out = tmp_path / "o.xlsx"
+    assert cli(["fill", str(TEMPLATE), "--links", str(EXAMPLES / "links.csv"), "-o", str(out),
+                "--machine", str(f), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["totals"]["normalised"] is True and doc["totals"]["engines_of"] == planner.MACHINE
+    f.write_text('[[scenario]]\nname = "x"\n', encoding="utf-8")
+    assert cli(["fill", str(TEMPLATE), "--links", str(EXAMPLES / "links.csv"), "-o", str(out),
+                "--machine", str(f)]) != 0
+    assert capsys.readouterr().err.strip() == "zvmplan: error: m.toml: no [machine] table"
+    with pytest.raises(SystemExit):   # one or the other, as argparse says
+        cli(["fill", str(TEMPLATE), "--links", str(EXAMPLES / "links.csv"), "-o", str(out),
+             "--machine", str(f), "--capacity", "9672-XZ7=1"])

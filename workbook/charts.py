@@ -218,7 +218,10 @@ def sheet_plan(book: Book):
     for i in range(P.N_ROWS):
         r, pr = first + i, P.FIRST_ROW + i
         stat = f"{P.PLANNER}!${P.STATUS_COL}${pr}"
-        st.output(ws.cell(r, 1), f'=IF({P.PLANNER}!$B{pr}="","",{P.PLANNER}!$A{pr})')
+        # in a plan that is not normalised, each name says whose engines its bar is
+        on = book.refs["planner.total_on"]
+        st.output(ws.cell(r, 1), f'=IF({P.PLANNER}!$B{pr}="","",{P.PLANNER}!$A{pr}&'
+                  f'IF({on}={s(P.NOT_NORMALISED)}," ["&{P.PLANNER}!${P.ON_COL}${pr}&"]",""))')
         for k, col, want in ((2, "M", "yes"), (3, "N", "yes"), (4, "O", "total only")):
             st.output(ws.cell(r, k), f'=IF({stat}="{want}",{P.PLANNER}!${col}${pr},"")',
                       "0.000")
@@ -227,7 +230,7 @@ def sheet_plan(book: Book):
     ch.type = "bar"
     ch.grouping = "stacked"
     ch.overlap = 100
-    ch.title = "CPU by link"
+    ch.title = "CPU by link (engines of the machine in [ ] if not all on one)"
     ch.height, ch.width = 11, 18
     _axes(ch, "link", "engines (CPU-seconds per second)")
     ch.x_axis.scaling.orientation = "maxMin"   # first link at the top

@@ -415,8 +415,11 @@ def planner_totals(last: int) -> dict[str, tuple[str, str]]:
         r = SUB_ROW + i
         n = f"${STATUS_COL}${r}"
         out[f"{STATUS_COL}{r}"] = (f"={counted(st_rng, on_rng, b)}", COUNT_FORMAT)
-        for col, which in (("M", ("yes",)), ("N", ("yes",)), ("O", ("yes", "total only"))):
-            out[f"{col}{r}"] = (f'=IF(ISERROR({guard}),{guard},IF({n}=0,"",'
+        # CP and virtual: blank where the basis has only 'total only' links (Guest LAN)
+        yes = f'COUNTIFS({on_rng},{s(b)},{st_rng},"yes")'
+        for col, which, none in (("M", ("yes",), yes), ("N", ("yes",), yes),
+                                 ("O", ("yes", "total only"), n)):
+            out[f"{col}{r}"] = (f'=IF(ISERROR({guard}),{guard},IF({none}=0,"",'
                                 f'{subtotal(rng(col), st_rng, on_rng, b, *which)}))', "0.000")
     return out
 
@@ -446,7 +449,7 @@ def sheet_planner(book: Book):
     ncand = len(CANDIDATES)
     c_cand0 = CAND_COL0
     widths = {"A": 30, "B": 14, "C": 10, "D": 11, "E": 12, "F": 9, "G": 10, "H": 11, "I": 7,
-              "J": 12, "K": 12, "L": 12, "M": 11, "N": 11, "O": 11, "P": 10, "Q": 13, "R": 12,
+              "J": 12, "K": 12, "L": 12, "M": 11, "N": 11, "O": 11, "P": 11, "Q": 13, "R": 12,
               "S": 14, "T": 11, STATUS_COL: 11}
     widths.update({L(c_cand0 + i): 14 for i in range(ncand)})
     widths.update({PROC_COL: 16, SPEED_COL: 10, ON_COL: 16})
@@ -476,6 +479,7 @@ def sheet_planner(book: Book):
         if ref[1:] == str(TOTAL_ROW) or ref[2:] == str(TOTAL_ROW):
             ws[ref].font = st.BOLD
     ws[f"P{TOTAL_ROW}"].alignment = st.Alignment(shrink_to_fit=True)
+    ws[f"P{TOTAL_ROW}"].font = st.Font(bold=True, size=9)
     for q in range(TOTAL_ROW, NOTE_ROW):
         ws[f"Q{q}"].border = st.Border()
         ws[f"Q{q}"].fill = st.PatternFill()
