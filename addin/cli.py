@@ -72,13 +72,13 @@ def _calc(args: argparse.Namespace) -> int:
     if args.in_place and args.output:
         raise UserError("give either -o OUT.xlsx or --in-place, not both")
     from .xlsx import check_output_name, target_of
-    from .xlsxio import safe_open_xlsx
+    from .xlsx import safe_open_xlsx
     package = safe_open_xlsx(args.input, parse_sheets=False)  # refuse a bad file first
     try:
         out = args.input if args.in_place else args.output
         check_output_name(package, out)   # and a bad OUT before spending a recalculation
         target_of(out)
-        from .engine import calc
+        from .recalc import calc
     except BaseException:
         package.close()
         raise
@@ -229,10 +229,7 @@ def _eval(args: argparse.Namespace) -> int:
 def _eval_with_engine(formula: str):
     """Evaluate with the formula engine; a call of a function neither zvmplan nor the
     engine knows is #NAME? naming it (even under IFERROR, which would hide it)."""
-    try:  # the recalculation engine's one parser (addin/recalc/, formerly addin/engine.py)
-        from .recalc import evaluate_formula
-    except ImportError:
-        from .engine import evaluate_formula
+    from .recalc import evaluate_formula  # the recalculation engine's one parser
     from .errors import NAME, ExcelError
     from .evaluate import called_functions, did_you_mean, resolve
     from formulas.functions import get_functions, not_implemented
@@ -333,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _message(exc: BaseException) -> str:
     """One line, whatever the exception."""
-    from .xlsxio import UnsafeWorkbookError
+    from .xlsx import UnsafeWorkbookError
     known = isinstance(exc, (UserError, UnsafeWorkbookError)) or \
         type(exc).__name__ == "EngineError"
     text = " ".join(str(exc).split())

@@ -78,7 +78,7 @@ def test_calc_refuses_a_bad_output_before_recalculating(book, tmp_path, capsys, 
                                                         out):
     """A refused OUT (a macro-enabled name for a plain workbook, a directory) is refused
     before the engine runs: one line, nothing written, no recalculation spent."""
-    import zvmplan_addin.engine as engine
+    import zvmplan_addin.recalc as engine
 
     def engine_ran(*a, **k):
         raise AssertionError("the engine ran before OUT was checked")
@@ -162,7 +162,7 @@ def test_bad_files_are_refused_with_one_line(tmp_path):
 
 
 def test_refusals_from_the_api(tmp_path):
-    from zvmplan_addin.xlsxio import UnsafeWorkbookError, safe_open_xlsx
+    from zvmplan_addin.xlsx import UnsafeWorkbookError, safe_open_xlsx
     for label, path in _bad_files(tmp_path).items():
         with pytest.raises(UnsafeWorkbookError) as info:
             safe_open_xlsx(path)

@@ -18,7 +18,9 @@ from openpyxl.worksheet.formula import ArrayFormula
 
 from zvmplan import Many
 from zvmplan.errors import NoDataError, OutOfRangeError, UnknownNameError
-from zvmplan_addin import engine, shapes, xlsxio
+from zvmplan_addin import recalc as engine, xlsx as xlsxio
+from zvmplan_addin.recalc import shapes
+from zvmplan_addin.recalc.values import make_ranges
 from zvmplan_addin.registry import REGISTRY, Param, as_number, worksheet_function
 
 
@@ -376,7 +378,7 @@ def test_make_ranges_matches_formulas_range2parts():
     from formulas.tokens.operand import range2parts
     for sheet, rect in [("PLAN", (2, 1, 2, 1)), ("MY SHEET", (3, 2, 9, 4)), ("O'BRIEN", (1, 28, 1, 28))]:
         r1, c1, r2, c2 = rect
-        mine = engine._make_ranges(sheet, r1, c1, r2, c2, np.empty((r2 - r1 + 1, c2 - c1 + 1), object))
+        mine = make_ranges(sheet, r1, c1, r2, c2, np.empty((r2 - r1 + 1, c2 - c1 + 1), object))
         theirs = range2parts(("name", "n1", "n2"), sheet=sheet, c1=shapes.col_letters(c1), r1=str(r1),
                              c2=shapes.col_letters(c2), r2=str(r2))
         assert mine.ranges[0] == theirs
@@ -844,7 +846,7 @@ def test_columns_give_the_values_of_cell_by_cell(tmp_path, monkeypatch, rows):
 def test_columns_checked_cell_by_cell_agree(tmp_path, monkeypatch):
     """ZVMPLAN_ENGINE_CHECK=1 evaluates every column cell by cell too and lists any cell
     where the two differ: none do, and the columns did run (not everything fell back)."""
-    from zvmplan_addin.recalc.calc import Engine
+    from zvmplan_addin.recalc.engine import Engine
     monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
     path = _column_book(tmp_path / "in.xlsx")
     engine.install_functions()

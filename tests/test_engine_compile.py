@@ -12,9 +12,9 @@ import zipfile
 import numpy as np
 import openpyxl
 
-from zvmplan_addin import xlsxio
+from zvmplan_addin import xlsx as xlsxio
 from zvmplan_addin.recalc import filldown, shapes
-from zvmplan_addin.recalc.calc import Engine, calc
+from zvmplan_addin.recalc.engine import Engine, calc
 from zvmplan_addin.recalc.install import install_functions
 
 MAX_ROW = shapes.MAX_ROW

@@ -2,7 +2,7 @@
 
 Formulas are parsed, compiled and evaluated by the ``formulas`` package, with every
 registry function installed in its function table (:mod:`.install`); the package is read
-and rewritten by :mod:`zvmplan_addin.xlsxio`, which keeps the file as it was apart from
+and rewritten by :mod:`zvmplan_addin.xlsx`, which keeps the file as it was apart from
 the cached values. A newcomer can read the stages in order, one module each:
 
 1. :mod:`.read` -- the workbook -> one value grid per sheet and the *nodes* to evaluate
@@ -21,7 +21,7 @@ the cached values. A newcomer can read the stages in order, one module each:
    all its cells, the program's steps run on columns (see its docstring for which
    functions are vectorised); :mod:`.evaluate` -- one cell's inputs gathered, its program
    run, its result stored (spills and array formulas too);
-6. :mod:`.write` -- the values to cache, written back by ``xlsxio``, and the report.
+6. :mod:`.write` -- the values to cache, written back by :mod:`zvmplan_addin.xlsx`, and the report.
 
 :mod:`.calc` runs them on one file; :mod:`.formula` evaluates one formula without cells
 (``zvmplan eval``); :mod:`.values` holds the value conventions all stages share.
@@ -64,7 +64,7 @@ from __future__ import annotations
 
 import importlib
 
-_EXPORTS = {"calc": "calc", "CalcReport": "write", "Engine": "calc", "EngineError": "calc",
+_EXPORTS = {"calc": "engine", "CalcReport": "write", "Engine": "engine", "EngineError": "engine",
             "install_functions": "install", "evaluate_formula": "formula"}
 
 

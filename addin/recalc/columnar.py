@@ -797,7 +797,7 @@ def cells_by_template(templates: list) -> list[tuple]:
 
 class Columns:
     """Column groups and their evaluation (a mixin of
-    :class:`~zvmplan_addin.recalc.calc.Engine`)."""
+    :class:`~zvmplan_addin.recalc.engine.Engine`)."""
 
     def _column_groups(self) -> list[np.ndarray]:
         """The cells of each template that can be evaluated as one column: plain

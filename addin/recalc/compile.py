@@ -34,7 +34,7 @@ _PRIVATE = {name for name, f in get_functions().items()
 
 class Compiler:
     """Shape and compile every node, sharing one template across the cells of a shape
-    (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`); :class:`FormulaCompiler`
+    (a mixin of :class:`~zvmplan_addin.recalc.engine.Engine`); :class:`FormulaCompiler`
     compiles each template."""
 
     def _setup_compile(self):
@@ -209,7 +209,7 @@ class Compiler:
 
 class FormulaCompiler:
     """One node's formula compiled by the ``formulas`` package into a
-    :class:`~.program.Template` (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`,
+    :class:`~.program.Template` (a mixin of :class:`~zvmplan_addin.recalc.engine.Engine`,
     used by :class:`Compiler`): its references bound to slots, defined names resolved,
     a formula it cannot compile kept with its cached value and the reason."""
 

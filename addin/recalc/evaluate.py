@@ -18,7 +18,7 @@ BIG_RANGE = 4_000_000               # a larger range is cut to the sheet's used 
 
 
 class Evaluator:
-    """Evaluate nodes (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`)."""
+    """Evaluate nodes (a mixin of :class:`~zvmplan_addin.recalc.engine.Engine`)."""
 
     def _ranges(self, rect) -> Ranges:
         """The value of a rectangle as formulas passes a reference to its functions."""

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 from formulas.tokens.operand import XlError as FXlError
 
-from .. import xlsxio
+from .. import xlsx
 from ..errors import ExcelError
 from . import shapes
-from .calc import Engine
+from .engine import Engine
 from .install import install_functions
 
 _SHEET = "Eval"
@@ -30,9 +30,9 @@ def evaluate_formula(text: str):
     shape = shapes.shape(text, _SHEET, 1, 1)
     if shape is None or shape.rects:
         return ExcelError("#REF!", "eval takes constants only, not cell references")
-    sheet = xlsxio.SheetData(name=_SHEET, part="", formulas={(1, 1): xlsxio.FormulaCell(text)},
+    sheet = xlsx.SheetData(name=_SHEET, part="", formulas={(1, 1): xlsx.FormulaCell(text)},
                              max_row=1, max_col=1)
-    engine = Engine(xlsxio.Workbook(sheets=[sheet], names=[], other_sheets=[]))
+    engine = Engine(xlsx.Workbook(sheets=[sheet], names=[], other_sheets=[]))
     engine.recalculate()
     if engine.kept_cached:
         return ExcelError("#NAME?", "cannot read the formula")

@@ -14,7 +14,7 @@ NO_IDS = np.empty(0, dtype=np.int64)
 
 
 class CellIndex:
-    """The index of formula cells (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`),
+    """The index of formula cells (a mixin of :class:`~zvmplan_addin.recalc.engine.Engine`),
     rebuilt by :meth:`_build_index` at the start of each pass."""
 
     def _build_index(self):

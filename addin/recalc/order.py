@@ -23,7 +23,7 @@ UNIT_EDGES = 5_000_000  # beyond this many unit dependencies, order cell by cell
 
 
 class Order:
-    """Dependency order (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`; finds
+    """Dependency order (a mixin of :class:`~zvmplan_addin.recalc.engine.Engine`; finds
     formula cells through :class:`~.index.CellIndex`)."""
 
     def _unfinished(self, i) -> np.ndarray:

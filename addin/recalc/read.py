@@ -1,4 +1,4 @@
-"""Stage 1, read: the workbook as :mod:`zvmplan_addin.xlsxio` reads it -> one value grid
+"""Stage 1, read: the workbook as :mod:`zvmplan_addin.xlsx` reads it -> one value grid
 per sheet (:class:`Grid`) and the list of *nodes* to evaluate: every formula cell, then
 every defined name that is a formula (a name that is one reference is bound at compile
 time instead). Node ``i`` is described by the parallel lists ``n_sheet``, ``n_row``,
@@ -12,7 +12,7 @@ import numpy as np
 import schedula as sh
 from formulas.ranges import Ranges
 
-from .. import xlsxio
+from .. import xlsx
 from . import shapes
 from .values import display, filled, input_value
 
@@ -33,7 +33,7 @@ class Grid:
     sheet's values, if already made; ``arrays``: False if the sheet is known to hold no
     array formula (whose range may reach beyond the used area)."""
 
-    def __init__(self, sheet: xlsxio.SheetData, where: np.ndarray | None = None,
+    def __init__(self, sheet: xlsx.SheetData, where: np.ndarray | None = None,
                  arrays: bool = True):
         rows = max(sheet.max_row, 1)
         cols = max(sheet.max_col, 1)
@@ -58,7 +58,7 @@ class Grid:
         """Set many cells at once (numpy fancy indexing, not a Python call per cell);
         ``at``: their :func:`coords`."""
         values = np.fromiter(cells.values(), dtype=object, count=len(cells))
-        if xlsxio.XlError in set(map(type, values)):  # error values are rare: look once
+        if xlsx.XlError in set(map(type, values)):  # error values are rare: look once
             values = np.fromiter(map(input_value, values), dtype=object, count=len(values))
         self.a[at[:, 0] - 1, at[:, 1] - 1] = values
 
@@ -108,7 +108,7 @@ class _Taken:
     cell dicts can be let go once read. ``where``: the :func:`coords` of its values and
     of its formulas."""
 
-    def __init__(self, sheet: xlsxio.SheetData, grid: Grid, where: tuple):
+    def __init__(self, sheet: xlsx.SheetData, grid: Grid, where: tuple):
         if grid.dense:
             self.mask = np.zeros((grid.rows, grid.cols), dtype=bool)
             for at in where:
@@ -125,7 +125,7 @@ class _Taken:
         return r <= self.mask.shape[0] and c <= self.mask.shape[1] and bool(self.mask[r - 1, c - 1])
 
 
-def release(book: xlsxio.Workbook) -> None:
+def release(book: xlsx.Workbook) -> None:
     """Let go of the per-cell dicts of ``book``'s sheets once an engine has read them
     (a 100,000-row planner holds 1.4 million entries in them); calc does this."""
     for sheet in book.sheets:
@@ -157,9 +157,9 @@ class Labels:
 
 
 class Nodes:
-    """The nodes to evaluate (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`)."""
+    """The nodes to evaluate (a mixin of :class:`~zvmplan_addin.recalc.engine.Engine`)."""
 
-    def _read(self, book: xlsxio.Workbook):
+    def _read(self, book: xlsx.Workbook):
         self.book = book
         self.sheet_index = {shapes.sheet_key(s.name): i for i, s in enumerate(book.sheets)}
         # one pass over each sheet's cell keys and formula cells, shared by what follows

@@ -1,5 +1,5 @@
 """Stage 6, write back: the value to cache for every formula cell (and the cells its
-array result fills), in the form :func:`zvmplan_addin.xlsxio.rewrite_sheet` takes, and
+array result fills), in the form :func:`zvmplan_addin.xlsx.rewrite_sheet` takes, and
 the report of what was done."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from formulas.tokens.operand import XlError as FXlError
 
-from .. import xlsxio
+from .. import xlsx
 from ..xlsx.rewrite import CellValues
 from . import shapes
 from .values import for_file
@@ -48,14 +48,14 @@ class CalcReport:
 
 
 class Results:
-    """The results (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`)."""
+    """The results (a mixin of :class:`~zvmplan_addin.recalc.engine.Engine`)."""
 
     def updates(self) -> dict[int, object]:
         """sheet -> the values to cache. For a sheet whose formula cells are all plain
         (the common case) a :class:`~zvmplan_addin.xlsx.rewrite.CellValues`: rows,
         columns and values gathered with one numpy fancy index per dense sheet. Where
         there are array formulas or spills, row -> col -> value: a bare value for a plain
-        formula cell, an :class:`~zvmplan_addin.xlsxio.CellUpdate` for the cells of an
+        formula cell, an :class:`~zvmplan_addin.xlsx.CellUpdate` for the cells of an
         array formula or a spill (array_ref set on a spilled anchor)."""
         areas = self.n_area[:self.cells]
         if self.spill_area or any(map(operator.is_not, areas, itertools.repeat(None))):
@@ -114,13 +114,13 @@ class Results:
                 ref = f"{shapes.a1(spill[0], spill[1])}:{shapes.a1(spill[2], spill[3])}"
                 for rr in range(spill[0], spill[2] + 1):
                     for cc in range(spill[1], spill[3] + 1):
-                        rows.setdefault(rr, {})[cc] = xlsxio.CellUpdate(
+                        rows.setdefault(rr, {})[cc] = xlsx.CellUpdate(
                             for_file(grid.get(rr, cc)), ref if (rr, cc) == (r, c) else None)
                 continue
             area = area or (r, c, r, c)
             for rr in range(area[0], area[2] + 1):
                 for cc in range(area[1], area[3] + 1):
-                    rows.setdefault(rr, {})[cc] = xlsxio.CellUpdate(for_file(grid.get(rr, cc)))
+                    rows.setdefault(rr, {})[cc] = xlsx.CellUpdate(for_file(grid.get(rr, cc)))
         return out
 
     def report(self, report: CalcReport) -> CalcReport:

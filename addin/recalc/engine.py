@@ -9,7 +9,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import xlsxio
+from .. import xlsx
 from .columnar import Columns
 from .compile import Compiler, FormulaCompiler
 from .evaluate import Evaluator
@@ -26,10 +26,10 @@ class EngineError(Exception):
 
 
 class Engine(Nodes, Compiler, FormulaCompiler, CellIndex, Order, Evaluator, Columns, Results):
-    """Recalculate one workbook read by :func:`zvmplan_addin.xlsxio.read_workbook`:
+    """Recalculate one workbook read by :func:`zvmplan_addin.xlsx.read_workbook`:
     :meth:`run`, then :meth:`updates` and :meth:`report`."""
 
-    def __init__(self, book: xlsxio.Workbook, progress: Callable[[int, int], None] | None = None):
+    def __init__(self, book: xlsx.Workbook, progress: Callable[[int, int], None] | None = None):
         self.progress = progress
         self.reasons: dict[str, tuple[str, str]] = {}
         self.warnings: list[str] = []
@@ -60,12 +60,12 @@ class Engine(Nodes, Compiler, FormulaCompiler, CellIndex, Order, Evaluator, Colu
 
 def calc(in_path, out_path=None, *, in_place: bool = False,
          progress: Callable[[int, int], None] | None = None,
-         package: xlsxio.XlsxPackage | None = None) -> CalcReport:
+         package: xlsx.XlsxPackage | None = None) -> CalcReport:
     """Recalculate every formula of ``in_path`` and write ``out_path`` with the formulas
     kept and their values cached. ``in_path`` is never modified unless ``in_place``
     (then ``out_path`` must be None or the same file). ``package``: ``in_path`` already
-    opened with :func:`~zvmplan_addin.xlsxio.safe_open_xlsx` (closed on return). Raises
-    :class:`~zvmplan_addin.xlsxio.UnsafeWorkbookError` for a file it refuses and
+    opened with :func:`~zvmplan_addin.xlsx.safe_open_xlsx` (closed on return). Raises
+    :class:`~zvmplan_addin.xlsx.UnsafeWorkbookError` for a file it refuses and
     :class:`EngineError` for a bad request."""
     in_path = os.fspath(in_path)
     try:
@@ -91,9 +91,9 @@ def _calc(in_path, out_path, in_place, progress, package) -> CalcReport:
         raise EngineError(f"{out_dir}: no such directory")
     report = CalcReport(in_path, out_path)
     t0 = time.perf_counter()
-    with (package or xlsxio.safe_open_xlsx(in_path, parse_sheets=False)) as pkg:
+    with (package or xlsx.safe_open_xlsx(in_path, parse_sheets=False)) as pkg:
         t1 = time.perf_counter()
-        book = xlsxio.read_workbook(pkg)
+        book = xlsx.read_workbook(pkg)
         t2 = time.perf_counter()
         install_functions()
         engine = Engine(book, progress)
@@ -105,10 +105,10 @@ def _calc(in_path, out_path, in_place, progress, package) -> CalcReport:
             replaced = {}
             for s, rows in engine.updates().items():
                 sheet = book.sheets[s]  # the part's bytes as read (expat checked the UTF-8)
-                replaced[sheet.part] = xlsxio.rewrite_sheet_blocks(  # made while written
+                replaced[sheet.part] = xlsx.rewrite_sheet_blocks(  # made while written
                     pkg.read(sheet.part), rows, sheet.part, layout=sheet.layout)
         engine.report(report)
-        xlsxio.write_package(pkg, out_path, replaced, report.full_calc_on_load)
+        xlsx.write_package(pkg, out_path, replaced, report.full_calc_on_load)
         t4 = time.perf_counter()
     report.seconds = t4 - t0
     report.timings = {"check": t1 - t0, "read": t2 - t1, "evaluate": t3 - t2, "write": t4 - t3}
