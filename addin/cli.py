@@ -78,13 +78,14 @@ def _calc(args: argparse.Namespace) -> int:
         out = args.input if args.in_place else args.output
         check_output_name(package, out)   # and a bad OUT before spending a recalculation
         target_of(out)
-        from .recalc import calc
+        from .recalc import Options, calc
     except BaseException:
         package.close()
         raise
     bar = progress_bar() if not args.quiet else None
     try:
         report = calc(args.input, args.output, in_place=args.in_place,
+                      options=Options.from_environ(),  # the engine's switches, read here once
                       progress=bar.update if bar else None, package=package)
     finally:
         if bar:

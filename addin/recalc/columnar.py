@@ -47,11 +47,8 @@ result only, and a zvmplan function's reason is kept for every cell it belongs t
 whose result is not one value per cell (an array result) returns None and the engine
 evaluates those cells one by one, as it does for formulas that read their own column.
 
-Forming the groups (:class:`Columns`) is numpy work too: the cells are sorted into
-templates with one ``np.unique`` over the templates' ids, and each reference is checked
-with ``map``, ``chain`` and list slices over the cells' reference tuples. Those tuples
-(one per cell and reference, made by the compile stage) are still read once per
-reference, which is now the largest share of forming the groups of a big sheet.
+Which cells form a group is :mod:`.groups`' business; gathering a group's inputs and
+scattering its results back, :mod:`.columns`'. This module computes on columns only.
 """
 from __future__ import annotations
 
@@ -67,11 +64,11 @@ from formulas.tokens.operand import XlError as FXlError
 
 from ..errors import ExcelError
 from ..evaluate import resolve
-from .install import (OVERFLOW, Reasons, _elem_from_formulas, _from_formulas, _to_formulas,
+from .install import (OVERFLOW, _elem_from_formulas, _from_formulas, _to_formulas,
                       _whole_value)
-from .program import CONST, LIT, MISSING, NAME, RAW, REF, UNION, NotStraight, Program
-from .shapes import MAX_COL
-from .values import MAX_TEXT, NOT_ONE, XL, make_ranges, one_value, same, scalar
+from .program import MISSING, NotStraight, Program
+from .runlog import Reasons
+from .values import MAX_TEXT, NOT_ONE, XL, make_ranges, one_value, scalar
 
 _OPERATORS = ("+", "-", "*", "/", "^", "&", "=", "<>", "<", ">", "<=", ">=", "u-", "u+",
               "%")
@@ -91,7 +88,6 @@ REF_COLUMN, LIT_COLUMN, STEP_COLUMN = 1, 2, 3  # how a column input is sliced pe
 ARRAY_COLUMN = 4  # a step whose result in a cell is an array (ZVM_RANGE): kept whole
 ROWS_COLUMN = 5   # a range of one row per cell ($V10:$AB10): a :class:`RowRanges`
 _WHOLE = (ARRAY_COLUMN, ROWS_COLUMN)  # inputs only :func:`_per_distinct` may read
-MAX_ROW_RANGE = 256  # a wider range per row keeps its cells one by one
 # a zvmplan function over at most this many distinct argument combinations is called once
 # per combination (its scalar path: the same numbers as cell by cell); beyond, once with
 # all of them (the model's vectorised path, equal to within a unit in the last place)
@@ -543,20 +539,17 @@ def _per_distinct(func, inputs, values, column, n, note):
     out = np.empty(m, dtype=object)
     raw = np.empty(m, dtype=object)  # the results as the step gave them
     arrays = False
-    saved = Reasons.cell, Reasons.log
-    log: dict = {}
-    Reasons.log = log  # each combination's first reason, as a cell keeps its first
-    try:
+    reasons = Reasons()  # each combination's first reason, as a cell keeps its first
+    with reasons.active():
         for j, k in enumerate(picks.tolist()):
-            Reasons.cell = j
+            reasons.cell = j
             result = func(*[_cell_value(values, column, name, k) for name in inputs])
             if result is sh.NONE:
                 return None
             raw[j] = result
             out[j] = one_value(result)
             arrays = arrays or out[j] is NOT_ONE
-    finally:
-        Reasons.cell, Reasons.log = saved
+    log = reasons.log
     if arrays:  # every result kept as the step gave it, for the step that reads it
         out = raw
     if log:
@@ -774,252 +767,4 @@ def _one(v):
     return _to_formulas(v), None
 
 
-__all__ = ["run_columns", "cells_by_template", "ELEMENTWISE", "REF_COLUMN", "LIT_COLUMN"]
-
-
-_FIELD = [operator.itemgetter(f) for f in range(5)]
-MIN_COLUMN = 8  # fewer cells of one formula are evaluated one by one
-
-
-def cells_by_template(templates: list) -> list[tuple]:
-    """(template, its cells as a sorted int64 array) for each distinct template in
-    ``templates`` (None included), in order of first appearance: one ``np.unique`` over
-    the templates' ids instead of a dict filled cell by cell."""
-    if not templates:
-        return []
-    ids = np.fromiter(map(id, templates), dtype=np.int64, count=len(templates))
-    _, first, inverse, counts = np.unique(ids, return_index=True, return_inverse=True,
-                                          return_counts=True)
-    by_template = np.argsort(inverse.reshape(-1), kind="stable")  # cells in order per template
-    parts = np.split(by_template, np.cumsum(counts)[:-1])
-    return [(templates[int(first[j])], parts[j]) for j in np.argsort(first, kind="stable")]
-
-
-class Columns:
-    """Column groups and their evaluation (a mixin of
-    :class:`~zvmplan_addin.recalc.engine.Engine`)."""
-
-    def _column_groups(self) -> list[np.ndarray]:
-        """The cells of each template that can be evaluated as one column: plain
-        formula cells whose compiled program runs as a straight line, whose references
-        are per cell single cells or shared by all, and which read none of each other.
-        Sets :attr:`group_slots`: per group and input, ("same", rect) for a reference
-        every cell shares, ("cells", sheet, rows, cols) for one cell each, ("rows",
-        sheet, rows, c1, c2, sheet name) for one row of the same columns each
-        (``$V10:$AB10``), or None.
-
-        The cells come sorted into templates (:func:`cells_by_template`, done once per
-        pass), so only each template, not each cell, is looked at in Python."""
-        n = self.cells
-        in_area = np.fromiter(map(operator.is_not, self.n_area[:n], itertools.repeat(None)),
-                              dtype=bool, count=n)
-        groups, self.group_slots = [], []
-        for t, members in self.by_template:
-            members = members[:np.searchsorted(members, n)]  # cells, not defined names
-            if len(members) < MIN_COLUMN or t is None or t.pipe is None or \
-                    t.program is None or not t.shareable or t.exact_only:
-                continue
-            if in_area[members].any():  # an array formula's cells: each on its own
-                members = members[~in_area[members]]
-                if len(members) < MIN_COLUMN:
-                    continue
-            slots = self._slots(members.tolist())
-            if slots is not None:
-                groups.append(members)
-                self.group_slots.append(slots)
-        return groups
-
-    def _slots(self, members) -> list | None:
-        """The group's inputs (see :meth:`_column_groups`); None if its cells read each
-        other or a range per cell that is not one row of the same columns."""
-        t = self.template[members[0]]
-        if any(kind == UNION for kind, _ in t.plan):
-            return None
-        cell_rects = operator.itemgetter(*members)(self.rects)  # each cell's references
-        refs = self._references(t, cell_rects)
-        if refs is None:
-            return None
-        inside = np.zeros(len(self.n_text), dtype=bool)
-        inside[members] = True
-        slots = []
-        for kind, x in t.plan:
-            if kind == REF and refs[x][0] in ("cells", "rows"):
-                owners = self._slot_owners(refs[x])
-                if inside[owners[owners >= 0]].any():  # a cell of the column itself
-                    return None
-                slots.append(refs[x])
-                continue
-            rect = refs[x][1] if kind == REF else x if kind == CONST else None
-            if rect is not None:
-                ids = self._ids_in(rect)
-                if ids.size and inside[ids].any():
-                    return None
-            slots.append(refs[x] if kind == REF else None)
-        return slots
-
-    def _references(self, t, cell_rects) -> dict | None:
-        """Each reference of the cells (``cell_rects``: each cell's rectangles): the same
-        rectangle in every cell ("same", rect), one cell each on one sheet ("cells",
-        sheet, rows, cols), or one row each of the same columns ("rows", ...); None for
-        anything else (a taller range per cell, cells on several sheets). Looked at with ``map``, ``chain`` and list slices over the cells, not a
-        Python loop per cell; still a few passes over every cell's tuples, which is most
-        of the cost of forming the groups of a big sheet."""
-        refs = {}
-        for kind, x in t.plan:
-            if kind != REF or x in refs:
-                continue
-            rects = list(map(operator.itemgetter(x), cell_rects))
-            first = rects[0]
-            if rects[1] == first and rects.count(first) == len(rects):
-                refs[x] = ("same", first)
-                continue
-            # the rects' fields (sheet, r1, c1, r2, c2) as lists, compared whole: one
-            # pass over the tuples, then slices of the flat list
-            flat = list(itertools.chain.from_iterable(rects))
-            if len(flat) != 5 * len(rects):
-                return None
-            sheets_, r1, c1, r2, c2 = (flat[f::5] for f in range(5))
-            if not (r1 == r2 and sheets_.count(first[0]) == len(rects)):
-                return None
-            if c1 == c2:
-                refs[x] = ("cells", self.sheet_index.get(first[0]),
-                           np.array(r1, dtype=np.int64), np.array(c1, dtype=np.int64))
-                continue
-            # one row each, the same columns: $V10:$AB10 filled down
-            s = self.sheet_index.get(first[0])
-            if s is None or c1.count(first[2]) != len(rects) or \
-                    c2.count(first[4]) != len(rects) or \
-                    not 0 < first[4] - first[2] < MAX_ROW_RANGE or first[4] == MAX_COL:
-                return None  # (a range to the sheet's edge is cut to the used area)
-            refs[x] = ("rows", s, np.array(r1, dtype=np.int64), first[2], first[4],
-                       first[0])
-        return refs
-
-    def _slot_owners(self, slot) -> np.ndarray:
-        """The formula nodes filling the cells a "cells" or "rows" slot reads (-1 for
-        none), one gather per column of the slot."""
-        if slot[0] == "cells":
-            return self._owners(slot[1], slot[2], slot[3])
-        _, s, rows, c1, c2, _ = slot
-        return np.concatenate([self._owners(s, rows, np.full_like(rows, c))
-                               for c in range(c1, c2 + 1)])
-
-    def _evaluate_group(self, members: np.ndarray):
-        """Evaluate one column group: its first cell as usual (which checks the compiled
-        program), the others in one :func:`run_columns`; cell by cell if that fails."""
-        members = members.tolist()
-        self._evaluate(members[0])
-        rest = members[1:]
-        t = self.template[members[0]]
-        result = None
-        if t.program is not None and not t.exact_only and t.checked:
-            gathered = self._column_args(rest, t, self._slots_of[members[0]])
-            if gathered is not None:
-                def note(k, err):  # the label made only for a cell with a reason
-                    self.reasons.setdefault(self.n_label[rest[k]], (err.code, err.reason))
-                try:
-                    result = run_columns(t.program, *gathered, len(rest), note,
-                                         self.factor_memo)
-                except Exception:  # NotStraight, or a function that failed on a column
-                    result = None
-        if result is None:
-            for i in rest:
-                self._evaluate(i)
-            return
-        self.columnar_cells += len(rest)
-        if self.check:
-            self._compare_with_cells(rest, result)
-        self._scatter(rest, _cell_values(result[:, 0].tolist()))
-
-    def _scatter(self, rest, values):
-        """Each cell of ``rest`` gets its value (one fancy assignment per dense sheet)."""
-        pick = operator.itemgetter(*rest) if len(rest) > 1 else lambda a: (a[rest[0]],)
-        sheets = set(pick(self.n_sheet))
-        if len(sheets) == 1 and self.grids[next(iter(sheets))].dense:
-            grid = self.grids[next(iter(sheets))]
-            rows = np.array(pick(self.n_row), dtype=np.int64)
-            cols = np.array(pick(self.n_col), dtype=np.int64)
-            if rows.max() <= grid.rows and cols.max() <= grid.cols:
-                column = np.empty(len(rest), dtype=object)
-                column[:] = values
-                grid.a[rows - 1, cols - 1] = column
-                return
-        for i, v in zip(rest, values):
-            self.grids[self.n_sheet[i]].set(self.n_row[i], self.n_col[i], v)
-
-    def _compare_with_cells(self, rest, result):
-        """``ZVMPLAN_ENGINE_CHECK=1``: evaluate the cells one by one too; keep those values
-        and list the cells where the column run differed."""
-        for k, i in enumerate(rest):
-            self._evaluate(i)
-            cell = self.grids[self.n_sheet[i]].get(self.n_row[i], self.n_col[i])
-            mine = scalar(result[k, 0])
-            if not same(cell, mine):
-                self.column_mismatches.append((self.n_label[i], cell, mine))
-            result[k, 0] = cell
-
-    def _column_args(self, rest, t, slots):
-        """The inputs of ``t``'s program for the cells ``rest`` (all of the group but its
-        first): (args, kinds)."""
-        n = len(rest)
-        args, kinds = [], []
-        cell_lits = None
-        for (kind, x), slot in zip(t.plan, slots):
-            if kind == REF:
-                if slot[0] == "same":
-                    args.append(self._ranges(slot[1]))
-                    kinds.append(0)
-                elif slot[0] == "rows":
-                    _, s, rows, c1, c2, sheet = slot
-                    args.append(RowRanges(sheet, self.grids[s], rows[1:], c1, c2))
-                    kinds.append(ROWS_COLUMN)
-                else:
-                    args.append(self._cells(slot[1], slot[2][1:], slot[3][1:]))
-                    kinds.append(REF_COLUMN)
-            elif kind == LIT:
-                if cell_lits is None:  # each cell's literals
-                    cell_lits = operator.itemgetter(*rest)(self.lits) if n > 1 else \
-                        (self.lits[rest[0]],)
-                lits = list(map(operator.itemgetter(x), cell_lits))
-                first = lits[0]
-                if lits.count(first) == n and set(map(type, lits)) == {type(first)}:
-                    args.append(first)
-                    kinds.append(0)
-                else:
-                    col = np.empty((n, 1), dtype=object)
-                    col[:, 0] = lits
-                    args.append(col)
-                    kinds.append(LIT_COLUMN)
-            elif kind == CONST:
-                args.append(self._ranges(x))
-                kinds.append(0)
-            elif kind == NAME:
-                args.append(self.name_values.get(x, XL["#NAME?"]) if x is not None
-                            else XL["#NAME?"])
-                kinds.append(0)
-            elif kind == RAW:
-                args.append(x)
-                kinds.append(0)
-            else:
-                return None
-        return args, kinds
-
-    def _cells(self, s, rows, cols) -> np.ndarray:
-        """The values of cells (``rows``, ``cols``) of sheet ``s`` as an ``(n, 1)`` column."""
-        n = rows.size
-        out = np.empty((n, 1), dtype=object)
-        if s is None:
-            out.fill(XL["#REF!"])
-            return out
-        grid = self.grids[s]
-        if grid.dense:
-            inside = (rows <= grid.rows) & (cols <= grid.cols)
-            if inside.all():
-                out[:, 0] = grid.a[rows - 1, cols - 1]
-                return out
-            out.fill(sh.EMPTY)
-            out[inside, 0] = grid.a[rows[inside] - 1, cols[inside] - 1]
-            return out
-        for k, (r, c) in enumerate(zip(rows.tolist(), cols.tolist())):
-            out[k, 0] = grid.get(r, c)
-        return out
+__all__ = ["run_columns", "RowRanges", "ELEMENTWISE", "REF_COLUMN", "LIT_COLUMN"]
