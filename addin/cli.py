@@ -184,7 +184,7 @@ def _eval(args: argparse.Namespace) -> int:
     """Print the value, its unit, and (``--basis``) why; an error prints its code and
     reason instead. Exit 1 when the answer is an error or an array holding one."""
     from .errors import ExcelError
-    from .evaluate import format_value, load_functions, outer_function, parse_call, resolve
+    from .calls import format_value, load_functions, outer_function, parse_call, resolve
     from .registry import excel_value
     load_functions()
     call = parse_call(args.formula)
@@ -232,7 +232,7 @@ def _eval_with_engine(formula: str):
     engine knows is #NAME? naming it (even under IFERROR, which would hide it)."""
     from .recalc import evaluate_formula  # the recalculation engine's one parser
     from .errors import NAME, ExcelError
-    from .evaluate import called_functions, did_you_mean, resolve
+    from .calls import called_functions, did_you_mean, resolve
     from formulas.functions import get_functions, not_implemented
     result = evaluate_formula(formula)
     table = get_functions()  # a defaultdict: a name it was asked for maps to not_implemented
@@ -251,7 +251,7 @@ def _functions_args(p: argparse.ArgumentParser) -> None:
 
 
 def _functions(args: argparse.Namespace) -> int:
-    from .evaluate import load_functions
+    from .calls import load_functions
     registry = load_functions()
     if args.json:
         print(json.dumps([{

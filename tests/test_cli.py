@@ -203,7 +203,7 @@ def test_eval_falls_back_to_the_engine(capsys):
 
 
 def test_parse_call_takes_literals_only():
-    from zvmplan_addin.evaluate import parse_call
+    from zvmplan_addin.calls import parse_call
     assert parse_call('=CPCPU_PER_MB("IUCV",9000)') == ("CPCPU_PER_MB", ["IUCV", 9000.0])
     name, args = parse_call('=F("a""b",,TRUE,-1.5e3,{1,2;3,4})')
     assert name == "F" and args[:4] == ['a"b', MISSING, True, -1500.0]  # skipped: missing
@@ -223,7 +223,7 @@ def test_eval_basis_prints_the_basis(capsys):
 
 
 def _loaded():
-    from zvmplan_addin.evaluate import load_functions
+    from zvmplan_addin.calls import load_functions
     return load_functions()
 
 

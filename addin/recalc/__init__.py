@@ -38,7 +38,7 @@ How it runs is one :class:`~.options.Options` object, built once by the caller (
 reads the environment there: ``ZVMPLAN_ENGINE_CELLWISE=1`` evaluates every cell on its
 own, as the engine did before column groups; the tests compare the two). What a run
 notes besides values -- the reason behind each error, warnings -- is its own
-:class:`~.runlog.RunLog`. :mod:`.formula` evaluates one formula without cells (``zvmplan
+:class:`~.runlog.RunLog`. :mod:`.oneformula` evaluates one formula without cells (``zvmplan
 eval``) through the same stages; :mod:`.values` holds the value conventions all stages
 share; :mod:`.install` puts the registry's functions in formulas' function table.
 
@@ -79,7 +79,8 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {"calc": "engine", "CalcReport": "write", "Engine": "engine", "EngineError": "engine",
-            "Options": "options", "install_functions": "install", "evaluate_formula": "formula"}
+            "Options": "options", "install_functions": "install",
+            "evaluate_formula": "oneformula"}
 
 
 def __getattr__(name):

@@ -63,7 +63,8 @@ from formulas.ranges import Ranges
 from formulas.tokens.operand import XlError as FXlError
 
 from ..errors import ExcelError
-from ..evaluate import resolve
+from ..calls import resolve
+from ..prefixes import spellings
 from .install import (OVERFLOW, _elem_from_formulas, _from_formulas, _to_formulas,
                       _whole_value)
 from .program import MISSING, NotStraight, Program
@@ -76,10 +77,11 @@ _ANY = None
 # function -> the argument positions that may hold a column (None: every argument)
 ELEMENTWISE: dict[str, frozenset | None] = {
     **{op: _ANY for op in _OPERATORS},
-    **{name: _ANY for name in (
-        "IF", "IFERROR", "_XLFN.IFNA", "IFNA", "ISERROR", "ISERR", "ISNA", "ISNUMBER",
-        "ISTEXT", "ISNONTEXT", "ISBLANK", "ISLOGICAL", "NOT", "ABS", "ROUND", "ROUNDUP",
-        "ROUNDDOWN", "INT", "SQRT", "EXP", "LN", "LOG10", "LEN", "UPPER", "LOWER", "TRIM")},
+    **{spelled: _ANY for name in (
+        "IF", "IFERROR", "IFNA", "ISERROR", "ISERR", "ISNA", "ISNUMBER", "ISTEXT",
+        "ISNONTEXT", "ISBLANK", "ISLOGICAL", "NOT", "ABS", "ROUND", "ROUNDUP", "ROUNDDOWN",
+        "INT", "SQRT", "EXP", "LN", "LOG10", "LEN", "UPPER", "LOWER", "TRIM")
+       for spelled in spellings(name, builtin=True)},
     "VLOOKUP": frozenset({0}), "HLOOKUP": frozenset({0}), "MATCH": frozenset({0}),
     "INDEX": frozenset({1, 2}),
 }
@@ -450,7 +452,7 @@ class RowRanges:
     """A reference to one row per cell of a column (``$V10:$AB10`` filled down): the
     values of every cell's row as one ``(n, w)`` block gathered from the grid with
     numpy, and each cell's own range (what the engine gives a function for that cell
-    alone, :meth:`~.evaluate.Evaluator._ranges`) made only for the cells a step is
+    alone, :meth:`~.cells.CellEvaluator.ranges`) made only for the cells a step is
     called for."""
 
     def __init__(self, sheet: str, grid, rows: np.ndarray, c1: int, c2: int):

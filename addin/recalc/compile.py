@@ -15,6 +15,7 @@ from formulas.functions import get_functions
 from formulas.ranges import Ranges
 from formulas.tokens.function import Function as FunctionToken
 
+from ..prefixes import spellings
 from . import filldown, shapes
 from .options import Options
 from .program import CONST, LIT, NAME, RAW, REF, UNION, NotStraight, Program, Template
@@ -30,9 +31,9 @@ _LITERAL = re.compile(re.escape(shapes.LITERAL_PREFIX) + r"([0-9]+)_")
 # position-dependent or whole-model functions: never share their compiled form
 _PRIVATE = {name for name, f in get_functions().items()
             if isinstance(f, dict) and CELL in f.get("extra_inputs", {})} | {
-    "ROW", "COLUMN", "ROWS", "COLUMNS", "CELL", "INDIRECT", "OFFSET", "ISFORMULA",
-    "FORMULATEXT", "_XLFN.ISFORMULA", "_XLFN.FORMULATEXT", "SINGLE", "_XLFN.SINGLE",
-    "_XLFN.ANCHORARRAY"}
+    spelled for name in ("ROW", "COLUMN", "ROWS", "COLUMNS", "CELL", "INDIRECT", "OFFSET",
+                         "ISFORMULA", "FORMULATEXT", "SINGLE", "ANCHORARRAY")
+    for spelled in spellings(name, builtin=True)}
 
 
 @dataclass(eq=False)

@@ -27,7 +27,7 @@ from formulas.tokens.operand import Empty, XlError as FXlError
 
 from .. import registry
 from ..errors import ExcelError
-from ..evaluate import excel_names, load_functions
+from ..calls import excel_names, load_functions
 from ..registry import REGISTRY
 from .runlog import note
 from .startup import defer_scipy
@@ -150,7 +150,7 @@ def _whole_value(rng: Ranges):
 
 def install_functions() -> int:
     """Put every registry function into formulas' function table under each of its
-    :func:`~zvmplan_addin.evaluate.excel_names`; returns how many functions."""
+    :func:`~zvmplan_addin.calls.excel_names`; returns how many functions."""
     defer_scipy()  # formulas' function table without SciPy until a formula needs it
     load_functions()
     Empty.compile = staticmethod(_empty_argument)  # formulas' reading of F(1,,2)'s gap
