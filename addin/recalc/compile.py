@@ -235,82 +235,88 @@ class FormulaCompiler:
         or it has no literals."""
         self.compiled += 1
         nodes = self.nodes
-        s, r, c, text = nodes.n_sheet[i], nodes.n_row[i], nodes.n_col[i], nodes.n_text[i]
-        if shp is not None and shp.generic is not None and not exact:
-            text = shp.generic
-        else:
-            exact = True
-        sheet = nodes.sheet_names[s].upper() if s is not None else ""
-        ctx = {"sheet": sheet, "cr": str(r or 1), "cc": c or 1}
+        s = nodes.n_sheet[i]
+        exact = exact or shp is None or shp.generic is None
         refs = nodes.refs[s] if s is not None and s < len(nodes.refs) else nodes.refs[0]
         reasons = self.log.reasons
         reasons.cell = nodes.n_label[i]  # compiling evaluates constant calls
         try:
-            text, moved = shapes.edge_proxies(text, sheet)
-            tokens, builder = formulas.Parser(True).ast("=" + text, context=ctx)
-            if not exact and not _literals_stand_alone(tokens, len(shp.literals)):
-                reasons.cell = None
-                self.compiled -= 1
-                return self.compile(i, shp, exact=True)
-            cell = Ranges().push(f"{quote(sheet)}!{shapes.a1(r or 1, c or 1)}")
-            pipe = builder.compile(references=refs, context=ctx, **{CELL: cell})
+            parsed = self._parse(i, nodes.n_text[i] if exact else shp.generic, refs,
+                                 None if exact else len(shp.literals))
         except Exception as exc:
             return self._broken(i, exc)
         finally:
             reasons.cell = None
-        table = get_functions()
+        if parsed is None:  # the generic text is not the formula: compile it as written
+            self.compiled -= 1
+            return self.compile(i, shp, exact=True)
+        tokens, pipe, moved = parsed
         names = {t.name.upper() for t in tokens if isinstance(t, FunctionToken)}
+        table = get_functions()
         unsupported = {n for n in names if n not in table and n not in refs}
         shareable = shp is not None and not (names & _PRIVATE) and \
             not _range_operators(tokens)
-        index = {}
-        if shp is not None:
-            for j, rect in enumerate(shp.rects):
-                index.setdefault(rect, j)
-        plan = []
-        for key, rng in pipe.inputs.items():
-            step, private, unknown = self._input(s, key, rng, refs, index, moved, exact)
-            plan.append(step)
-            shareable = shareable and not private
-            if unknown is not None:
-                unsupported.add(unknown)
-        dups = []
-        if shp is not None:
-            dups = [(j, index[rect]) for j, rect in enumerate(shp.rects) if index[rect] != j]
-        return Template(pipe, plan, dups, shareable, unsupported, self._program(pipe),
-                        checked=not self.options.check, literals=not exact)
+        index = _slot_index(shp)
+        plan, private, unknown = self._plan(s, pipe, refs, index, moved, exact)
+        dups = [] if shp is None else \
+            [(j, index[rect]) for j, rect in enumerate(shp.rects) if index[rect] != j]
+        return Template(pipe, plan, dups, shareable and not private, unsupported | unknown,
+                        self._program(pipe), checked=not self.options.check,
+                        literals=not exact)
 
-    def _input(self, s, key, rng, refs: dict, index: dict, moved: dict, exact: bool):
-        """One input of a compiled formula -> (its plan step, whether it ties the
-        compiled form to this cell, the name formulas does not know or None). ``index``:
-        each rectangle of the shape -> its slot; ``moved``: the references
-        :func:`~.shapes.edge_proxies` moved in from the sheet's edge."""
-        key = key.upper() if isinstance(key, str) else key
-        lit = _LITERAL.fullmatch(key) if isinstance(key, str) and not exact else None
+    def _parse(self, i, text: str, refs: dict, literals: int | None):
+        """(tokens, compiled pipe, references moved in from the sheet's edge) of node
+        ``i``'s formula ``text``; None when ``literals`` (the number of a generic text's
+        placeholders) is given and formulas did not read each as a name of its own.
+        Raises what formulas raises for a formula it cannot compile."""
+        nodes = self.nodes
+        s, r, c = nodes.n_sheet[i], nodes.n_row[i], nodes.n_col[i]
+        sheet = nodes.sheet_names[s].upper() if s is not None else ""
+        ctx = {"sheet": sheet, "cr": str(r or 1), "cc": c or 1}
+        text, moved = shapes.edge_proxies(text, sheet)
+        tokens, builder = formulas.Parser(True).ast("=" + text, context=ctx)
+        if literals is not None and not _literals_stand_alone(tokens, literals):
+            return None
+        cell = Ranges().push(f"{quote(sheet)}!{shapes.a1(r or 1, c or 1)}")
+        pipe = builder.compile(references=refs, context=ctx, **{CELL: cell})
+        return tokens, pipe, moved
+
+    def _plan(self, s, pipe, refs: dict, index: dict, moved: dict, exact: bool):
+        """(the plan: one step per input of ``pipe``, whether some input ties the compiled
+        form to this cell, the names formulas does not know)."""
+        plan, private, unknown = [], False, set()
+        for key, rng in pipe.inputs.items():
+            key = key.upper() if isinstance(key, str) else key
+            got = self._named_input(s, key, rng, refs, index, moved, exact) \
+                if isinstance(key, str) else None
+            step, ties, name = got if got is not None else _range_input(key, rng, index, moved)
+            plan.append(step)
+            private = private or ties
+            if name is not None:
+                unknown.add(name)
+        return plan, private, unknown
+
+    def _named_input(self, s, key: str, rng, refs: dict, index: dict, moved: dict,
+                     exact: bool):
+        """An input formulas names by text -- a generic literal's placeholder, a defined
+        name, a reference to a sheet whose name formulas cannot parse back -> (its plan
+        step, whether it ties the compiled form to this cell, None); None for any
+        other input. ``index``: each rectangle of the shape -> its slot; ``moved``: the
+        references :func:`~.shapes.edge_proxies` moved in from the sheet's edge."""
+        lit = None if exact else _LITERAL.fullmatch(key)
         if lit is not None:
             return (LIT, int(lit.group(1))), False, None
-        if isinstance(key, str) and key in refs:
+        if key in refs:
             if rng is None or not getattr(rng, "ranges", None):
                 return (NAME, self._name_node(s, key)), False, None
             return (CONST, rect_of(rng.ranges[0])), False, None
-        if rng is None and isinstance(key, str):  # formulas cannot name every sheet
+        if rng is None:  # formulas cannot name every sheet
             rect = self._rect_from_name(key)
             if rect is not None:
                 rect = moved.get(rect, rect)
                 j = index.get(rect)
                 return ((CONST, rect) if j is None else (REF, j)), j is None, None
-        if isinstance(rng, Ranges) and len(rng.ranges) > 1:  # a union: (A1,B2:B4)
-            return (UNION, tuple(rect_of(g) for g in rng.ranges)), True, None
-        if not isinstance(rng, Ranges) or len(rng.ranges) != 1:
-            code = "#NAME?" if rng is None else "#REF!"
-            unknown = key if rng is None and isinstance(key, str) else None
-            return (RAW, XL[code]), False, unknown
-        rect = rect_of(rng.ranges[0])
-        rect = moved.get(rect, rect)
-        j = index.get(rect)
-        if j is None:
-            return (CONST, rect), True, None
-        return (REF, j), False, None
+        return None
 
     def _program(self, pipe) -> Program | None:
         """formulas' compiled ``pipe`` as a straight-line program, or None (the pipe is
@@ -352,6 +358,32 @@ class FormulaCompiler:
         if nid is None:
             nid = self.nodes.name_nodes.get((None, key))
         return nid
+
+
+def _slot_index(shp) -> dict:
+    """Each rectangle of shape ``shp`` -> its first slot ({} without a shape)."""
+    index: dict = {}
+    if shp is not None:
+        for j, rect in enumerate(shp.rects):
+            index.setdefault(rect, j)
+    return index
+
+
+def _range_input(key, rng, index: dict, moved: dict):
+    """An input formulas gives as a range (``rng``: its ``Ranges``, None for a name it
+    does not know) -> (its plan step, whether it ties the compiled form to this cell,
+    the name formulas does not know or None)."""
+    if isinstance(rng, Ranges) and len(rng.ranges) > 1:  # a union: (A1,B2:B4)
+        return (UNION, tuple(rect_of(g) for g in rng.ranges)), True, None
+    if not isinstance(rng, Ranges) or len(rng.ranges) != 1:
+        code = "#NAME?" if rng is None else "#REF!"
+        return (RAW, XL[code]), False, key if rng is None and isinstance(key, str) else None
+    rect = rect_of(rng.ranges[0])
+    rect = moved.get(rect, rect)
+    j = index.get(rect)
+    if j is None:
+        return (CONST, rect), True, None
+    return (REF, j), False, None
 
 
 def _scatter(into: list, ids: np.ndarray, values: list) -> None:
