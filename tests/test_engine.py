@@ -865,7 +865,7 @@ def test_columns_of_one_kind_take_the_numpy_paths(tmp_path, monkeypatch):
     """IF over a TRUE/FALSE column and ``&`` over text columns run in numpy and give the
     values cell by cell gives (Excel: IF returns its second argument where the condition
     is TRUE, else its third; ``&`` joins the texts)."""
-    from zvmplan_addin.recalc import columnar
+    from zvmplan_addin.recalc.columnar import numeric as columnar
     col = np.empty((4, 1), dtype=object)
     col[:, 0] = [True, False, 2.0, 0.0]
     x = np.empty((4, 1), dtype=object)
@@ -891,7 +891,7 @@ def test_distinct_combinations_are_keyed_by_type():
     not the number 1 or the error #N/A (Excel compares values of different types as
     different)."""
     from zvmplan_addin.errors import ExcelError
-    from zvmplan_addin.recalc.columnar import _factorize
+    from zvmplan_addin.recalc.columnar.distinct import _factorize
     values = [1, 1.0, True, "1", ExcelError("#N/A"), "#N/A", 1.0, "1"]
     picks, inverse = _factorize([values], len(values))
     assert picks.tolist() == [0, 2, 3, 4, 5]
@@ -918,7 +918,7 @@ def test_the_fast_shape_of_a_filled_column_is_the_full_one(pattern):
 def test_a_zvmplan_column_of_many_distinct_values_takes_the_vector_path(tmp_path, monkeypatch):
     """Beyond SCALAR_DISTINCT distinct arguments a zvmplan function is called once with
     all of them (its vector path); the values are those of cell by cell, errors per cell."""
-    from zvmplan_addin.recalc.columnar import SCALAR_DISTINCT
+    from zvmplan_addin.recalc.columnar.zvmplan import SCALAR_DISTINCT
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "Plan"

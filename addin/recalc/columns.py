@@ -13,7 +13,8 @@ import schedula as sh
 
 from ..errors import ExcelError
 from .cells import CellEvaluator
-from .columnar import LIT_COLUMN, REF_COLUMN, ROWS_COLUMN, RowRanges, _cell_values, run_columns
+from .columnar import LIT_COLUMN, REF_COLUMN, ROWS_COLUMN, RowRanges, run_columns
+from .columnar.vectors import _cell_values
 from .groups import ColumnGroup
 from .program import CONST, LIT, NAME, RAW, REF
 from .values import XL, same, scalar
