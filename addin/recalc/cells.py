@@ -19,7 +19,7 @@ from .read import Nodes
 from .runlog import RunLog
 from .values import XL, filled, fit, make_ranges, plain_result, same, scalar
 
-log = logging.getLogger("zvmplan_addin.engine")
+log = logging.getLogger("zvmplan_addin.recalc")
 BIG_RANGE = 4_000_000               # a larger range is cut to the sheet's used area
 
 
