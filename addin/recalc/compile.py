@@ -67,85 +67,122 @@ def compile_nodes(nodes: Nodes, compiler: "FormulaCompiler", log: RunLog) -> Com
     n = len(nodes.n_text)
     code = Compiled(template=[None] * n, rects=[()] * n, lits=[()] * n, used=[()] * n,
                     name_deps=[()] * n, reads={})
-    cache: dict[str, list[Template]] = {}
-    shapers: dict = {}
-    scopes = nodes.scopes
-
-    def shaper_of(s):
-        shaper = shapers.get(s)
-        if shaper is None:
-            shaper = shapers[s] = shapes.Shaper(sheet_names[s], scopes.get(s, ""))
-        return shaper
-
-    # the per-node lists bound once: this loop runs once per formula cell
-    n_sheet, n_row, n_col, n_text = nodes.n_sheet, nodes.n_row, nodes.n_col, nodes.n_text
-    template, rects_of, lits_of = code.template, code.rects, code.lits
-    used_of, names_of, reads = code.used, code.name_deps, code.reads
-    sheet_names, cells, generic = nodes.sheet_names, nodes.cells, not compiler.options.exact
-    beyond_limits = shapes.beyond_limits
-    runs = filldown.find_runs(n_sheet, n_row, n_col, n_text, cells, shaper_of) \
-        if generic else {}
-    covered = bytearray(len(n_text))  # 1: a run's follower, done with its leader
+    shaping = _Shaping(nodes, generic=not compiler.options.exact)
+    templates = _Templates(compiler, shaping)
+    runs = filldown.find_runs(nodes.n_sheet, nodes.n_row, nodes.n_col, nodes.n_text,
+                              nodes.cells, shaping.shaper_of) if shaping.generic else {}
+    covered = bytearray(n)  # 1: a run's follower, done with its leader
     flags = np.frombuffer(covered, dtype=np.uint8)
     for run in runs.values():
         flags[run.members] = 1
     taken, memo = [], {}
-    for i in range(len(n_text)):
+    beyond_limits, n_text = shapes.beyond_limits, nodes.n_text
+    for i in range(n):  # once per formula cell that no run covers
         if covered[i]:
             continue
-        s, r, c, text = n_sheet[i], n_row[i], n_col[i], n_text[i]
-        shp = None
-        why = beyond_limits(text)
+        why = beyond_limits(n_text[i])
         if why is not None:  # before any parser sees it
-            template[i] = compiler.refused(i, why)
+            code.template[i] = compiler.refused(i, why)
             if i in runs:
                 flags[runs[i].members] = 0
             continue
-        if i < cells and generic:
-            shp = shaper_of(s)(text, r, c)
-        elif i < cells:
-            shp = shapes.shape(text, sheet_names[s], r, c, scope=scopes.get(s, ""))
-        t = None
+        shp = shaping.shape(i)
         if shp is not None:
-            rects_of[i], lits_of[i] = shp.rects, shp.literals
-            # several templates per shape when references coincide in some cells
-            # (=F(A1)+$A$1 in row 1 reads one cell twice, in row 2 two cells)
-            for known in cache.get(shp.key, ()):
-                if known.accepts(shp.rects):
-                    t = known
-                    break
-        if t is None:
-            sheet_name = sheet_names[s] if s is not None else ""
-            if shp is not None and shp.generic is None and shp.literals:
-                shp = shapes.shape(text, sheet_name, r, c, generic=True,
-                                   scope=scopes.get(s, ""))  # with its text
-            t = compiler.compile(i, shp)
-            if shp is not None and t.shareable and len(cache.get(shp.key, ())) < 8:
-                cache.setdefault(shp.key, []).append(t)
-        template[i] = t
-        refs, fixed, names = t.inputs_read()
-        if refs:
-            rects = rects_of[i]
-            used = tuple([rects[x] for x in refs]) + fixed if fixed else \
-                tuple([rects[x] for x in refs])
-        else:
-            used = fixed
-        used_of[i], names_of[i] = used, names
-        if t.unsupported:
-            log.unsupported |= t.unsupported
-        for rect in used:
-            if rect[1] != rect[3] or rect[2] != rect[4]:
-                reads[rect] = reads.get(rect, 0) + 1
+            code.rects[i], code.lits[i] = shp.rects, shp.literals
+        shp, t = templates.of(i, shp)
+        code.template[i] = t
+        _note_inputs(code, i, t, log)
         run = runs.get(i)
         if run is not None:
             # every copy of the shape gets t (if it accepts them all): so do these
-            if shp is not None and cache.get(shp.key, [None])[0] is t and \
-                    _take(code, run, t, memo):
+            if shp is not None and templates.first(shp) is t and _take(code, run, t, memo):
                 taken.append(run)
             else:
                 flags[run.members] = 0
     _share_invariants(code, np.flatnonzero(flags == 0).tolist(), taken)
     return code
+
+
+class _Shaping:
+    """The shape of node ``i`` (:meth:`shape`): generic (its literals as slots, one
+    :class:`~.shapes.Shaper` per sheet) unless not ``generic``; None for a defined name
+    or a formula :mod:`.shapes` cannot be sure about."""
+
+    def __init__(self, nodes: Nodes, generic: bool):
+        self.nodes, self.generic = nodes, generic
+        self._shapers: dict = {}
+
+    def shaper_of(self, s) -> shapes.Shaper:
+        shaper = self._shapers.get(s)
+        if shaper is None:
+            shaper = self._shapers[s] = shapes.Shaper(self.nodes.sheet_names[s],
+                                                      self.nodes.scopes.get(s, ""))
+        return shaper
+
+    def shape(self, i):
+        nodes = self.nodes
+        if i >= nodes.cells:
+            return None
+        s, r, c, text = nodes.n_sheet[i], nodes.n_row[i], nodes.n_col[i], nodes.n_text[i]
+        if self.generic:
+            return self.shaper_of(s)(text, r, c)
+        return shapes.shape(text, nodes.sheet_names[s], r, c, scope=nodes.scopes.get(s, ""))
+
+    def with_text(self, i):
+        """Node ``i``'s generic shape with its generic text (which a :class:`Shaper`
+        leaves out until a cell of the shape is compiled)."""
+        nodes = self.nodes
+        s = nodes.n_sheet[i]
+        return shapes.shape(nodes.n_text[i], nodes.sheet_names[s] if s is not None else "",
+                            nodes.n_row[i], nodes.n_col[i], generic=True,
+                            scope=nodes.scopes.get(s, ""))
+
+
+class _Templates:
+    """The templates compiled so far, up to 8 per shape key: several when references
+    coincide in some cells (``=F(A1)+$A$1`` in row 1 reads one cell twice, in row 2 two
+    cells)."""
+
+    def __init__(self, compiler: "FormulaCompiler", shaping: _Shaping):
+        self.compiler, self.shaping = compiler, shaping
+        self._cache: dict[str, list[Template]] = {}
+
+    def of(self, i, shp) -> tuple:
+        """(the shape, the template) of node ``i``: a known template that accepts its
+        references, else a new one compiled (and kept if it can be shared)."""
+        if shp is not None:
+            for known in self._cache.get(shp.key, ()):
+                if known.accepts(shp.rects):
+                    return shp, known
+        if shp is not None and shp.generic is None and shp.literals:
+            shp = self.shaping.with_text(i)
+        t = self.compiler.compile(i, shp)
+        if shp is not None and t.shareable and len(self._cache.get(shp.key, ())) < 8:
+            self._cache.setdefault(shp.key, []).append(t)
+        return shp, t
+
+    def first(self, shp):
+        """The first template kept for ``shp``'s key, or None."""
+        return self._cache.get(shp.key, [None])[0]
+
+
+def _note_inputs(code: Compiled, i: int, t: Template, log: RunLog) -> None:
+    """What node ``i`` reads with template ``t``: ``code.used[i]``, ``code.name_deps[i]``,
+    the count of readers of each multi-cell rectangle, the functions formulas lacks."""
+    refs, fixed, names = t.inputs_read()
+    if refs:
+        rects = code.rects[i]
+        used = tuple([rects[x] for x in refs]) + fixed if fixed else \
+            tuple([rects[x] for x in refs])
+    else:
+        used = fixed
+    code.used[i], code.name_deps[i] = used, names
+    if t.unsupported:
+        log.unsupported |= t.unsupported
+    reads = code.reads
+    for rect in used:
+        if rect[1] != rect[3] or rect[2] != rect[4]:
+            reads[rect] = reads.get(rect, 0) + 1
 
 
 def _take(code: Compiled, run: filldown.Run, t: Template, memo: dict) -> bool:

@@ -198,6 +198,34 @@ class Nodes:
         return len(self.n_text)
 
 
+class _NodeLists:
+    """The parallel per-node lists of :class:`Nodes`, filled by :func:`read_nodes`."""
+
+    def __init__(self, sheet_names: list[str]):
+        self.sheet, self.row, self.col, self.text, self.area, self.kind = [], [], [], [], [], []
+        self.labels = Labels(sheet_names, self.sheet, self.row, self.col)
+
+    def add(self, s, r, c, text, area, label=None, kind="name") -> int:
+        self.kind.append(kind)
+        self.sheet.append(s)
+        self.row.append(r)
+        self.col.append(c)
+        self.text.append(text)
+        self.area.append(area)
+        if label:
+            self.labels.names[len(self.text) - 1] = label
+        return len(self.text) - 1
+
+    def extend(self, s: int, rows: np.ndarray, cols: np.ndarray, cells: list, kinds: list):
+        """A sheet's formula cells at once (by row, then column)."""
+        self.kind.extend(kinds)
+        self.sheet.extend([s] * len(cells))
+        self.row.extend(rows.tolist())
+        self.col.extend(cols.tolist())
+        self.text.extend([f.text for f in cells])
+        self.area.extend([None] * len(cells))
+
+
 def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
     """The :class:`Nodes` of ``book``: each sheet's formula cells by row, then column,
     then the defined names that are formulas. A data table's cells keep their cached
@@ -208,46 +236,49 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
     kinds = [[f.kind for f in s.formulas.values()] for s in book.sheets]
     grids = [Grid(s, at[0], arrays="array" in k) for s, at, k in zip(book.sheets, where, kinds)]
     taken = [_Taken(s, g, at) for s, g, at in zip(book.sheets, grids, where)]
-    n_sheet, n_row, n_col, n_text, n_area, n_kind = [], [], [], [], [], []
-    labels = Labels(sheet_names, n_sheet, n_row, n_col)
-
-    def add_node(s, r, c, text, area, label=None, kind="name"):
-        n_kind.append(kind)
-        n_sheet.append(s)
-        n_row.append(r)
-        n_col.append(c)
-        n_text.append(text)
-        n_area.append(area)
-        if label:
-            labels.names[len(n_text) - 1] = label
-        return len(n_text) - 1
-
+    lists = _NodeLists(sheet_names)
     for s, sheet in enumerate(book.sheets):
-        if "dataTable" in kinds[s] or "array" in kinds[s]:
-            for (r, c), f in _in_order(sheet.formulas):
-                if f.kind == "dataTable":
-                    log.kept_cached += 1
-                    log.warnings.append(f"{labels.cell(s, r, c)}: a data table; kept its "
-                                        "cached value")
-                    continue
-                add_node(s, r, c, f.text, f.area if f.kind == "array" else None, kind=f.kind)
-            continue
-        # the usual sheet (plain and shared formulas): the node lists extended at once
-        at, cells, kind = where[s][1], list(sheet.formulas.values()), kinds[s]
-        rows, cols = at[:, 0], at[:, 1]
-        step_r, step_c = np.diff(rows), np.diff(cols)
-        if not ((step_r > 0) | ((step_r == 0) & (step_c > 0))).all():  # not as read
-            order = np.lexsort((cols, rows))
-            rows, cols = rows[order], cols[order]
-            cells, kind = [cells[k] for k in order.tolist()], [kind[k] for k in order.tolist()]
-        n_kind.extend(kind)
-        n_sheet.extend([s] * len(cells))
-        n_row.extend(rows.tolist())
-        n_col.extend(cols.tolist())
-        n_text.extend([f.text for f in cells])
-        n_area.extend([None] * len(cells))
-    n_cells = len(n_text)
-    # defined names: ranges are bound at compile time, formulas become nodes
+        _formula_cells(lists, s, sheet, where[s][1], kinds[s], log)
+    n_cells = len(lists.text)
+    name_nodes, refs = _defined_names(lists, book)
+    scopes = {dn.sheet: shapes.sheet_key(book.sheets[dn.sheet].name)
+              for dn in book.names if dn.sheet is not None and dn.sheet < len(book.sheets)}
+    return Nodes(sheet_names=sheet_names,
+                 sheet_index={shapes.sheet_key(name): i for i, name in enumerate(sheet_names)},
+                 grids=grids, taken=taken, n_sheet=lists.sheet, n_row=lists.row,
+                 n_col=lists.col, n_text=lists.text, n_area=lists.area, n_kind=lists.kind,
+                 n_label=lists.labels, cells=n_cells, refs=refs, name_nodes=name_nodes,
+                 scopes=scopes)
+
+
+def _formula_cells(lists: _NodeLists, s: int, sheet, at: np.ndarray, kinds: list,
+                   log: RunLog) -> None:
+    """Sheet ``s``'s formula cells as nodes, by row, then column (``at``: their
+    :func:`coords`; ``kinds``: their kinds, in the same order)."""
+    if "dataTable" in kinds or "array" in kinds:
+        for (r, c), f in _in_order(sheet.formulas):
+            if f.kind == "dataTable":
+                log.kept_cached += 1
+                log.warnings.append(f"{lists.labels.cell(s, r, c)}: a data table; kept its "
+                                    "cached value")
+                continue
+            lists.add(s, r, c, f.text, f.area if f.kind == "array" else None, kind=f.kind)
+        return
+    # the usual sheet (plain and shared formulas): the node lists extended at once
+    cells = list(sheet.formulas.values())
+    rows, cols = at[:, 0], at[:, 1]
+    step_r, step_c = np.diff(rows), np.diff(cols)
+    if not ((step_r > 0) | ((step_r == 0) & (step_c > 0))).all():  # not as read
+        order = np.lexsort((cols, rows))
+        rows, cols = rows[order], cols[order]
+        cells, kinds = [cells[k] for k in order.tolist()], [kinds[k] for k in order.tolist()]
+    lists.extend(s, rows, cols, cells, kinds)
+
+
+def _defined_names(lists: _NodeLists, book: xlsx.Workbook) -> tuple[dict, list]:
+    """The defined names of ``book``: a name that is exactly one reference is bound (its
+    ``Ranges``), a formula becomes a node of ``lists``. Returns ((sheet or None, NAME)
+    -> node, per sheet the names in scope)."""
     name_nodes: dict[tuple, int] = {}
     global_refs, local_refs = {}, [dict() for _ in book.sheets]
     for dn in book.names:
@@ -257,26 +288,26 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
         target = global_refs if dn.sheet is None or dn.sheet >= len(book.sheets) \
             else local_refs[dn.sheet]
         text = dn.text.strip().lstrip("=")
-        rng = None
-        if shapes.reference(text) is not None:  # exactly one reference, not a formula
-            try:
-                rng = Ranges().push(text)
-                if len(rng.ranges) != 1 or not rng.ranges[0].get("sheet_id"):
-                    rng = None
-            except Exception:
-                rng = None
+        rng = _one_range(text)
         if rng is not None:
             target[key] = rng
         else:
             target[key] = None
             s = dn.sheet if dn.sheet is not None and dn.sheet < len(book.sheets) else 0
-            nid = add_node(s if book.sheets else None, 0, 0, text, None, label=dn.name)
+            nid = lists.add(s if book.sheets else None, 0, 0, text, None, label=dn.name)
             name_nodes[(dn.sheet if target is not global_refs else None, key)] = nid
-    refs = [{**global_refs, **local} for local in local_refs] or [global_refs]
-    scopes = {dn.sheet: shapes.sheet_key(book.sheets[dn.sheet].name)
-              for dn in book.names if dn.sheet is not None and dn.sheet < len(book.sheets)}
-    return Nodes(sheet_names=sheet_names,
-                 sheet_index={shapes.sheet_key(name): i for i, name in enumerate(sheet_names)},
-                 grids=grids, taken=taken, n_sheet=n_sheet, n_row=n_row, n_col=n_col,
-                 n_text=n_text, n_area=n_area, n_kind=n_kind, n_label=labels, cells=n_cells,
-                 refs=refs, name_nodes=name_nodes, scopes=scopes)
+    return name_nodes, [{**global_refs, **local} for local in local_refs] or [global_refs]
+
+
+def _one_range(text: str):
+    """formulas' ``Ranges`` of ``text`` if it is exactly one reference with its sheet,
+    else None (a formula)."""
+    if shapes.reference(text) is None:
+        return None
+    try:
+        rng = Ranges().push(text)
+    except Exception:
+        return None
+    if len(rng.ranges) != 1 or not rng.ranges[0].get("sheet_id"):
+        return None
+    return rng
