@@ -36,7 +36,7 @@ _PRIVATE = {name for name, f in get_functions().items()
     for spelled in spellings(name, builtin=True)}
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class Compiled:
     """What the compile stage hands the later ones, per node ``i``: ``template[i]`` (shared
     by the nodes of one shape; None only before compiling), ``rects[i]`` (each reference
