@@ -414,7 +414,8 @@ def planner_totals(last: int) -> dict[str, tuple[str, str]]:
     for i, b in enumerate(BASES):
         r = SUB_ROW + i
         n = f"${STATUS_COL}${r}"
-        out[f"{STATUS_COL}{r}"] = (f"={counted(st_rng, on_rng, b)}", COUNT_FORMAT)
+        out[f"{STATUS_COL}{r}"] = (f"=IF(ISERROR({guard}),{guard},{counted(st_rng, on_rng, b)})",
+                                   COUNT_FORMAT)
         # CP and virtual: blank where the basis has only 'total only' links (Guest LAN)
         yes = f'COUNTIFS({on_rng},{s(b)},{st_rng},"yes")'
         for col, which, none in (("M", ("yes",), yes), ("N", ("yes",), yes),
@@ -728,10 +729,11 @@ def scenario_row(block: int, r: int) -> dict[str, tuple[str, str]]:
                       f'{ENGINES_CELL[1:]})', "0.0%")
     out[L(c0 + 5)] = (status(blank, f"{L(c0 + 1)}{r}", f"{L(c0 + 2)}{r}", f"{L(c0 + 3)}{r}", t),
                       "General")
-    # an error of the scenario's transport (even #NAME?) keeps the link on its own, whose
-    # figures then show any error that is not "no answer"
+    # "no answer" from the scenario's transport keeps the link on its own; any other
+    # error (#NAME?: the zvmplan functions are missing) shows, never a plausible name
     out[L(c0 + 6)] = (f'=IF({blank},"",IF(OR({scen_t}="",{scen_t}={own}),{own},'
-                      f'IF(ISNUMBER({probe}),{scen_t},{own})))', "General")
+                      f'IF(ISNUMBER({probe}),{scen_t},IF({left_out(probe)},{own},{probe}))))',
+                      "General")
     out[L(c0 + 7)] = (f'=IF({blank},"",IF({base}="",IF({up}="","",{up}),'
                       f'{base}*IF({up}="",1,{up})))', "General")
     out[L(c0 + 8)] = (f'=IF({blank},"",IF({base}<>"",{s(MACHINE)},{tx_processor(t)}))',
@@ -772,8 +774,10 @@ def scenario_totals(block: int, last: int, p_last: int | None = None
                         (4, "share", "0.0%"), (8, "on", "General")):
         out[f"{L(c0 + k)}{SCEN_TOTAL_ROW}"] = (
             f'=IF({name}="","",IF({short},"rows missing",{tot[key][1:]}))', fmt)
+    guard = f"SUM({rng(5)})"   # an error in the status column (e.g. #NAME?) shows
     out[f"{L(c0 + 5)}{SCEN_TOTAL_ROW}"] = (
-        f'=IF({name}="","",{count(rng(5), ("yes", "total only"))})', COUNT_FORMAT)
+        f'=IF({name}="","",IF(ISERROR({guard}),{guard},'
+        f'{count(rng(5), ("yes", "total only"))}))', COUNT_FORMAT)
     out[f"{L(c0 + 6)}{SCEN_TOTAL_ROW}"] = (f'=IF({name}="","",{kept})', '0" kept";-0;""')
     keep_text = (f'IF({kept}>0," "&{kept}&" link(s) that "&{refs["transport"]}&" cannot carry '
                  f'stay on their own transport (Carried by, highlighted), so this total counts '
