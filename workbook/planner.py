@@ -254,6 +254,12 @@ def left_out(ref: str) -> str:
     return "OR(" + ",".join(f"ERROR.TYPE({ref})={k}" for k in LEFT_OUT_ERRORS) + ")"
 
 
+def left_out_once(expr: str) -> str:
+    """:func:`left_out` evaluating ``expr`` once (ERROR.TYPE's code looked up among the
+    digits of :data:`LEFT_OUT_ERRORS`), for a long expression: FALSE for any other error."""
+    return f'ISNUMBER(FIND(ERROR.TYPE({expr}),"{"".join(map(str, LEFT_OUT_ERRORS))}"))'
+
+
 def status(blank: str, cp: str, v: str, tot: str, t: str) -> str:
     """In totals: "yes" (CP, virtual and total), "total only" (a transport whose source
     gives total CPU only), "no" (the total is an error of :data:`LEFT_OUT_ERRORS`), or
@@ -732,7 +738,7 @@ def scenario_row(block: int, r: int) -> dict[str, tuple[str, str]]:
     # "no answer" from the scenario's transport keeps the link on its own; any other
     # error (#NAME?: the zvmplan functions are missing) shows, never a plausible name
     out[L(c0 + 6)] = (f'=IF({blank},"",IF(OR({scen_t}="",{scen_t}={own}),{own},'
-                      f'IF(ISNUMBER({probe}),{scen_t},IF({left_out(probe)},{own},{probe}))))',
+                      f'IF(ISNUMBER({probe}),{scen_t},IF({left_out_once(probe)},{own},{probe}))))',
                       "General")
     out[L(c0 + 7)] = (f'=IF({blank},"",IF({base}="",IF({up}="","",{up}),'
                       f'{base}*IF({up}="",1,{up})))', "General")
