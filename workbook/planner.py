@@ -883,7 +883,7 @@ def sheet_scenarios(book: Book):
                 st.attention(ws, rng, f'AND({t}<>"",{col}{SCEN_FIRST_ROW}<>"",'
                              f'{col}{SCEN_FIRST_ROW}<>{t})', fill=st.KEPT_FILL)
     ws.row_dimensions[SCEN_COUNT_ROW].height = 50
-    ws.row_dimensions[SCEN_HEAD_ROW].height = 30
+    ws.row_dimensions[SCEN_HEAD_ROW].height = 40
     _add_validations(ws, dv)
     ws.freeze_panes = f"A{SCEN_FIRST_ROW}"
     st.protect(ws)
@@ -912,6 +912,7 @@ def _target_processor(ws, row: int) -> int:
         ts = [t for t in names.TRANSPORTS if zvmplan.processor(t).name == p]
         st.label(ws.cell(r, 3), f"{', '.join(ts)} ({zvmplan.processor(ts[0]).label})",
                  wrap=True)
+        ws.row_dimensions[r].height = 30
     dv = validation("number")
     ws.add_data_validation(dv)
     dv.add(f"B{ASSUME_CAP_ROW}:B{ASSUME_CAP_ROW + len(PROCESSORS) - 1}")
