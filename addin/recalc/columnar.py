@@ -67,6 +67,7 @@ from formulas.tokens.operand import XlError as FXlError
 
 from ..errors import ExcelError
 from ..evaluate import resolve
+from .excel.coercion import CellSlice
 from .install import (OVERFLOW, Reasons, _elem_from_formulas, _from_formulas, _to_formulas,
                       _whole_value)
 from .program import CONST, LIT, MISSING, NAME, RAW, REF, UNION, NotStraight, Program
@@ -502,6 +503,8 @@ def _cell_value(values, column, name, k):
         return value[k, 0]
     if kind == ROWS_COLUMN:
         return value.ranges(k)
+    if kind == REF_COLUMN:  # still a reference: SUM(A2) skips A2's text, as in Excel
+        return value[k:k + 1].view(CellSlice)
     return value[k:k + 1]
 
 

@@ -1,0 +1,34 @@
+"""Excel's rules where the ``formulas`` package answers otherwise, owned here, one
+module per concern, each module's docstring citing what Excel does:
+
+* :mod:`.parse` -- text read as a number, date or time (VALUE, DATEVALUE, TIMEVALUE and
+  every coercion of text to a number);
+* :mod:`.coercion` -- a reference or array gives only its numbers to SUM, COUNT,
+  AVERAGE, MAX, ...; a direct value is coerced; ISNUMBER and N;
+* :mod:`.criteria` -- the cells COUNTIF, SUMIF, AVERAGEIF, MAXIFS ... pick;
+
+:func:`install` puts them in formulas' function table (called once by
+:func:`~zvmplan_addin.recalc.install.install_functions`; calling it again changes
+nothing).
+"""
+from __future__ import annotations
+
+from formulas.functions import wrap_func
+
+from . import coercion, criteria
+
+
+def put(table, name: str, func) -> None:
+    """``table[name] = func`` as formulas calls it: references given as ``Ranges``, and
+    an exception inside becomes #VALUE!."""
+    wrapped = wrap_func(func, ranges=True)
+    wrapped._zvm_excel = True
+    table[name] = wrapped
+
+
+def install(table) -> None:
+    """Excel's rules into formulas' function table ``table`` (idempotent)."""
+    if getattr(table.get("ISNUMBER"), "_zvm_excel", False):
+        return
+    for module in (coercion, criteria):
+        module.install(table, put)
