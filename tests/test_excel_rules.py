@@ -137,3 +137,120 @@ def test_a_column_of_references_reads_as_cell_by_cell(tmp_path):
         assert got[f"C{r}"] == (1 if text else 2)
         assert got[f"D{r}"] == r + 1
         assert got[f"E{r}"] is (not text)
+
+
+# ------------------------------------------------------------------- numbers ----
+# Excel keeps 15 significant digits (Microsoft, "Floating-point arithmetic may give
+# inaccurate results in Excel"); FLOOR/CEILING and their forms as their pages say.
+NUMBERS = {
+    "equal_at_15_digits": "=0.1+0.2=0.3",
+    "less_at_15_digits": "=0.1+0.2<0.3",
+    "greater_equal_at_15": "=0.3>=0.1+0.2",
+    "not_equal_at_15": "=0.1+0.2<>0.3",
+    "if_branch": '=IF(0.1+0.2=0.3,"same","differ")',
+    "really_different": "=0.3000000000001=0.3",
+    "round_half_up": "=ROUND(0.285,2)",
+    "round_negative": "=ROUND(-2.5,0)",
+    "round_tens": "=ROUND(1234.5,-2)",
+    "roundup_at_15": "=ROUNDUP(0.1+0.2,1)",
+    "rounddown": "=ROUNDDOWN(-3.14159,3)",
+    "trunc": "=TRUNC(8.9)",
+    "floor_at_15": "=FLOOR(0.3,0.1)",
+    "floor_docs_1": "=FLOOR(3.7,2)",
+    "floor_docs_2": "=FLOOR(-2.5,-2)",
+    "floor_docs_3": "=FLOOR(2.5,-2)",
+    "floor_docs_4": "=FLOOR(1.58,0.1)",
+    "ceiling_docs_1": "=CEILING(2.5,1)",
+    "ceiling_docs_2": "=CEILING(-2.5,-2)",
+    "ceiling_docs_3": "=CEILING(-2.5,2)",
+    "ceiling_docs_4": "=CEILING(1.5,0.1)",
+    "floor_math_docs_1": "=FLOOR.MATH(24.3,5)",
+    "floor_math_docs_2": "=FLOOR.MATH(6.7)",
+    "floor_math_docs_3": "=FLOOR.MATH(-8.1,2)",
+    "floor_math_docs_4": "=FLOOR.MATH(-5.5,2,-1)",
+    "floor_math_negative": "=FLOOR.MATH(-2.5)",
+    "ceiling_math_docs_1": "=CEILING.MATH(24.3,5)",
+    "ceiling_math_docs_2": "=CEILING.MATH(6.7)",
+    "ceiling_math_docs_3": "=CEILING.MATH(-8.1,2)",
+    "ceiling_math_docs_4": "=CEILING.MATH(-5.5,2,-1)",
+    "floor_precise_docs_1": "=FLOOR.PRECISE(-3.2,-1)",
+    "floor_precise_docs_2": "=FLOOR.PRECISE(3.2,1)",
+    "floor_precise_docs_3": "=FLOOR.PRECISE(-3.2,1)",
+    "floor_precise_docs_4": "=FLOOR.PRECISE(3.2,-1)",
+    "floor_precise_docs_5": "=FLOOR.PRECISE(3.2)",
+    "ceiling_precise_docs_1": "=CEILING.PRECISE(4.3)",
+    "ceiling_precise_docs_2": "=CEILING.PRECISE(-4.3)",
+    "ceiling_precise_docs_3": "=CEILING.PRECISE(4.3,2)",
+    "ceiling_precise_docs_4": "=CEILING.PRECISE(4.3,-2)",
+    "ceiling_precise_docs_5": "=CEILING.PRECISE(-4.3,2)",
+    "ceiling_precise_docs_6": "=CEILING.PRECISE(-4.3,-2)",
+    "iso_ceiling_docs_1": "=ISO.CEILING(-4.3,2)",
+    "iso_ceiling_docs_2": "=ISO.CEILING(4.3,-2)",
+    "zero_to_zero": "=0^0",
+    "power_zero_zero": "=POWER(0,0)",
+    "zero_to_negative": "=0^-1",
+    "negative_root": "=(-8)^(1/3)",
+    "text_plus": '="1,234"+1',
+    "time_text_plus": '="12:00"+0',
+    "bad_text_plus": '="a"+1',
+    "logical_plus": "=TRUE+1",
+}
+NUMBERS_EXPECTED = {
+    "equal_at_15_digits": True, "less_at_15_digits": False, "greater_equal_at_15": True,
+    "not_equal_at_15": False, "if_branch": "same", "really_different": False,
+    "round_half_up": 0.29, "round_negative": -3, "round_tens": 1200,
+    "roundup_at_15": 0.3, "rounddown": -3.141, "trunc": 8,
+    "floor_at_15": 0.3, "floor_docs_1": 2, "floor_docs_2": -2, "floor_docs_3": "#NUM!",
+    "floor_docs_4": 1.5, "ceiling_docs_1": 3, "ceiling_docs_2": -4, "ceiling_docs_3": -2,
+    "ceiling_docs_4": 1.5, "floor_math_docs_1": 20, "floor_math_docs_2": 6,
+    "floor_math_docs_3": -10, "floor_math_docs_4": -4, "floor_math_negative": -3,
+    "ceiling_math_docs_1": 25, "ceiling_math_docs_2": 7, "ceiling_math_docs_3": -8,
+    "ceiling_math_docs_4": -6, "floor_precise_docs_1": -4, "floor_precise_docs_2": 3,
+    "floor_precise_docs_3": -4, "floor_precise_docs_4": 3, "floor_precise_docs_5": 3,
+    "ceiling_precise_docs_1": 5, "ceiling_precise_docs_2": -4,
+    "ceiling_precise_docs_3": 6, "ceiling_precise_docs_4": 6,
+    "ceiling_precise_docs_5": -4, "ceiling_precise_docs_6": -4,
+    "iso_ceiling_docs_1": -4, "iso_ceiling_docs_2": 6,
+    "zero_to_zero": "#NUM!", "power_zero_zero": "#NUM!", "zero_to_negative": "#DIV/0!",
+    "negative_root": "#NUM!", "text_plus": 1235, "time_text_plus": 0.5,
+    "bad_text_plus": "#VALUE!", "logical_plus": 2,
+}
+
+
+@pytest.fixture(scope="module")
+def numbers(tmp_path_factory):
+    return cases(tmp_path_factory, NUMBERS, {}, "numbers")
+
+
+@pytest.mark.parametrize("case", list(NUMBERS))
+def test_excel_15_digits_and_rounding(numbers, case):
+    """Each formula of NUMBERS gives what Excel gives (the FLOOR/CEILING cases are the
+    examples of Microsoft's page of each function)."""
+    assert same(numbers[case], NUMBERS_EXPECTED[case])
+
+
+def test_comparison_down_a_column_is_at_15_digits(tmp_path):
+    """The column run's numpy comparison agrees with the cell's: =A1+0.2=B1 over rows
+    holding 0.1 and 0.3 is TRUE in every row, as in Excel; a real difference stays."""
+    cells = {}
+    for r in range(1, 31):
+        cells[f"A{r}"], cells[f"B{r}"] = 0.1, 0.3 if r % 3 else 0.31
+        cells[f"C{r}"] = f"=A{r}+0.2=B{r}"
+        cells[f"D{r}"] = f"=A{r}+0.2<B{r}"
+    got = recalc(tmp_path, cells)
+    for r in range(1, 31):
+        assert got[f"C{r}"] is bool(r % 3)
+        assert got[f"D{r}"] is (not r % 3)
+
+
+def test_randbetween_is_a_whole_number(tmp_path):
+    """RANDBETWEEN returns an integer between bottom and top (Microsoft's page), and
+    #NUM! when bottom is above top."""
+    cells = {f"A{r}": "=RANDBETWEEN(1,6)" for r in range(1, 41)}
+    cells["B1"] = "=RANDBETWEEN(5,1)"
+    cells["B2"] = "=RANDBETWEEN(1.5,2.5)"
+    got = recalc(tmp_path, cells)
+    assert all(float(got[f"A{r}"]).is_integer() and 1 <= got[f"A{r}"] <= 6
+               for r in range(1, 41))
+    assert got["B1"] == "#NUM!"
+    assert got["B2"] == 2

@@ -68,6 +68,7 @@ from formulas.tokens.operand import XlError as FXlError
 from ..errors import ExcelError
 from ..evaluate import resolve
 from .excel.coercion import CellSlice
+from .excel.numbers import compare_columns
 from .install import (OVERFLOW, Reasons, _elem_from_formulas, _from_formulas, _to_formulas,
                       _whole_value)
 from .program import CONST, LIT, MISSING, NAME, RAW, REF, UNION, NotStraight, Program
@@ -218,7 +219,7 @@ def _fast(name, args, n):
         if any(x is None for x in nums):
             return None
         out = np.empty(n, dtype=object)
-        out[:] = np.broadcast_to(_COMPARE[name](*nums), (n,)).tolist()
+        out[:] = np.broadcast_to(compare_columns(name, *nums), (n,)).tolist()
         return out.reshape(n, 1)
     if name == "IF" and len(args) in (2, 3):
         result = _fast_if(*args, n=n)

@@ -6,6 +6,8 @@ module per concern, each module's docstring citing what Excel does:
 * :mod:`.coercion` -- a reference or array gives only its numbers to SUM, COUNT,
   AVERAGE, MAX, ...; a direct value is coerced; ISNUMBER and N;
 * :mod:`.criteria` -- the cells COUNTIF, SUMIF, AVERAGEIF, MAXIFS ... pick;
+* :mod:`.numbers` -- 15 significant digits in comparisons, ROUND, FLOOR, CEILING;
+  the arithmetic operators' coercion of text; 0^0; RANDBETWEEN.
 
 :func:`install` puts them in formulas' function table (called once by
 :func:`~zvmplan_addin.recalc.install.install_functions`; calling it again changes
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 from formulas.functions import wrap_func
 
-from . import coercion, criteria
+from . import coercion, criteria, numbers
 
 
 def put(table, name: str, func) -> None:
@@ -30,5 +32,5 @@ def install(table) -> None:
     """Excel's rules into formulas' function table ``table`` (idempotent)."""
     if getattr(table.get("ISNUMBER"), "_zvm_excel", False):
         return
-    for module in (coercion, criteria):
+    for module in (coercion, criteria, numbers):
         module.install(table, put)

@@ -33,6 +33,7 @@ from formulas.functions import Array
 from formulas.tokens.operand import XlError
 
 from .coercion import XL, is_collection, is_number, is_text, single, values_of
+from .numbers import compare_numbers
 from .parse import number_from_text
 
 _OPERATORS = (">=", "<=", "<>", ">", "<", "=")
@@ -78,10 +79,6 @@ def matcher(criterion):
     key = operand.casefold()
     compare = _ORDER[op]
     return lambda v: is_text(v) and compare(v.casefold(), key)
-
-
-def compare_numbers(a, b) -> int:
-    return 0 if a == b else -1 if a < b else 1
 
 
 def _numeric(op, number):
