@@ -254,3 +254,53 @@ def test_randbetween_is_a_whole_number(tmp_path):
                for r in range(1, 41))
     assert got["B1"] == "#NUM!"
     assert got["B2"] == 2
+
+
+# ---------------------------------------------------------------------- text ----
+# A number joined to text is written as Excel's General format (15 significant digits);
+# CHAR/CODE in Windows-1252; TRIM; TEXTJOIN.
+TEXT_DATA = {"A1": "a", "A2": None, "A4": 5}
+TEXT = {
+    "sum_as_text": '=(0.1+0.2)&""',
+    "big_as_text": '=1E20&""',
+    "sixteen_digits": '=2^50&""',
+    "third_as_text": '=1/3&""',
+    "len_of_third": "=LEN(1/3)",
+    "concatenate": '=CONCATENATE(0.1+0.2,"x")',
+    "left_of_number": "=LEFT(123.456,5)",
+    "logical_as_text": '=TRUE&""',
+    "integer_as_text": '=9000&" bytes"',
+    "negative_as_text": '=-0.5&""',
+    "char_euro": "=CHAR(128)",
+    "char_a": "=CHAR(65)",
+    "char_zero": "=CHAR(0)",
+    "code_euro": '=CODE("€")',
+    "code_outside_1252": '=CODE("Ā")',
+    "code_of_number": "=CODE(1)",
+    "code_empty": '=CODE("")',
+    "trim_inner": '=TRIM("  a   b  c ")',
+    "textjoin_ignore": '=TEXTJOIN(",",TRUE,A1:A4)',
+    "textjoin_keep": '=TEXTJOIN(",",FALSE,A1:A4)',
+    "textjoin_delimiters": '=TEXTJOIN({"-","+"},TRUE,1,2,3)',
+}
+TEXT_EXPECTED = {
+    "sum_as_text": "0.3", "big_as_text": "1E+20", "sixteen_digits": "1.12589990684262E+15",
+    "third_as_text": "0.333333333333333", "len_of_third": 17, "concatenate": "0.3x",
+    "left_of_number": "123.4", "logical_as_text": "TRUE", "integer_as_text": "9000 bytes",
+    "negative_as_text": "-0.5", "char_euro": "€", "char_a": "A", "char_zero": "#VALUE!",
+    "code_euro": 128, "code_outside_1252": 63, "code_of_number": 49,
+    "code_empty": "#VALUE!", "trim_inner": "a b c", "textjoin_ignore": "a,5",
+    "textjoin_keep": "a,,,5", "textjoin_delimiters": "1-2+3",
+}
+
+
+@pytest.fixture(scope="module")
+def text(tmp_path_factory):
+    data = {k: v for k, v in TEXT_DATA.items() if v is not None}
+    return cases(tmp_path_factory, TEXT, data, "text")
+
+
+@pytest.mark.parametrize("case", list(TEXT))
+def test_excel_numbers_as_text_and_text_functions(text, case):
+    """Each formula of TEXT gives what Excel gives (A1 "a", A2 and A3 empty, A4 5)."""
+    assert same(text[case], TEXT_EXPECTED[case])

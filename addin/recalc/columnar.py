@@ -67,7 +67,7 @@ from formulas.tokens.operand import XlError as FXlError
 
 from ..errors import ExcelError
 from ..evaluate import resolve
-from .excel.coercion import CellSlice
+from .excel.values import CellSlice
 from .excel.numbers import compare_columns
 from .install import (OVERFLOW, Reasons, _elem_from_formulas, _from_formulas, _to_formulas,
                       _whole_value)

@@ -1,13 +1,16 @@
 """Excel's rules where the ``formulas`` package answers otherwise, owned here, one
 module per concern, each module's docstring citing what Excel does:
 
-* :mod:`.parse` -- text read as a number, date or time (VALUE, DATEVALUE, TIMEVALUE and
-  every coercion of text to a number);
+* :mod:`.values` -- an argument as formulas hands it over (reference, array, value);
+* :mod:`.parse` -- text read as a number, date or time (every coercion of text to a
+  number);
 * :mod:`.coercion` -- a reference or array gives only its numbers to SUM, COUNT,
   AVERAGE, MAX, ...; a direct value is coerced; ISNUMBER and N;
 * :mod:`.criteria` -- the cells COUNTIF, SUMIF, AVERAGEIF, MAXIFS ... pick;
 * :mod:`.numbers` -- 15 significant digits in comparisons, ROUND, FLOOR, CEILING;
-  the arithmetic operators' coercion of text; 0^0; RANDBETWEEN.
+  the arithmetic operators' coercion of text; 0^0; RANDBETWEEN;
+* :mod:`.text` -- numbers as text (Excel's General format), CHAR/CODE in
+  Windows-1252, TRIM, TEXTJOIN.
 
 :func:`install` puts them in formulas' function table (called once by
 :func:`~zvmplan_addin.recalc.install.install_functions`; calling it again changes
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 from formulas.functions import wrap_func
 
-from . import coercion, criteria, numbers
+from . import coercion, criteria, numbers, text
 
 
 def put(table, name: str, func) -> None:
@@ -32,5 +35,5 @@ def install(table) -> None:
     """Excel's rules into formulas' function table ``table`` (idempotent)."""
     if getattr(table.get("ISNUMBER"), "_zvm_excel", False):
         return
-    for module in (coercion, criteria, numbers):
+    for module in (coercion, criteria, numbers, text):
         module.install(table, put)

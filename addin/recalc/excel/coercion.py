@@ -22,50 +22,12 @@ import functools
 import numpy as np
 import schedula as sh
 from formulas.functions import Array
-from formulas.ranges import Ranges
-from formulas.tokens.operand import Error, XlError
+from formulas.tokens.operand import XlError
 
 from .parse import number_from_text
+from .values import XL, is_collection, is_number, single, values_of
 
 VALUE_ERROR = "#VALUE!"
-XL = Error.errors  # Excel error code -> formulas' error value
-
-
-class CellSlice(np.ndarray):
-    """One cell's value taken from a column of single-cell references (a column run):
-    still a reference, as the cell alone would see it."""
-
-
-def is_reference(a) -> bool:
-    return isinstance(a, (Ranges, CellSlice))
-
-
-def is_collection(a) -> bool:
-    """A reference, or an array of more than one value: only its numbers count."""
-    return is_reference(a) or isinstance(a, np.ndarray) and a.size != 1
-
-
-def values_of(a) -> np.ndarray:
-    """The 2-D object array a reference or array holds."""
-    return np.asarray(a.value if isinstance(a, Ranges) else a, dtype=object)
-
-
-def single(a):
-    """The one value of a non-collection argument (a 0-d or 1x1 array's element)."""
-    if isinstance(a, np.ndarray):
-        return a.reshape(-1)[0] if a.size else sh.EMPTY
-    return a
-
-
-def is_number(v) -> bool:
-    """A number: not a bool, not text, not an error, not an empty cell."""
-    return isinstance(v, (int, float, np.integer, np.floating)) and \
-        not isinstance(v, (bool, np.bool_))
-
-
-def is_text(v) -> bool:
-    return isinstance(v, str) and not isinstance(v, XlError) and v is not sh.EMPTY
-
 
 _PLAIN = frozenset({float, int, np.float64})
 
@@ -133,12 +95,12 @@ def count(*args):
 
 def isnumber(a):
     """ISNUMBER: TRUE for a number only -- not for the text "1", not for TRUE."""
-    if is_collection(a) and not is_reference(a) or isinstance(a, Ranges) and a.value.size > 1:
-        values = values_of(a)
+    values = values_of(a) if is_collection(a) else None
+    if values is not None and values.size > 1:
         out = np.empty(values.shape, dtype=object)
         out.reshape(-1)[:] = [is_number(v) for v in values.reshape(-1).tolist()]
         return out.view(Array)
-    return is_number(single(values_of(a) if is_reference(a) else a))
+    return is_number(single(values if values is not None else a))
 
 
 def n_of(a):

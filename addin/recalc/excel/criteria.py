@@ -32,7 +32,7 @@ import schedula as sh
 from formulas.functions import Array
 from formulas.tokens.operand import XlError
 
-from .coercion import XL, is_collection, is_number, is_text, single, values_of
+from .values import XL, is_collection, is_number, is_text, single, values_of
 from .numbers import compare_numbers
 from .parse import number_from_text
 

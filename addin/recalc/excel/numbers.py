@@ -25,7 +25,6 @@ from decimal import ROUND_DOWN, ROUND_HALF_UP, ROUND_UP, Decimal
 import numpy as np
 import schedula as sh
 from formulas.functions import Error, wrap_ufunc
-from formulas.tokens.operand import XlError
 
 from .coercion import to_number
 

@@ -1,0 +1,57 @@
+"""A function argument as formulas hands it over: a reference (formulas' ``Ranges``, or
+a column run's :class:`CellSlice`), an array, or one value; and the kinds of cell value
+Excel tells apart (number, text, logical, error, empty)."""
+from __future__ import annotations
+
+import numpy as np
+import schedula as sh
+from formulas.functions import Array
+from formulas.ranges import Ranges
+from formulas.tokens.operand import Error, XlError
+
+XL = Error.errors  # Excel error code -> formulas' error value
+
+
+class CellSlice(np.ndarray):
+    """One cell's value taken from a column of single-cell references (a column run):
+    still a reference, as the cell alone would see it."""
+
+
+def is_reference(a) -> bool:
+    return isinstance(a, (Ranges, CellSlice))
+
+
+def is_collection(a) -> bool:
+    """A reference, or an array of more than one value: only its numbers count."""
+    return is_reference(a) or isinstance(a, np.ndarray) and a.size != 1
+
+
+def values_of(a) -> np.ndarray:
+    """The 2-D object array a reference or array holds."""
+    return np.asarray(a.value if isinstance(a, Ranges) else a, dtype=object)
+
+
+def single(a):
+    """The one value of a non-collection argument (a 0-d or 1x1 array's element)."""
+    if isinstance(a, np.ndarray):
+        return a.reshape(-1)[0] if a.size else sh.EMPTY
+    return a
+
+
+def is_number(v) -> bool:
+    """A number: not a bool, not text, not an error, not an empty cell."""
+    return isinstance(v, (int, float, np.integer, np.floating)) and \
+        not isinstance(v, (bool, np.bool_))
+
+
+def is_text(v) -> bool:
+    return isinstance(v, str) and not isinstance(v, XlError) and v is not sh.EMPTY
+
+
+def each(func, a):
+    """``func`` of each value of the reference or array ``a``, as an array."""
+    values = values_of(a)
+    out = np.empty(values.shape, dtype=object)
+    for idx in np.ndindex(values.shape):
+        out[idx] = func(values[idx])
+    return out.view(Array)
