@@ -304,3 +304,63 @@ def text(tmp_path_factory):
 def test_excel_numbers_as_text_and_text_functions(text, case):
     """Each formula of TEXT gives what Excel gives (A1 "a", A2 and A3 empty, A4 5)."""
     assert same(text[case], TEXT_EXPECTED[case])
+
+
+# ---------------------------------------------------------------------- VALUE ----
+# Text read as a number, date or time as Excel (en-US) reads it; never today's date.
+PARSE = {
+    "thousands": '=VALUE("1,234")',
+    "bad_grouping": '=VALUE("1,23")',
+    "currency": '=VALUE("$1,234.5")',
+    "percent": '=VALUE("50%")',
+    "parentheses": '=VALUE("(5)")',
+    "exponent": '=VALUE("1e3")',
+    "spaces": '=VALUE(" 12 ")',
+    "noon": '=VALUE("12:00")',
+    "three_pm": '=VALUE("3 PM")',
+    "past_24h": '=VALUE("25:00")',
+    "fraction_of_second": '=VALUE("12:00:00.5")',
+    "iso_date": '=VALUE("2024-01-05")',
+    "date_and_time": '=VALUE("2024-01-01 12:00")',
+    "not_a_day": '=DATEVALUE("2024-02-30")',
+    "month_name": '=DATEVALUE("1-Jan-2024")',
+    "long_month": '=DATEVALUE("January 5, 2024")',
+    "us_date": '=DATEVALUE("1/5/2024")',
+    "two_digit_year": '=DATEVALUE("1/5/29")',
+    "two_digit_year_1900s": '=DATEVALUE("1/5/30")',
+    "leap_day_1900": '=DATEVALUE("1900-02-29")',
+    "date_ignores_time": '=DATEVALUE("2024-01-05 12:00")',
+    "time_ignores_date": '=TIMEVALUE("2024-01-01 6:00 PM")',
+    "timevalue": '=TIMEVALUE("2:24 AM")',
+    "value_of_logical": "=VALUE(TRUE)",
+    "datevalue_of_number": "=DATEVALUE(45000)",
+    "not_text": '=VALUE("abc")',
+    "text_in_arithmetic": '="1,234"*2',
+}
+PARSE_EXPECTED = {
+    "thousands": 1234, "bad_grouping": "#VALUE!", "currency": 1234.5, "percent": 0.5,
+    "parentheses": -5, "exponent": 1000, "spaces": 12, "noon": 0.5, "three_pm": 0.625,
+    "past_24h": 25 / 24, "fraction_of_second": 0.5 + 0.5 / 86400, "iso_date": 45296,
+    "date_and_time": 45292.5, "not_a_day": "#VALUE!", "month_name": 45292,
+    "long_month": 45296, "us_date": 45296, "two_digit_year": 47123,
+    "two_digit_year_1900s": 10963, "leap_day_1900": 60, "date_ignores_time": 45296,
+    "time_ignores_date": 0.75, "timevalue": 0.1, "value_of_logical": "#VALUE!",
+    "datevalue_of_number": "#VALUE!", "not_text": "#VALUE!", "text_in_arithmetic": 2468,
+}
+
+
+@pytest.fixture(scope="module")
+def parsed(tmp_path_factory):
+    return cases(tmp_path_factory, PARSE, {}, "parse")
+
+
+@pytest.mark.parametrize("case", list(PARSE))
+def test_excel_reads_text_as_numbers_dates_and_times(parsed, case):
+    """Each formula of PARSE gives what Excel gives: numbers with separators, currency,
+    percent; dates in the 1900 system (serial 60 is Excel's 29 February 1900); times as
+    a fraction of a day with no date added, so the result never depends on today."""
+    expected = PARSE_EXPECTED[case]
+    if isinstance(expected, float):
+        assert parsed[case] == pytest.approx(expected, rel=1e-15)
+    else:
+        assert same(parsed[case], expected)

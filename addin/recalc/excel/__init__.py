@@ -2,8 +2,8 @@
 module per concern, each module's docstring citing what Excel does:
 
 * :mod:`.values` -- an argument as formulas hands it over (reference, array, value);
-* :mod:`.parse` -- text read as a number, date or time (every coercion of text to a
-  number);
+* :mod:`.parse` -- text read as a number, date or time (VALUE, DATEVALUE, TIMEVALUE and
+  every coercion of text to a number);
 * :mod:`.coercion` -- a reference or array gives only its numbers to SUM, COUNT,
   AVERAGE, MAX, ...; a direct value is coerced; ISNUMBER and N;
 * :mod:`.criteria` -- the cells COUNTIF, SUMIF, AVERAGEIF, MAXIFS ... pick;
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from formulas.functions import wrap_func
 
-from . import coercion, criteria, numbers, text
+from . import coercion, criteria, numbers, parse, text
 
 
 def put(table, name: str, func) -> None:
@@ -35,5 +35,5 @@ def install(table) -> None:
     """Excel's rules into formulas' function table ``table`` (idempotent)."""
     if getattr(table.get("ISNUMBER"), "_zvm_excel", False):
         return
-    for module in (coercion, criteria, numbers, text):
+    for module in (coercion, criteria, numbers, text, parse):
         module.install(table, put)

@@ -17,6 +17,10 @@ number, date, or time formats recognized by Microsoft Excel"):
   (``"25:00"`` is 1.0417) when no AM/PM is given;
 * a date followed by a time.
 
+VALUE, DATEVALUE and TIMEVALUE (:data:`FUNCTIONS`) read text so: ``VALUE("1,234")`` is
+1234, ``DATEVALUE("2024-02-30")`` #VALUE!, ``VALUE("12:00")`` 0.5 on every day;
+VALUE(TRUE) is #VALUE!, DATEVALUE and TIMEVALUE take text only.
+
 Two-digit years: 00-29 are 2000-2029, 30-99 are 1930-1999 (Excel's cut-off). Serial
 numbers follow Excel's 1900 system, with its 29 February 1900 (serial 60).
 """
@@ -24,6 +28,12 @@ from __future__ import annotations
 
 import datetime
 import re
+
+import numpy as np
+import schedula as sh
+from formulas.tokens.operand import XlError
+
+from .values import XL, each, is_collection, single
 
 _NUMBER = re.compile(r"""
     (?P<sign>[+-]?)\s*(?P<cur>\$?)\s*
@@ -166,3 +176,46 @@ def _time(s: str) -> float | None:
     elif h > 9999:
         return None
     return (h * 3600 + mi * 60 + sec) / 86400.0
+
+
+def value(text):
+    """VALUE: a number stays, text is read as a number, date or time, TRUE is #VALUE!."""
+    if is_collection(text):
+        return each(value, text)
+    v = single(text)
+    if isinstance(v, XlError):
+        return v
+    if v is sh.EMPTY:
+        return 0.0
+    if isinstance(v, (bool, np.bool_)):
+        return XL["#VALUE!"]
+    if isinstance(v, (int, float, np.integer, np.floating)):
+        return float(v)
+    x = number_from_text(v)
+    return XL["#VALUE!"] if x is None else x
+
+
+def _of_text(read):
+    def call(text):
+        if is_collection(text):
+            return each(call, text)
+        v = single(text)
+        if isinstance(v, XlError):
+            return v
+        if not isinstance(v, str) or v is sh.EMPTY:
+            return XL["#VALUE!"]
+        x = read(v)
+        return XL["#VALUE!"] if x is None else x
+    return call
+
+
+datevalue = _of_text(date_part)
+timevalue = _of_text(time_part)
+
+
+FUNCTIONS = {"VALUE": value, "DATEVALUE": datevalue, "TIMEVALUE": timevalue}
+
+
+def install(table, put) -> None:
+    for name, func in FUNCTIONS.items():
+        put(table, name, func)
