@@ -3,6 +3,8 @@
 workbook made with openpyxl and recalculated by ``zvmplan calc``; each expected value is
 what Microsoft's documentation of the function says Excel returns.
 """
+import zipfile
+
 import openpyxl
 import pytest
 
@@ -364,3 +366,31 @@ def test_excel_reads_text_as_numbers_dates_and_times(parsed, case):
         assert parsed[case] == pytest.approx(expected, rel=1e-15)
     else:
         assert same(parsed[case], expected)
+
+
+# --------------------------------------------------------------- writing back ----
+def test_text_results_read_back_unchanged(tmp_path):
+    """A text result is cached so that Excel reads back the very text: a CR as
+    ``_x000D_`` (a raw CR in XML is read as LF) and a literal ``_x0041_`` as
+    ``_x005F_x0041_`` (else it reads as "A"), as Excel itself writes them (ECMA-376
+    Part 1, 22.9.2.19 ST_Xstring). Read back with the engine's reader, which unescapes
+    as Excel does."""
+    from zvmplan_addin import xlsxio
+    from zvmplan_addin.xlsx.rewrite import _escape
+    from zvmplan_addin.xlsx.sheet import unescape_ooxml
+
+    formulas = {"A1": '="a"&CHAR(13)&"b"', "A2": '="_x0041_"', "A3": '="x_x00"&"41_y"',
+                "A4": '="a"&CHAR(10)&"b"', "A5": '=CHAR(1)&"_x005F_"',
+                "A6": '="_X0041_ and _x12_"'}
+    texts = {"A1": "a\rb", "A2": "_x0041_", "A3": "x_x0041_y", "A4": "a\nb",
+             "A5": "\x01_x005F_", "A6": "_X0041_ and _x12_"}
+    recalc(tmp_path, formulas)
+    with zipfile.ZipFile(tmp_path / "book_out.xlsx") as z:
+        raw = z.read("xl/worksheets/sheet1.xml")
+    with xlsxio.safe_open_xlsx(tmp_path / "book_out.xlsx") as pkg:
+        sheet = xlsxio.read_workbook(pkg).sheets[0]
+    for ref, text in texts.items():
+        r, c = int(ref[1:]), 1
+        assert sheet.cached[(r, c)] == text, ref
+        assert unescape_ooxml(_escape(text)) == text
+    assert b"<v>a_x000D_b</v>" in raw and b"<v>_x005F_x0041_</v>" in raw
