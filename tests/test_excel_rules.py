@@ -394,3 +394,41 @@ def test_text_results_read_back_unchanged(tmp_path):
         assert sheet.cached[(r, c)] == text, ref
         assert unescape_ooxml(_escape(text)) == text
     assert b"<v>a_x000D_b</v>" in raw and b"<v>_x005F_x0041_</v>" in raw
+
+
+# ----------------------------------------------------------------- functions ----
+LOOKUPS_DATA = {"A1": "x", "A2": 1, "A3": "y", "A4": "x", "A5": 3,
+                "B1": 10, "B2": 20, "B3": 30, "B4": 40, "B5": 50}
+LOOKUPS = {
+    "last_x_idiom": '=LOOKUP(2,1/(A1:A5="x"),B1:B5)',
+    "last_number_idiom": "=MATCH(9.99E+307,A1:A5)",
+    "last_text_idiom": '=MATCH("zzzz",A1:A5)',
+    "duplicates_last": "=MATCH(1,{1,1,1,2},1)",
+    "descending": "=MATCH(3,{5,4,3,2,1},-1)",
+    "below_first": "=MATCH(0,{1,2})",
+    "vlookup_between": "=VLOOKUP(35,B1:B5,1)",
+    "vlookup_duplicates": "=VLOOKUP(1,{1,10;1,20;2,30},2)",
+    "exact": '=MATCH("B",{"a","b","c"},0)',
+    "switch_case": '=SWITCH("a","A",1,2)',
+    "switch_type": '=SWITCH(1,"1","text",1,"number")',
+    "switch_default": "=SWITCH(3,1,10,2,20)",
+}
+LOOKUPS_EXPECTED = {
+    "last_x_idiom": 40, "last_number_idiom": 5, "last_text_idiom": 4,
+    "duplicates_last": 3, "descending": 3, "below_first": "#N/A", "vlookup_between": 30,
+    "vlookup_duplicates": 20, "exact": 2, "switch_case": 1, "switch_type": "number",
+    "switch_default": "#N/A",
+}
+
+
+@pytest.fixture(scope="module")
+def lookups(tmp_path_factory):
+    return cases(tmp_path_factory, LOOKUPS, LOOKUPS_DATA, "lookups")
+
+
+@pytest.mark.parametrize("case", list(LOOKUPS))
+def test_excel_approximate_lookups_and_switch(lookups, case):
+    """Approximate MATCH/LOOKUP/VLOOKUP search by halving as Excel's do: the last of
+    equal values, other types passed over (the LOOKUP(2,1/(...)) and 9.99E+307 idioms
+    find the last match); SWITCH compares text without regard to case."""
+    assert same(lookups[case], LOOKUPS_EXPECTED[case])

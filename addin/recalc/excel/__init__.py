@@ -10,7 +10,8 @@ module per concern, each module's docstring citing what Excel does:
 * :mod:`.numbers` -- 15 significant digits in comparisons, ROUND, FLOOR, CEILING;
   the arithmetic operators' coercion of text; 0^0; RANDBETWEEN;
 * :mod:`.text` -- numbers as text (Excel's General format), CHAR/CODE in
-  Windows-1252, TRIM, TEXTJOIN.
+  Windows-1252, TRIM, TEXTJOIN;
+* :mod:`.lookup` -- approximate MATCH/LOOKUP/VLOOKUP/HLOOKUP by binary search; SWITCH.
 
 :func:`install` puts them in formulas' function table (called once by
 :func:`~zvmplan_addin.recalc.install.install_functions`; calling it again changes
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from formulas.functions import wrap_func
 
-from . import coercion, criteria, numbers, parse, text
+from . import coercion, criteria, lookup, numbers, parse, text
 
 
 def put(table, name: str, func) -> None:
@@ -35,5 +36,5 @@ def install(table) -> None:
     """Excel's rules into formulas' function table ``table`` (idempotent)."""
     if getattr(table.get("ISNUMBER"), "_zvm_excel", False):
         return
-    for module in (coercion, criteria, numbers, text, parse):
+    for module in (coercion, criteria, numbers, text, parse, lookup):
         module.install(table, put)
