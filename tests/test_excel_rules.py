@@ -432,3 +432,41 @@ def test_excel_approximate_lookups_and_switch(lookups, case):
     equal values, other types passed over (the LOOKUP(2,1/(...)) and 9.99E+307 idioms
     find the last match); SWITCH compares text without regard to case."""
     assert same(lookups[case], LOOKUPS_EXPECTED[case])
+
+
+# Excel's values, from PhpSpreadsheet's tests/data/Calculation/DateTime/YEARFRAC.php
+# (MIT licence): (expected, start, end, basis)
+YEARFRAC_EXCEL = [
+    (0.025, "2007-1-1", "2007-1-10", 0), (0.02465753424658, "2007-1-1", "2007-1-10", 1),
+    (1.0, "2007-1-1", "2007-12-31", 0), (0.9972602739726, "2007-1-1", "2007-12-31", 1),
+    (1.01111111111111, "2007-1-1", "2007-12-31", 2),
+    (0.99722222222222, "2007-1-1", "2007-12-31", 4),
+    (1.49658002735978, "2007-1-1", "2008-7-1", 1), (1.4986301369863, "2007-1-1", "2008-7-1", 3),
+    (0.15833333333333, "2007-1-1", "2007-2-28", 0),
+    (0.08611111111111, "2007-1-31", "2007-3-1", 0),
+    (0.08055555555556, "2007-1-31", "2007-3-1", 2),
+    (0.16666666666667, "2007-1-31", "2007-3-31", 0),
+    (0.66666666666667, "2008-1-1", "2008-9-1", 1),
+    (1.16279069767442, "2007-2-1", "2008-4-1", 1),
+    (47.525, "1960-12-19", "2008-6-28", 0), (47.5216225276567, "1960-12-19", "2008-6-28", 1),
+    (25.5571892111134, "1982-12-7", "2008-6-28", 1),
+    (0.163934426, "1960-01-01", "1960-03-01", 1), (1.086183311, "1960-01-01", "1961-02-01", 1),
+    (0.841530055, "2020-02-28", "2021-01-01", 1), (0.838797814, "2023-04-28", "2024-02-29", 1),
+    (0.838356164, "2023-04-28", "2024-02-28", 1), (0.99726776, "2020-02-28", "2021-02-27", 1),
+    (1.002739726, "2022-04-27", "2023-04-28", 1), (0.084699454, "2024-04-27", "2024-05-28", 1),
+    (2.085766423, "2023-04-27", "2025-05-28", 1), (0.161643836, "1963-03-01", "1963-01-01", 1),
+]
+
+
+def test_yearfrac_as_excel(tmp_path):
+    """YEARFRAC of each basis gives Excel's value (to the digits the source holds); an
+    end of February under basis 0 counts as the 30th when the start is one too."""
+    cells = {f"A{k}": f'=YEARFRAC("{s}","{e}",{b})'
+             for k, (_, s, e, b) in enumerate(YEARFRAC_EXCEL, start=1)}
+    cells["B1"] = "=YEARFRAC(DATE(2023,2,28),DATE(2024,2,29),0)"
+    cells["B2"] = "=YEARFRAC(DATE(2024,1,1),DATE(2024,2,1),5)"
+    got = recalc(tmp_path, cells)
+    for k, (expected, s, e, b) in enumerate(YEARFRAC_EXCEL, start=1):
+        assert got[f"A{k}"] == pytest.approx(expected, abs=1e-9), (s, e, b)
+    assert got["B1"] == 1.0
+    assert got["B2"] == "#NUM!"
