@@ -470,3 +470,16 @@ def test_yearfrac_as_excel(tmp_path):
         assert got[f"A{k}"] == pytest.approx(expected, abs=1e-9), (s, e, b)
     assert got["B1"] == 1.0
     assert got["B2"] == "#NUM!"
+
+
+def test_wrap_pads_with_a_real_error(tmp_path):
+    """WRAPROWS/WRAPCOLS pad the last row or column with #N/A (Microsoft's pages), an
+    error ISERROR/ISNA see and the file holds as an error, not the text "#N/A"."""
+    got = recalc(tmp_path, {
+        "A1": "=ISERROR(INDEX(_xlfn.WRAPROWS({1,2,3},2),2,2))",
+        "A2": "=ISNA(INDEX(_xlfn.WRAPCOLS({1,2,3},2),2,2))",
+        "A3": '=INDEX(_xlfn.WRAPROWS({1,2,3},2,"x"),2,2)',
+        "A4": "=INDEX(_xlfn.WRAPROWS({1,2,3},2),2,1)",
+        "A5": "=_xlfn.WRAPROWS({1,2,3},0)",
+        "A6": "=ISTEXT(INDEX(_xlfn.WRAPROWS({1,2,3},2),2,2))"})
+    assert got == {"A1": True, "A2": True, "A3": "x", "A4": 3, "A5": "#NUM!", "A6": False}

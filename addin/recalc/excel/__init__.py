@@ -12,7 +12,8 @@ module per concern, each module's docstring citing what Excel does:
 * :mod:`.text` -- numbers as text (Excel's General format), CHAR/CODE in
   Windows-1252, TRIM, TEXTJOIN;
 * :mod:`.lookup` -- approximate MATCH/LOOKUP/VLOOKUP/HLOOKUP by binary search; SWITCH;
-* :mod:`.dates` -- YEARFRAC's bases.
+* :mod:`.dates` -- YEARFRAC's bases;
+* :mod:`.arrays` -- WRAPROWS/WRAPCOLS pad with a real #N/A, not the text.
 
 :func:`install` puts them in formulas' function table (called once by
 :func:`~zvmplan_addin.recalc.install.install_functions`; calling it again changes
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from formulas.functions import wrap_func
 
-from . import coercion, criteria, dates, lookup, numbers, parse, text
+from . import arrays, coercion, criteria, dates, lookup, numbers, parse, text
 
 
 def put(table, name: str, func) -> None:
@@ -37,5 +38,5 @@ def install(table) -> None:
     """Excel's rules into formulas' function table ``table`` (idempotent)."""
     if getattr(table.get("ISNUMBER"), "_zvm_excel", False):
         return
-    for module in (coercion, criteria, numbers, text, parse, lookup, dates):
+    for module in (coercion, criteria, numbers, text, parse, lookup, dates, arrays):
         module.install(table, put)
