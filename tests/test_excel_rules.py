@@ -483,3 +483,30 @@ def test_wrap_pads_with_a_real_error(tmp_path):
         "A5": "=_xlfn.WRAPROWS({1,2,3},0)",
         "A6": "=ISTEXT(INDEX(_xlfn.WRAPROWS({1,2,3},2),2,2))"})
     assert got == {"A1": True, "A2": True, "A3": "x", "A4": 3, "A5": "#NUM!", "A6": False}
+
+
+BASES = {
+    # the examples of Microsoft's page of each function
+    '=DEC2BIN(9,4)': "1001", "=DEC2BIN(-100)": "1110011100", "=DEC2HEX(100,4)": "0064",
+    "=DEC2HEX(-54)": "FFFFFFFFCA", "=DEC2OCT(-100)": "7777777634",
+    '=HEX2BIN("F",8)': "00001111", '=HEX2BIN("FFFFFFFE00")': "1000000000",
+    '=HEX2DEC("A5")': 165, '=HEX2DEC("FFFFFFFF5B")': -165,
+    '=OCT2DEC("7777777533")': -165, '=OCT2HEX("7777777533")': "FFFFFFFF5B",
+    '=BIN2DEC("1111111111")': -1, "=BIN2DEC(1100100)": 100,
+    '=BIN2OCT("1111111111")': "7777777777", '=BIN2HEX("1110",6)': "00000E",
+    # a negative result ignores places; errors of the pages' "Remarks"
+    "=DEC2BIN(-1,2)": "1111111111", '=BIN2OCT("1111111111",3)': "7777777777",
+    "=DEC2BIN(9,2)": "#NUM!", "=DEC2BIN(512)": "#NUM!", "=DEC2BIN(-513)": "#NUM!",
+    "=DEC2BIN(9,-1)": "#NUM!", '=DEC2BIN("abc")': "#VALUE!", '=DEC2BIN(9,"a")': "#VALUE!",
+    "=DEC2BIN(TRUE)": "#VALUE!", '=HEX2BIN("FFFFFFFDFF")': "#NUM!",
+    '=HEX2BIN("200")': "#NUM!", '=HEX2DEC("G")': "#NUM!", '=BIN2DEC("2")': "#NUM!",
+    '=BIN2DEC("11111111111")': "#NUM!", "=DEC2OCT(536870912)": "#NUM!",
+}
+
+
+def test_base_conversions_and_their_errors(tmp_path):
+    """DEC2BIN, HEX2BIN, BIN2OCT, ... give the values and errors of Microsoft's pages."""
+    cells = {f"A{k}": f for k, f in enumerate(BASES, start=1)}
+    got = recalc(tmp_path, cells)
+    for k, (formula, expected) in enumerate(BASES.items(), start=1):
+        assert same(got[f"A{k}"], expected), formula

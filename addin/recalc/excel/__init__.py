@@ -13,7 +13,8 @@ module per concern, each module's docstring citing what Excel does:
   Windows-1252, TRIM, TEXTJOIN;
 * :mod:`.lookup` -- approximate MATCH/LOOKUP/VLOOKUP/HLOOKUP by binary search; SWITCH;
 * :mod:`.dates` -- YEARFRAC's bases;
-* :mod:`.arrays` -- WRAPROWS/WRAPCOLS pad with a real #N/A, not the text.
+* :mod:`.arrays` -- WRAPROWS/WRAPCOLS pad with a real #N/A, not the text;
+* :mod:`.engineering` -- DEC2BIN, HEX2DEC, ... and their #NUM!/#VALUE! cases.
 
 :func:`install` puts them in formulas' function table (called once by
 :func:`~zvmplan_addin.recalc.install.install_functions`; calling it again changes
@@ -23,7 +24,8 @@ from __future__ import annotations
 
 from formulas.functions import wrap_func
 
-from . import arrays, coercion, criteria, dates, lookup, numbers, parse, text
+from . import (arrays, coercion, criteria, dates, engineering, lookup, numbers, parse,
+               text)
 
 
 def put(table, name: str, func) -> None:
@@ -38,5 +40,6 @@ def install(table) -> None:
     """Excel's rules into formulas' function table ``table`` (idempotent)."""
     if getattr(table.get("ISNUMBER"), "_zvm_excel", False):
         return
-    for module in (coercion, criteria, numbers, text, parse, lookup, dates, arrays):
+    for module in (coercion, criteria, numbers, text, parse, lookup, dates, arrays,
+                   engineering):
         module.install(table, put)
