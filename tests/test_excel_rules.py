@@ -510,3 +510,41 @@ def test_base_conversions_and_their_errors(tmp_path):
     got = recalc(tmp_path, cells)
     for k, (formula, expected) in enumerate(BASES.items(), start=1):
         assert same(got[f"A{k}"], expected), formula
+
+
+TEXT_FORMATS = {
+    # the examples of Microsoft's TEXT page
+    ("=TEXT(1234.567,\"$#,##0.00\")"): "$1,234.57",
+    '=TEXT(0.285,"0.0%")': "28.5%",
+    '=TEXT(4.34,"# ?/?")': "4 1/3",
+    '=TRIM(TEXT(0.34,"# ?/?"))': "1/3",
+    '=TEXT(12200000,"0.00E+00")': "1.22E+07",
+    '=TEXT(1234567898,"[<=9999999]###-####;(###) ###-####")': "(123) 456-7898",
+    '=TEXT(1234,"0000000")': "0001234",
+    "=TEXT(123456,\"##0° 00' 00''\")": "12° 34' 56''",
+    # 15 digits, sections, scaling, elapsed time, fractions of a second
+    '=TEXT(0.285,"0.00")': "0.29",
+    '=TEXT(-5,"0;(0)")': "(5)",
+    '=TEXT(0,"0;-0;""zero""")': "zero",
+    '=TEXT(12345678,"#,##0,,")': "12",
+    '=TEXT(1.5,"[h]:mm")': "36:00",
+    '=TEXT(90.5/1440,"[m]:ss")': "90:30",
+    '=TEXT(0.75,"h:mm:ss.00")': "18:00:00.00",
+    '=TEXT(0.5,"h:mm AM/PM")': "12:00 PM",
+    '=TEXT(45292.75,"dddd, mmmm d, yyyy h:mm")': "Monday, January 1, 2024 18:00",
+    '=TEXT(45292,"mmm-yy")': "Jan-24",
+    '=TEXT(0.999999,"h:mm:ss")': "0:00:00",
+    '=TEXT("1.5","0.00")': "1.50",
+    '=TEXT("abc","0.00")': "abc",
+    '=TEXT(0.5,"General")': "#VALUE!",
+}
+
+
+def test_text_formats(tmp_path):
+    """TEXT writes numbers, dates, times, elapsed times and fractions as Excel does
+    (Microsoft's TEXT page for the first group); a format it does not read is #VALUE!,
+    never a guess."""
+    cells = {f"A{k}": f for k, f in enumerate(TEXT_FORMATS, start=1)}
+    got = recalc(tmp_path, cells)
+    for k, (formula, expected) in enumerate(TEXT_FORMATS.items(), start=1):
+        assert got[f"A{k}"] == expected, formula

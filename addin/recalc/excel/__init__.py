@@ -11,6 +11,7 @@ module per concern, each module's docstring citing what Excel does:
   the arithmetic operators' coercion of text; 0^0; RANDBETWEEN;
 * :mod:`.text` -- numbers as text (Excel's General format), CHAR/CODE in
   Windows-1252, TRIM, TEXTJOIN;
+* :mod:`.textformat` -- TEXT's number, date, time, elapsed-time and fraction formats;
 * :mod:`.lookup` -- approximate MATCH/LOOKUP/VLOOKUP/HLOOKUP by binary search; SWITCH;
 * :mod:`.dates` -- YEARFRAC's bases;
 * :mod:`.arrays` -- WRAPROWS/WRAPCOLS pad with a real #N/A, not the text;
@@ -25,7 +26,7 @@ from __future__ import annotations
 from formulas.functions import wrap_func
 
 from . import (arrays, coercion, criteria, dates, engineering, lookup, numbers, parse,
-               text)
+               text, textformat)
 
 
 def put(table, name: str, func) -> None:
@@ -41,5 +42,5 @@ def install(table) -> None:
     if getattr(table.get("ISNUMBER"), "_zvm_excel", False):
         return
     for module in (coercion, criteria, numbers, text, parse, lookup, dates, arrays,
-                   engineering):
+                   engineering, textformat):
         module.install(table, put)
