@@ -548,3 +548,36 @@ def test_text_formats(tmp_path):
     got = recalc(tmp_path, cells)
     for k, (formula, expected) in enumerate(TEXT_FORMATS.items(), start=1):
         assert got[f"A{k}"] == expected, formula
+
+
+def test_linest_statistics_in_excels_layout(tmp_path):
+    """LINEST(y, x1:x4, TRUE, TRUE) over Microsoft's LINEST page, example 4 (office
+    buildings) gives the page's table: coefficients m4..m1, b; their standard errors in
+    the same order; r2 and se_y; F and df; ss_reg and ss_resid; #N/A elsewhere."""
+    from openpyxl.worksheet.formula import ArrayFormula
+    cols = ([2310, 2333, 2356, 2379, 2402, 2425, 2448, 2471, 2494, 2517, 2540],
+            [2, 2, 3, 3, 2, 4, 2, 2, 3, 4, 2],
+            [2, 2, 1.5, 2, 3, 2, 1.5, 2, 3, 4, 3],
+            [20, 12, 33, 43, 53, 23, 99, 34, 23, 55, 22],
+            [142000, 144000, 151000, 150000, 139000, 169000, 126000, 142900, 163000,
+             169000, 149000])
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for j, col in enumerate(cols, start=1):
+        for i, v in enumerate(col, start=1):
+            ws.cell(row=i, column=j, value=v)
+    ws["G1"] = ArrayFormula("G1:K5", "=LINEST(E1:E11,A1:D11,TRUE,TRUE)")
+    ws["G8"] = ArrayFormula("G8:H9", "=LINEST(E1:E11,A1:A11,FALSE,TRUE)")
+    wb.save(tmp_path / "linest.xlsx")
+    assert cli(["calc", str(tmp_path / "linest.xlsx"), "-o", str(tmp_path / "out.xlsx")]) == 0
+    o = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True).active
+    got = [[o.cell(row=r, column=c).value for c in range(7, 12)] for r in range(1, 6)]
+    page = [[-234.2371645, 2553.21066, 12529.76817, 27.64138737, 52317.83051],
+            [13.26801148, 530.6691519, 400.0668382, 5.429374042, 12237.3616],
+            [0.996747993, 970.5784629, "#N/A", "#N/A", "#N/A"],
+            [459.7536742, 6, "#N/A", "#N/A", "#N/A"],
+            [1732393319, 5652135.316, "#N/A", "#N/A", "#N/A"]]
+    for row_got, row_page in zip(got, page):
+        for g, p in zip(row_got, row_page):
+            assert g == p if isinstance(p, str) else g == pytest.approx(p, rel=1e-9)
+    assert o["H9"].value == "#N/A"  # no constant: no standard error of b
