@@ -581,3 +581,11 @@ def test_linest_statistics_in_excels_layout(tmp_path):
         for g, p in zip(row_got, row_page):
             assert g == p if isinstance(p, str) else g == pytest.approx(p, rel=1e-9)
     assert o["H9"].value == "#N/A"  # no constant: no standard error of b
+
+
+def test_negative_numbers_in_array_constants(tmp_path):
+    """{1,-1,2} holds three numbers: SUM 2, COUNT 3, MAX({-5,-1,-2}) -1 (formulas hands
+    the -1 over as an array inside the array; it was skipped as not a number)."""
+    got = recalc(tmp_path, {"A1": "=SUM({1,-1,2})", "A2": "=COUNT({1,-1,2})",
+                            "A3": "=MAX({-5,-1,-2})", "A4": '=COUNTIF({1,-1,2},"<0")'})
+    assert got == {"A1": 2, "A2": 3, "A3": -1, "A4": 1}

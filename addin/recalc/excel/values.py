@@ -27,8 +27,20 @@ def is_collection(a) -> bool:
 
 
 def values_of(a) -> np.ndarray:
-    """The 2-D object array a reference or array holds."""
-    return np.asarray(a.value if isinstance(a, Ranges) else a, dtype=object)
+    """The 2-D object array a reference or array holds. An array constant's negative
+    number (``{1,-1}``) reaches formulas' functions as a 0-d array inside the array:
+    it is unwrapped to the number."""
+    if isinstance(a, Ranges):
+        return np.asarray(a.value, dtype=object)
+    values = np.asarray(a, dtype=object)
+    if values.ndim and not isinstance(a, CellSlice):
+        flat = values.reshape(-1).tolist()
+        if any(isinstance(v, np.ndarray) for v in flat):
+            out = np.empty(len(flat), dtype=object)
+            out[:] = [v.reshape(-1)[0] if isinstance(v, np.ndarray) and v.size == 1 else v
+                      for v in flat]
+            return out.reshape(values.shape)
+    return values
 
 
 def single(a):
