@@ -589,3 +589,62 @@ def test_negative_numbers_in_array_constants(tmp_path):
     got = recalc(tmp_path, {"A1": "=SUM({1,-1,2})", "A2": "=COUNT({1,-1,2})",
                             "A3": "=MAX({-5,-1,-2})", "A4": '=COUNTIF({1,-1,2},"<0")'})
     assert got == {"A1": 2, "A2": 3, "A3": -1, "A4": 1}
+
+
+GROUPS = {
+    # the expected layouts of formulas' own tests (test/test_cell.py), which hold
+    # Excel's answers; and the common forms with a range and _xleta.SUM
+    '=_xlfn.GROUPBY({"r1";2;2;3},{"v1";-1;5;3},_xleta.AVERAGE)':
+        [[2, 2], [3, 3], ["Total", 7 / 3]],
+    '=_xlfn.GROUPBY({"r1";2;2;3},{"v1";1;5;3},_xleta.SUM,3)':
+        [["r1", "v1"], [2, 6], [3, 3], ["Total", 9]],
+    "=_xlfn.PIVOTBY({2;2;3},{1;2;2},{1;2;3},_xleta.SUM)":
+        [["", 1, 2, "Total"], [2, 1, 2, 3], [3, "", 3, 3], ["Total", 1, 5, 6]],
+    "=_xlfn.PIVOTBY({2;2;3},{1;2;2},{1;2;3},_xlfn.LAMBDA(_xlpm.x,SUM(_xlpm.x,1)))":
+        [["", 1, 2, "Total"], [2, 2, 3, 4], [3, "", 4, 4], ["Total", 2, 6, 7]],
+    '=_xlfn.PIVOTBY({"r1";2;2;3},{"c1";1;1;2},{"v1";1;5;3},_xleta.SUM,1,1,1,1,1,{"a";1;0;2})':
+        [["", 1, 2, "Total"], [2, 1, "", 1], [3, "", 3, 3], ["Total", 1, 3, 4]],
+    "=_xlfn.GROUPBY(A1:A4,B1:B4,_xleta.SUM)": [["a", 5], ["B", 2], ["c", 3], ["Total", 10]],
+    "=_xlfn.GROUPBY(A1:A4,B1:B4,_xleta.COUNT,,0,-2)": [["a", 2], ["B", 1], ["c", 1]],
+    "=_xlfn.GROUPBY(A1:A4,B1:B4,_xleta.MAX,,-1)": [["Total", 4], ["a", 4], ["B", 2],
+                                                    ["c", 3]],
+}
+GROUP_DATA = {"A1": "a", "A2": "B", "A3": "c", "A4": "A", "B1": 1, "B2": 2, "B3": 3, "B4": 4}
+
+
+def test_groupby_and_pivotby_common_forms(tmp_path):
+    """GROUPBY/PIVOTBY with one field column, an eta function or a LAMBDA: groups
+    (text keys without regard to case) sorted ascending, a Total of all the values,
+    "" where a PIVOTBY row and column meet no value; sort and total options."""
+    from openpyxl.worksheet.formula import ArrayFormula
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for ref, v in GROUP_DATA.items():
+        ws[ref] = v
+    anchors = []
+    for k, (formula, table) in enumerate(GROUPS.items()):
+        top = 10 + 6 * k
+        ref = f"D{top}:{chr(ord('D') + len(table[0]) - 1)}{top + len(table) - 1}"
+        ws[f"D{top}"] = ArrayFormula(ref, formula)
+        anchors.append((top, table))
+    wb.save(tmp_path / "groups.xlsx")
+    assert cli(["calc", str(tmp_path / "groups.xlsx"), "-o", str(tmp_path / "out.xlsx")]) == 0
+    o = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True).active
+    for (top, table), formula in zip(anchors, GROUPS):
+        got = [[o.cell(row=top + i, column=4 + j).value for j in range(len(table[0]))]
+               for i in range(len(table))]
+        got = [[("" if v is None else v) for v in line] for line in got]
+        assert got == [[pytest.approx(v) if isinstance(v, float) else v for v in line]
+                       for line in table], formula
+
+
+def test_groupby_forms_not_computed_say_why(tmp_path):
+    """A GROUPBY form the engine does not compute is #VALUE! with the reason in the
+    report, never a guessed layout."""
+    from zvmplan_addin.recalc import evaluate_formula
+    for formula, why in (
+            ("=_xlfn.GROUPBY({1,2;3,4},{1;2},_xleta.SUM)", "more than one column"),
+            ("=_xlfn.GROUPBY({1;2},{1;2},_xleta.SUM,,2)", "total_depth 2"),
+            ('=_xlfn.GROUPBY({1;2},{1;2},"SUM")', "not a function")):
+        err = evaluate_formula(formula)
+        assert err.code == "#VALUE!" and why in err.reason, formula
