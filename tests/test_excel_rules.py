@@ -648,3 +648,21 @@ def test_groupby_forms_not_computed_say_why(tmp_path):
             ('=_xlfn.GROUPBY({1;2},{1;2},"SUM")', "not a function")):
         err = evaluate_formula(formula)
         assert err.code == "#VALUE!" and why in err.reason, formula
+
+
+def test_sequence_randarray_hyperlink(tmp_path):
+    """SEQUENCE, RANDARRAY and HYPERLINK answer as Microsoft's pages say: SEQUENCE(2,3,
+    10,-1) is {10,9,8;7,6,5}; RANDARRAY's whole numbers lie in [min, max]; HYPERLINK
+    shows its friendly name, else the link."""
+    got = recalc(tmp_path, {
+        "A1": "=SUM(_xlfn.SEQUENCE(100))", "A2": "=INDEX(_xlfn.SEQUENCE(2,3,10,-1),2,3)",
+        "A3": "=ROWS(_xlfn.SEQUENCE(4,2))", "A4": "=_xlfn.SEQUENCE(0)",
+        "A5": '=HYPERLINK("https://example.com","label")',
+        "A6": '=HYPERLINK("https://example.com")',
+        "A7": "=_xlfn.LET(_xlpm.r,_xlfn.RANDARRAY(50,1,1,6,TRUE),"
+              "SUM(--(_xlpm.r=INT(_xlpm.r))))",
+        "A8": "=_xlfn.LET(_xlpm.r,_xlfn.RANDARRAY(50,1,1,6,TRUE),"
+              "AND(MIN(_xlpm.r)>=1,MAX(_xlpm.r)<=6))",
+        "A9": "=_xlfn.RANDARRAY(1,1,5,1)"})
+    assert got == {"A1": 5050, "A2": 5, "A3": 4, "A4": "#VALUE!", "A5": "label",
+                   "A6": "https://example.com", "A7": 50, "A8": True, "A9": "#VALUE!"}
