@@ -666,3 +666,21 @@ def test_sequence_randarray_hyperlink(tmp_path):
         "A9": "=_xlfn.RANDARRAY(1,1,5,1)"})
     assert got == {"A1": 5050, "A2": 5, "A3": 4, "A4": "#VALUE!", "A5": "label",
                    "A6": "https://example.com", "A7": 50, "A8": True, "A9": "#VALUE!"}
+
+
+def test_double_minus_coerces(tmp_path):
+    """``--`` turns TRUE/FALSE and numeric text into numbers (the SUMPRODUCT(--(...))
+    idiom counts the TRUEs), as a single minus does; a unary plus does not (+TRUE is
+    TRUE in Excel); in a column run too."""
+    cells = {"A1": "=--TRUE", "A2": "=+TRUE", "A3": "=---TRUE",
+             "A4": "=SUMPRODUCT(--({1;2;3}>1))", "A5": '=--"1,234"', "A6": "=-+-TRUE",
+             "A7": "=1--1", "A8": '=--"a"', "A9": "=SUM(--(B1:B20>10))"}
+    for r in range(1, 21):
+        cells[f"B{r}"] = r
+        cells[f"C{r}"] = f"=--(B{r}>10)"
+    got = recalc(tmp_path, cells)
+    assert {k: got[k] for k in list(cells)[:9]} == {
+        "A1": 1, "A2": True, "A3": -1, "A4": 2, "A5": 1234, "A6": 1, "A7": 2,
+        "A8": "#VALUE!", "A9": 10}
+    assert [got[f"C{r}"] for r in range(1, 21)] == [0] * 10 + [1] * 10
+    assert all(type(got[f"C{r}"]) is not bool for r in range(1, 21))

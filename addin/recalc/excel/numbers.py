@@ -15,7 +15,12 @@ keeps 15 significant digits of precision. So:
 * ``0^0`` is #NUM! (Microsoft's POWER documentation) and ``0^-1`` #DIV/0!;
 * an arithmetic operator coerces text as VALUE reads it (``"1,234"+0`` is 1234) and a
   text that is not a number is #VALUE!;
-* RANDBETWEEN returns a whole number from ``bottom`` rounded up to ``top`` rounded down.
+* RANDBETWEEN returns a whole number from ``bottom`` rounded up to ``top`` rounded down;
+* a double minus coerces: ``--TRUE`` is 1 and ``SUMPRODUCT(--(A1:A9>0))`` counts the
+  TRUEs, while ``+TRUE`` stays TRUE. formulas' tokenizer folds a run of signs into one
+  (``--`` becomes a unary plus, which returns its operand as it is, so SUMPRODUCT saw
+  TRUE/FALSE and gave 0); :func:`install_double_negation` keeps the run's coercion as
+  the operator ``u--``: each value as a number, as a minus sign makes it.
 """
 from __future__ import annotations
 
@@ -237,6 +242,46 @@ def install_operators(operators) -> None:
         operators[name]._zvm_excel = True
 
 
+def negate_twice(x):
+    """``--x``: ``x`` as a number (TRUE 1, "1,234" 1234); an error stays."""
+    return x
+
+
+def install_double_negation(operators) -> None:
+    """Teach formulas' tokenizer that an even run of minus signs before an operand is
+    ``u--`` (see the module docstring)."""
+    from formulas.tokens import operator as tokens
+    token, base = tokens.OperatorToken, tokens.Operator
+    if getattr(token.process, "_zvm_excel", False):
+        return
+    process, update_name, set_expr = token.process, base.update_name, base.set_expr
+
+    def process_run(self, match, context=None, parser=None):
+        attr = process(self, match, context=context, parser=parser)
+        if attr.get("sum_minus", "").count("-") >= 2 and attr.get("name") == "+":
+            attr["negated_twice"] = True
+        return attr
+
+    def name_unary(self, tokens_, stack):
+        update_name(self, tokens_, stack)
+        if self.attr.get("negated_twice") and self.attr.get("name") == "u+":
+            self.attr["name"] = "u--"
+
+    def expr(self, *tokens_):
+        if self.name == "u--":
+            self.attr["expr"] = "--{}".format(*[t.get_expr for t in tokens_])
+        else:
+            set_expr(self, *tokens_)
+
+    process_run._zvm_excel = True
+    token.process = process_run
+    base.update_name = name_unary
+    base.set_expr = expr
+    base._precedences["u--"] = base._precedences["u-"]
+    base._n_args["u--"] = 1
+    operators["U--"] = _ufunc(negate_twice)
+
+
 def install(table, put) -> None:
     for name, func in _ROUNDING.items():
         table[name] = _ufunc(func)
@@ -245,3 +290,4 @@ def install(table, put) -> None:
     table["RANDBETWEEN"]._zvm_excel = True
     from formulas.functions.operators import OPERATORS
     install_operators(OPERATORS)
+    install_double_negation(OPERATORS)
