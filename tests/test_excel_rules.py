@@ -684,3 +684,16 @@ def test_double_minus_coerces(tmp_path):
         "A8": "#VALUE!", "A9": 10}
     assert [got[f"C{r}"] for r in range(1, 21)] == [0] * 10 + [1] * 10
     assert all(type(got[f"C{r}"]) is not bool for r in range(1, 21))
+
+
+def test_date_functions_read_text_as_value_does(tmp_path):
+    """DAY, MONTH, YEAR, HOUR, SECOND, EOMONTH, PMT ... read a text argument as VALUE
+    does: MONTH("2024-02-30") is #VALUE!, YEAR("1,234") is YEAR(1234) = 1903, DAY("12:30")
+    is DAY(0.52) = 0, "5%" is 0.05."""
+    got = recalc(tmp_path, {
+        "A1": '=MONTH("2024-02-30")', "A2": '=YEAR("1,234")', "A3": '=DAY("12:30")',
+        "A4": '=HOUR("12:30")', "A5": '=SECOND("12:30:45")', "A6": '=DAY("1/5/2024")',
+        "A7": '=EOMONTH("2024-02-30",0)', "A8": '=EOMONTH("2024-01-15",1)',
+        "A9": '=ROUND(PMT("5%",10,1000),6)'})
+    assert got == {"A1": "#VALUE!", "A2": 1903, "A3": 0, "A4": 12, "A5": 45, "A6": 5,
+                   "A7": "#VALUE!", "A8": 45351, "A9": -129.504575}

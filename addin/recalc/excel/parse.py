@@ -21,6 +21,13 @@ VALUE, DATEVALUE and TIMEVALUE (:data:`FUNCTIONS`) read text so: ``VALUE("1,234"
 1234, ``DATEVALUE("2024-02-30")`` #VALUE!, ``VALUE("12:00")`` 0.5 on every day;
 VALUE(TRUE) is #VALUE!, DATEVALUE and TIMEVALUE take text only.
 
+Every other place formulas reads text as a number or a date -- DAY, MONTH, YEAR, HOUR,
+MINUTE, SECOND, EDATE, EOMONTH, NETWORKDAYS, the financial and statistical functions --
+goes through its ``_text2num`` and ``_text2datetime``; :func:`install` puts
+:func:`text_to_number` and :func:`text_to_datetime` in their place, so
+``MONTH("2024-02-30")`` is #VALUE! (was 2), ``YEAR("1,234")`` 1903 (was 234) and no
+result takes the current year from the clock.
+
 Two-digit years: 00-29 are 2000-2029, 30-99 are 1930-1999 (Excel's cut-off). Serial
 numbers follow Excel's 1900 system, with its 29 February 1900 (serial 60).
 """
@@ -28,6 +35,7 @@ from __future__ import annotations
 
 import datetime
 import re
+import sys
 
 import numpy as np
 import schedula as sh
@@ -216,6 +224,43 @@ timevalue = _of_text(time_part)
 FUNCTIONS = {"VALUE": value, "DATEVALUE": datevalue, "TIMEVALUE": timevalue}
 
 
+def text_to_number(value):
+    """formulas' ``_text2num``: a text read as a number, date or time; any other value,
+    or a text that is none of these, unchanged."""
+    if isinstance(value, np.ndarray) and not value.shape:
+        value = value.tolist()
+    if isinstance(value, str) and not isinstance(value, XlError) and value is not sh.EMPTY:
+        x = number_from_text(value)
+        return value if x is None else x
+    return value
+
+
+def text_to_datetime(text) -> tuple:
+    """formulas' ``_text2datetime``: (year, month, day, hour, minute, second) of a text
+    read as Excel reads it; AssertionError (formulas' "not a date") when it is not one."""
+    x = number_from_text(str(text))
+    assert x is not None and x >= 0, "not a date"
+    day = int(x)
+    seconds = int(round((x - day) * 86400))
+    if seconds == 86400:
+        day, seconds = day + 1, 0
+    if day == 0:
+        y, m, d = 1900, 1, 0
+    else:
+        from .dates import _ymd
+        y, m, d = _ymd(day)
+    return y, m, d, seconds // 3600, seconds // 60 % 60, seconds % 60
+
+
 def install(table, put) -> None:
+    import formulas.functions as functions
+    import formulas.functions.date as date
     for name, func in FUNCTIONS.items():
         put(table, name, func)
+    date._text2datetime = text_to_datetime
+    functions._text2num = text_to_number
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith("formulas.functions.") and \
+                hasattr(module, "_text2num"):
+            module._text2num = text_to_number
+    functions._text2num_vectorize.cache_clear()
