@@ -585,7 +585,7 @@ def _per_tx_answer(t, w, mtu, conns, m, lvl, f) -> Answer:
 
 
 def _grid_band(t, w, m, mtu, conns, ce, bm, bc, beyond, level, grid, value):
-    """Relative band and rule of a per-transaction answer (see README, "Bands")."""
+    """Relative band and rule of a per-transaction answer (see docs/method.md, "Bands")."""
     if bm == M_IN and bc == M_IN and not beyond:  # a measured point: its printed rounding
         if t == "GUEST_LAN":
             rec = one(document="002", workload=w, metric=m, stat="value",

@@ -436,8 +436,8 @@ def test_quiet_fill_prints_nothing(tmp_path, capsys):
 
 
 def test_the_readme_shows_the_example_files():
-    """The README's links and scenarios examples are the shipped files, which fill."""
-    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
+    """docs/planning.md's links and scenarios examples are the shipped files, which fill."""
+    readme = (EXAMPLES.parent / "docs" / "planning.md").read_text(encoding="utf-8")
     assert "```csv\n" + (EXAMPLES / "links.csv").read_text(encoding="utf-8") + "```" in readme
     toml = (EXAMPLES / "scenarios.toml").read_text(encoding="utf-8").split("\n\n", 1)[1]
     assert "```toml\n" + toml + "```" in readme

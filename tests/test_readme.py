@@ -22,3 +22,17 @@ def test_ci_runs_exactly_the_readme_test_command():
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
     command = ci.split("# --- the README's test command ---", 1)[1].strip()
     assert f"```sh\n{command}\n```" in README.read_text(encoding="utf-8")
+
+
+def test_readme_links_every_manual_page_and_each_link_resolves():
+    """The README stays short and hands the manual to docs/: every docs page is linked
+    from it, and every relative link in README and docs/ names a file that exists."""
+    import re
+    text = README.read_text(encoding="utf-8")
+    docs = README.parent / "docs"
+    for page in docs.glob("*.md"):
+        assert f"](docs/{page.name})" in text, page.name
+    for md in [README, *docs.glob("*.md")]:
+        for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", md.read_text(encoding="utf-8")):
+            assert (md.parent / target).exists(), (md.name, target)
+    assert len(text.splitlines()) <= 200

@@ -5,7 +5,7 @@ into the Scenarios blocks), recalculates headlessly and writes OUT. Every value 
 validated first; on the first bad one a single line names the file, row and column, and
 nothing is written.
 
-The links CSV and the scenarios file are documented in the README ("Planning from a
+The links CSV and the scenarios file are documented in docs/planning.md ("Planning from a
 links file"): columns ``link, transport, workload, size_bytes, connections, level,
 speed_factor, load`` (or the Planner's own headings), ``load`` in MB/s for STREAM,
 FTP_GET and STRG and tx/s for RR and CRR, ``connections`` required for RR and CRR. How a

@@ -5,7 +5,7 @@ that is not a plain, well-formed SpreadsheetML package before any other code rea
 a missing or empty file, an OLE/CFB container (a password-protected workbook or a legacy
 .xls), a damaged or truncated zip, a zip bomb, and XML with a DTD or entities.
 
-Bounds (named constants below, stated in the README):
+Bounds (named constants below, stated in docs/engine.md):
 
 * the file itself: at most :data:`MAX_FILE_BYTES`; at most :data:`MAX_ENTRIES` parts;
 * each part is inflated here, with :mod:`zlib` and a hard byte cap, never by
