@@ -697,3 +697,42 @@ def test_date_functions_read_text_as_value_does(tmp_path):
         "A9": '=ROUND(PMT("5%",10,1000),6)'})
     assert got == {"A1": "#VALUE!", "A2": 1903, "A3": 0, "A4": 12, "A5": 45, "A6": 5,
                    "A7": "#VALUE!", "A8": 45351, "A9": -129.504575}
+
+
+# Microsoft's example of the database functions (the DAVERAGE ... DVARP pages): the
+# criteria in A1:F3, the database in A5:E11
+DATABASE = {
+    "A1": "Tree", "B1": "Height", "C1": "Age", "D1": "Yield", "E1": "Profit",
+    "F1": "Height", "A2": '="=Apple"', "B2": ">10", "F2": "<16", "A3": '="=Pear"',
+    "A5": "Tree", "B5": "Height", "C5": "Age", "D5": "Yield", "E5": "Profit",
+    "K1": "Tree", "K2": "App",  # a text without operator: the trees beginning with "App"
+}
+for _r, _row in enumerate([("Apple", 18, 20, 14, 105), ("Pear", 12, 12, 10, 96),
+                           ("Cherry", 13, 14, 9, 105), ("Apple", 14, 15, 10, 75),
+                           ("Pear", 9, 8, 8, 76.8), ("Apple", 8, 9, 6, 45)], start=6):
+    DATABASE.update({f"{c}{_r}": v for c, v in zip("ABCDE", _row)})
+DATABASE_EXPECTED = {
+    '=DCOUNT(A5:E11,"Age",A1:F2)': 1, '=DCOUNTA(A5:E11,"Profit",A1:F2)': 1,
+    '=DMAX(A5:E11,"Profit",A1:A3)': 105, '=DMIN(A5:E11,"Profit",A1:B2)': 75,
+    '=DSUM(A5:E11,"Profit",A1:A2)': 225, '=DSUM(A5:E11,"Profit",A1:F2)': 75,
+    '=DPRODUCT(A5:E11,"Yield",A1:F2)': 10, '=DAVERAGE(A5:E11,"Yield",A1:B2)': 12,
+    "=DAVERAGE(A5:E11,3,A5:E11)": 13, '=DSTDEV(A5:E11,"Yield",A1:A3)': 2.96647939,
+    '=DSTDEVP(A5:E11,"Yield",A1:A3)': 2.65329983, '=DVAR(A5:E11,"Yield",A1:A3)': 8.8,
+    '=DVARP(A5:E11,"Yield",A1:A3)': 7.04, '=DGET(A5:E11,"Yield",A1:A3)': "#NUM!",
+    '=DGET(A5:E11,"Yield",A1:F2)': 10, '=DSUM(A5:E11,"Profit",K1:K2)': 225,
+    '=DSUM(A5:E11,"Nothing",A1:A2)': "#VALUE!",
+}
+
+
+def test_database_functions(tmp_path):
+    """DSUM, DCOUNT, DGET ... over Microsoft's example give its answers: rows of the
+    criteria are OR, columns AND, "=Apple" matches Apple only."""
+    cells = dict(DATABASE)
+    cells.update({f"H{k}": f for k, f in enumerate(DATABASE_EXPECTED, start=1)})
+    got = recalc(tmp_path, cells)
+    for k, (formula, expected) in enumerate(DATABASE_EXPECTED.items(), start=1):
+        value = got[f"H{k}"]
+        if isinstance(expected, str):
+            assert value == expected, formula
+        else:
+            assert value == pytest.approx(expected, rel=1e-8), formula

@@ -18,7 +18,8 @@ module per concern, each module's docstring citing what Excel does:
 * :mod:`.engineering` -- DEC2BIN, HEX2DEC, ... and their #NUM!/#VALUE! cases;
 * :mod:`.regression` -- LINEST/LOGEST's statistics in Excel's layout;
 * :mod:`.groupby` -- GROUPBY and PIVOTBY (their common forms);
-* :mod:`.sequences` -- SEQUENCE, RANDARRAY and HYPERLINK, which formulas lacks.
+* :mod:`.sequences` -- SEQUENCE, RANDARRAY and HYPERLINK, which formulas lacks;
+* :mod:`.database` -- DSUM, DCOUNT, DGET and the other database functions.
 
 :func:`install` puts them in formulas' function table (called once by
 :func:`~zvmplan_addin.recalc.install.install_functions`; calling it again changes
@@ -28,8 +29,8 @@ from __future__ import annotations
 
 from formulas.functions import wrap_func
 
-from . import (arrays, coercion, criteria, dates, engineering, groupby, lookup, numbers,
-               parse, regression, sequences, text, textformat)
+from . import (arrays, coercion, criteria, database, dates, engineering, groupby, lookup,
+               numbers, parse, regression, sequences, text, textformat)
 
 
 def put(table, name: str, func) -> None:
@@ -45,5 +46,5 @@ def install(table) -> None:
     if getattr(table.get("ISNUMBER"), "_zvm_excel", False):
         return
     for module in (coercion, criteria, numbers, text, parse, lookup, dates, arrays,
-                   engineering, textformat, regression, groupby, sequences):
+                   engineering, textformat, regression, groupby, sequences, database):
         module.install(table, put)
