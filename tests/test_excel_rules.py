@@ -533,10 +533,11 @@ TEXT_FORMATS = {
     '=TEXT(0.5,"h:mm AM/PM")': "12:00 PM",
     '=TEXT(45292.75,"dddd, mmmm d, yyyy h:mm")': "Monday, January 1, 2024 18:00",
     '=TEXT(45292,"mmm-yy")': "Jan-24",
-    '=TEXT(0.999999,"h:mm:ss")': "0:00:00",
     '=TEXT("1.5","0.00")': "1.50",
     '=TEXT("abc","0.00")': "abc",
-    '=TEXT(0.5,"General")': "#VALUE!",
+    '=TEXT(0.5,"General")': "0.5",
+    '=TEXT(-1234.5,"General")': "-1234.5",
+    '=TEXT(1/3,"General")': "#VALUE!",
 }
 
 

@@ -18,8 +18,10 @@ codes" page describes them.
   ``[m]`` ``[s]`` (``TEXT(1.5,"[h]:mm")`` is "36:00"), fractions of a second ``ss.00``;
   the time is rounded to the smallest unit shown. English month and day names.
 
-A format it does not read (``General`` among them: its width rules are not published)
-is #VALUE! with the reason, never a guess.
+``General`` writes a number as Excel's General format when that takes at most 11
+characters ("0.5", "1234.5"); beyond, Excel shortens it by width rules it does not
+publish, and the answer is #VALUE! with the reason, as for any format this module does
+not read -- never a guess.
 """
 from __future__ import annotations
 
@@ -129,7 +131,8 @@ def _tokens(section: str) -> list[tuple[str, str]]:
                 out.append((ch, ch))
                 k += 1
         elif ch.upper() == "G" and section[k:k + 7].lower() == "general":
-            raise FormatError("General")
+            out.append(("general", section[k:k + 7]))
+            k += 7
         elif ch in "$-+():!^&'~{}<>= " or ch.isalpha() is False:
             out.append(("lit", ch))
             k += 1
@@ -169,6 +172,9 @@ def format_value(value, code: str) -> str:
     if negative_section:
         x = -x
     tokens = _tokens(chosen)
+    if any(kind == "general" for kind, _ in tokens):
+        return "".join(_general(x) if kind == "general" else text_
+                       for kind, text_ in tokens if kind in ("general", "lit"))
     if _is_datetime(tokens):
         if x < 0:
             raise FormatError("a negative date or time")
@@ -176,6 +182,20 @@ def format_value(value, code: str) -> str:
     if any(kind == "/" for kind, _ in tokens) and any(k in "0#?" for k, _ in tokens):
         return _fraction(x, tokens)
     return _number(x, tokens)
+
+
+GENERAL_WIDTH = 11  # characters: a General number that needs more is not written here
+
+
+def _general(x: float) -> str:
+    """``General`` for a number whose 15-digit text has at most 11 characters (Excel
+    then writes exactly that); a longer one Excel shortens by rules of width that are
+    not published: FormatError."""
+    from .text import general
+    text = general(x)
+    if len(text) > GENERAL_WIDTH:
+        raise FormatError("General for a number of more than 11 characters")
+    return text
 
 
 def _round(x: float, digits: int) -> Decimal:
