@@ -196,6 +196,11 @@ NUMBERS = {
     "time_text_plus": '="12:00"+0',
     "bad_text_plus": '="a"+1',
     "logical_plus": "=TRUE+1",
+    "mround_docs_1": "=MROUND(10,3)",
+    "mround_docs_2": "=MROUND(-10,-3)",
+    "mround_docs_3": "=MROUND(1.3,0.2)",
+    "mround_docs_4": "=MROUND(5,-2)",
+    "mround_half": "=MROUND(2.5,1)",
 }
 NUMBERS_EXPECTED = {
     "equal_at_15_digits": True, "less_at_15_digits": False, "greater_equal_at_15": True,
@@ -215,7 +220,8 @@ NUMBERS_EXPECTED = {
     "iso_ceiling_docs_1": -4, "iso_ceiling_docs_2": 6,
     "zero_to_zero": "#NUM!", "power_zero_zero": "#NUM!", "zero_to_negative": "#DIV/0!",
     "negative_root": "#NUM!", "text_plus": 1235, "time_text_plus": 0.5,
-    "bad_text_plus": "#VALUE!", "logical_plus": 2,
+    "bad_text_plus": "#VALUE!", "logical_plus": 2, "mround_docs_1": 9,
+    "mround_docs_2": -9, "mround_docs_3": 1.4, "mround_docs_4": "#NUM!", "mround_half": 3,
 }
 
 

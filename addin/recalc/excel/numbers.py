@@ -8,6 +8,7 @@ keeps 15 significant digits of precision. So:
   monotonic, so it can only make two numbers equal, never swap their order);
 * ROUND, ROUNDUP, ROUNDDOWN and TRUNC round the number as Excel shows it (15 digits):
   ``ROUND(0.285,2)`` is 0.29 although the double 0.285 is 0.28499999...;
+* MROUND rounds a half away from zero (``MROUND(1.3,0.2)`` is 1.4);
 * FLOOR, CEILING and their .MATH/.PRECISE forms and ISO.CEILING count multiples of the
   significance at 15 digits (``FLOOR(0.3,0.1)`` is 0.3, not 0.2) and keep the sign of
   a negative number as Microsoft's documentation of each says (``FLOOR.MATH(-2.5)`` is
@@ -123,6 +124,18 @@ def ceiling_(num, sig):
     return _multiple(num, sig, up=True)
 
 
+def mround(num, multiple):
+    """MROUND: to the nearest multiple, a half away from zero (``MROUND(1.3,0.2)`` is
+    1.4, Microsoft's page; formulas rounded halves to even: 1.2); #NUM! when the signs
+    differ; 0 for a zero multiple."""
+    if multiple == 0 or num == 0:
+        return 0.0
+    if (num < 0) != (multiple < 0):
+        return XL["#NUM!"]
+    q = Decimal(f"{num / multiple:.15g}").quantize(Decimal(1), rounding=ROUND_HALF_UP)
+    return round15(float(q) * multiple)
+
+
 def floor_math(num, sig=1.0, mode=0.0):
     """FLOOR.MATH: down (toward -inf) to a multiple of |sig|; a negative number toward
     zero when ``mode`` is not 0."""
@@ -204,7 +217,7 @@ _ROUNDING = {
     "FLOOR.PRECISE": floor_precise, "_XLFN.FLOOR.PRECISE": floor_precise,
     "CEILING.PRECISE": ceiling_precise, "_XLFN.CEILING.PRECISE": ceiling_precise,
     "ISO.CEILING": ceiling_precise, "_XLFN.ISO.CEILING": ceiling_precise,
-    "POWER": power,
+    "POWER": power, "MROUND": mround,
 }
 
 _ARITHMETIC = {
