@@ -743,3 +743,25 @@ def test_database_functions(tmp_path):
             assert value == expected, formula
         else:
             assert value == pytest.approx(expected, rel=1e-8), formula
+
+
+LACKING = {
+    # the examples of Microsoft's page of each function
+    "=COMBIN(8,2)": 28, "=COMBIN(2,8)": "#NUM!", "=COMBINA(4,3)": 20,
+    "=COMBINA(10,3)": 220, "=QUOTIENT(5,2)": 2, "=QUOTIENT(4.5,3.1)": 1,
+    "=QUOTIENT(-10,3)": -3, "=QUOTIENT(1,0)": "#DIV/0!", "=BASE(7,2)": "111",
+    "=BASE(100,16)": "64", "=BASE(15,2,10)": "0000001111",
+    "=DOLLAR(1234.567,2)": "$1,234.57", "=DOLLAR(-1234.567,-2)": "($1,200)",
+    "=DOLLAR(-0.123,4)": "($0.1230)", "=DOLLAR(99.888)": "$99.89",
+    "=ROUND(SERIESSUM(PI()/4,0,2,{1,-0.5,0.041666667,-0.001388889}),8)": 0.70710321,
+}
+
+
+def test_functions_formulas_lacks(tmp_path):
+    """COMBIN, COMBINA, QUOTIENT, BASE, DOLLAR and SERIESSUM give the examples of
+    Microsoft's pages (#NAME? before)."""
+    cells = {f"A{k}": f for k, f in enumerate(LACKING, start=1)}
+    got = recalc(tmp_path, cells)
+    for k, (formula, expected) in enumerate(LACKING.items(), start=1):
+        assert got[f"A{k}"] == (pytest.approx(expected) if isinstance(expected, float)
+                                else expected), formula

@@ -19,7 +19,8 @@ module per concern, each module's docstring citing what Excel does:
 * :mod:`.regression` -- LINEST/LOGEST's statistics in Excel's layout;
 * :mod:`.groupby` -- GROUPBY and PIVOTBY (their common forms);
 * :mod:`.sequences` -- SEQUENCE, RANDARRAY and HYPERLINK, which formulas lacks;
-* :mod:`.database` -- DSUM, DCOUNT, DGET and the other database functions.
+* :mod:`.database` -- DSUM, DCOUNT, DGET and the other database functions;
+* :mod:`.lacking` -- COMBIN, COMBINA, QUOTIENT, SERIESSUM, BASE, DOLLAR.
 
 :func:`install` puts them in formulas' function table (called once by
 :func:`~zvmplan_addin.recalc.install.install_functions`; calling it again changes
@@ -29,8 +30,8 @@ from __future__ import annotations
 
 from formulas.functions import wrap_func
 
-from . import (arrays, coercion, criteria, database, dates, engineering, groupby, lookup,
-               numbers, parse, regression, sequences, text, textformat)
+from . import (arrays, coercion, criteria, database, dates, engineering, groupby, lacking,
+               lookup, numbers, parse, regression, sequences, text, textformat)
 
 
 def put(table, name: str, func) -> None:
@@ -46,5 +47,6 @@ def install(table) -> None:
     if getattr(table.get("ISNUMBER"), "_zvm_excel", False):
         return
     for module in (coercion, criteria, numbers, text, parse, lookup, dates, arrays,
-                   engineering, textformat, regression, groupby, sequences, database):
+                   engineering, textformat, regression, groupby, sequences, database,
+                   lacking):
         module.install(table, put)
