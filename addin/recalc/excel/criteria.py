@@ -213,6 +213,11 @@ def _guard(func):
         try:
             return func(*args)
         except _ShapeError:
+            from ...errors import ExcelError
+            from ..install import Reasons
+            Reasons.note(ExcelError("#VALUE!", f"{call.__name__.upper()}: the ranges differ "
+                                    "in shape (Excel reads a smaller sum range as if "
+                                    "extended to the criteria range's; not done here)"))
             return XL["#VALUE!"]
     call.__name__ = func.__name__
     return call
