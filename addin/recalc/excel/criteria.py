@@ -215,9 +215,11 @@ def _guard(func):
         except _ShapeError:
             from ...errors import ExcelError
             from ..install import Reasons
-            Reasons.note(ExcelError("#VALUE!", f"{call.__name__.upper()}: the ranges differ "
-                                    "in shape (Excel reads a smaller sum range as if "
-                                    "extended to the criteria range's; not done here)"))
+            name = call.__name__.upper()
+            why = "#VALUE! in Excel too" if name.endswith("S") else \
+                "Excel reads a smaller sum range as if extended to the criteria " \
+                "range's shape; not done here"
+            Reasons.note(ExcelError("#VALUE!", f"{name}: the ranges differ in shape ({why})"))
             return XL["#VALUE!"]
     call.__name__ = func.__name__
     return call
