@@ -16,8 +16,12 @@ codes" page describes them.
 * Dates and times: ``yy yyyy m mm mmm mmmm mmmmm d dd ddd dddd h hh m mm s ss``
   (``m`` after ``h`` or before ``s`` is minutes), ``AM/PM`` ``A/P``, elapsed ``[h]``
   ``[m]`` ``[s]`` (``TEXT(1.5,"[h]:mm")`` is "36:00"), fractions of a second ``ss.00``;
-  the time is rounded to the smallest unit shown. English month and day names.
+  the time is rounded to the smallest unit shown; AM/PM is written in capitals whatever
+  the case of the code, A/P in the case written. English month and day names; any other
+  letter stands for itself (``TEXT(2,"xxx")`` is "xxx").
 
+Two decimal points in a section, or thousands separators with text among the digits,
+are #VALUE! with the reason: Excel's placement there is not published.
 ``General`` writes a number as Excel's General format when that takes at most 11
 characters ("0.5", "1234.5"); beyond, Excel shortens it by width rules it does not
 publish, and the answer is #VALUE! with the reason, as for any format this module does
@@ -88,7 +92,8 @@ def _tokens(section: str) -> list[tuple[str, str]]:
         ch = section[k]
         if ch == '"':
             end = section.find('"', k + 1)
-            end = len(section) if end < 0 else end
+            if end < 0:
+                raise FormatError("a quote without its end")
             out.append(("lit", section[k + 1:end]))
             k = end + 1
         elif ch == "\\" and k + 1 < len(section):
@@ -133,12 +138,18 @@ def _tokens(section: str) -> list[tuple[str, str]]:
         elif ch.upper() == "G" and section[k:k + 7].lower() == "general":
             out.append(("general", section[k:k + 7]))
             k += 7
-        elif ch in "$-+():!^&'~{}<>= " or ch.isalpha() is False:
+        elif ch.isalpha() and ch.lower() in "begn":
+            raise FormatError(section)  # codes of other calendars and locales
+        else:  # any other character, letters among them, stands for itself
             out.append(("lit", ch))
             k += 1
-        else:
-            raise FormatError(section)
     return out
+
+
+def _check(tokens) -> None:
+    """FormatError for a section that mixes digit codes with date or time codes."""
+    if _is_datetime(tokens) and any(kind in "0#?" for kind, _ in tokens):
+        raise FormatError("digits beside a date or time")
 
 
 def _is_datetime(tokens) -> bool:
@@ -225,6 +236,11 @@ def _number(x: float, tokens) -> str:
     scaling_commas = set(range(j, j + scale))
     grouping = any(k == "," and i < int_end and i not in scaling_commas and
                    any(d < i for d in digits_at) for i, k in enumerate(kinds))
+    if kinds.count(".") > 1:
+        raise FormatError("more than one decimal point")
+    if grouping and any(kind == "lit" and digits_at[0] < i < last_digit
+                        for i, (kind, _) in enumerate(tokens)):
+        raise FormatError("thousands separators with text among the digits")
     value = x * 100 ** percent / 1000 ** scale
     int_codes = [tokens[i][1] for i in digits_at if i < int_end]
     dec_codes = [tokens[i][1] for i in digits_at if point is not None and i > point]
@@ -320,7 +336,7 @@ def _scientific(x: float, tokens) -> str:
     dec_part = dec_part.ljust(len(dec_digits), "0")
     sign = tokens[e_at][1][1]
     e_sign = "-" if exponent < 0 else ("+" if sign == "+" else "")
-    e_text = str(abs(exponent)).rjust(len(exp_digits), "0")
+    e_text = str(abs(exponent)).rjust(sum(1 for c in exp_digits if c == "0"), "0")
     out = ("-" if x < 0 else "") + int_part
     if dec_digits:
         out += "." + dec_part
@@ -446,9 +462,7 @@ def _datetime(x: float, tokens) -> str:
                 k += 2 + frac_digits
                 continue
         elif kind == "ampm":
-            pm = h >= 12
-            word = "PM" if pm else "AM"
-            out.append(word if t.isupper() or t[0].isupper() else word.lower())
+            out.append("PM" if h >= 12 else "AM")  # whatever case the code is in
         elif kind == "ap":
             pm = h >= 12
             letter = t[2] if pm else t[0]
@@ -491,6 +505,12 @@ def text(value, format_text):
         number = number_from_text(v)
         if number is None:
             sections = _sections(code)
+            try:
+                for section in sections:
+                    _check(_tokens(_condition(section)[1]))
+            except FormatError:
+                _note(f"TEXT: the format {code!r} is not one the engine reads")
+                return XL["#VALUE!"]
             if len(sections) >= 4:
                 return "".join(t if k != "@" else v for k, t in _tokens(sections[3]))
             return v
