@@ -11,7 +11,8 @@ or date if it can be (``">=1/1/2024"``), as TRUE/FALSE, as an error, else as tex
   TRUE/FALSE (``COUNTIF(A1:A3,">=0")`` does not count a TRUE cell); with ``<>`` it
   picks every cell that ``=`` does not.
 * TRUE/FALSE picks logical values only, an error that error only.
-* Text with ``=`` picks text cells that match it case-insensitively, with ``*``
+* Text with ``=`` picks text cells that match it case-insensitively (casefolded: "ß"
+  matches "ss", as in formulas' tests of Excel's answers), with ``*``
   (any characters), ``?`` (one) and ``~`` (the next one literally); ``<>`` every other
   cell; ``<``/``>`` text cells by case-insensitive order.
 * ``""`` picks empty cells and empty text; ``"="`` empty cells only; ``"<>"`` every
@@ -73,8 +74,8 @@ def matcher(criterion):
         return hit if op == "=" else (lambda v: not hit(v)) if op == "<>" else \
             (lambda v: False)
     if op in ("=", "<>"):
-        match = _wildcard(operand)
-        hit = lambda v: is_text(v) and match(v) is not None  # noqa: E731
+        match = _wildcard(operand.casefold())
+        hit = lambda v: is_text(v) and match(v.casefold()) is not None  # noqa: E731
         return hit if op == "=" else (lambda v: not hit(v))
     key = operand.casefold()
     compare = _ORDER[op]

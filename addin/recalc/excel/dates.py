@@ -10,7 +10,8 @@ for the end of February and for actual/actual spans).
   by the average length of the calendar years it touches;
 * basis 2 actual/360, 3 actual/365, 4 European 30/360 (the 31st counts as the 30th).
 
-The dates are truncated to whole days and may come in either order. These rules
+The dates are truncated to whole days and may come in either order; TRUE/FALSE is
+#VALUE!, and serial 0 is Excel's 0 January 1900 (``YEARFRAC(0,4382,1)`` is 12). These rules
 reproduce Excel's values held in PhpSpreadsheet's test data
 (tests/data/Calculation/DateTime/YEARFRAC.php), which tests/test_excel_rules.py checks.
 """
@@ -20,6 +21,7 @@ import calendar
 import datetime
 import math
 
+import numpy as np
 import schedula as sh
 from formulas.tokens.operand import XlError
 
@@ -31,6 +33,8 @@ _EPOCH = datetime.date(1899, 12, 30)
 
 
 def _ymd(serial: int) -> tuple[int, int, int]:
+    if serial == 0:
+        return 1900, 1, 0  # Excel's day before 1 January 1900
     if serial == 60:
         return 1900, 2, 29  # Excel's 29 February 1900
     d = _EPOCH + datetime.timedelta(days=serial + (1 if serial < 60 else 0))
@@ -51,6 +55,8 @@ def _feb29_within(s1, s2, ymd1, ymd2) -> bool:
 
 
 def yearfrac(start, end, basis=0):
+    if any(isinstance(v, (bool, np.bool_)) for v in (start, end, basis)):
+        return XL["#VALUE!"]  # a logical value is not a date or a basis here
     values = [to_number(v) for v in (start, end, basis)]
     for v in values:
         if isinstance(v, XlError):
