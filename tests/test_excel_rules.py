@@ -98,6 +98,7 @@ COERCION = {
     "countifs": '=COUNTIFS(A1:A5,">=0",A1:A5,"<2")',
     "maxifs": '=MAXIFS(A1:A5,A1:A5,"<>abc")',
     "minifs_none": '=MINIFS(A1:A5,A1:A5,">5")',
+    "casefolded": '=SUMIFS({1,2},{"ß","ss"},"ß")',  # formulas' tests (Excel's answer)
     "averageif_none": '=AVERAGEIF(A1:A5,">5")',
 }
 
@@ -111,7 +112,7 @@ COERCION_EXPECTED = {
     "countif_ge0": 2, "countif_eq1": 1, "countif_true": 1, "countif_wildcard": 1,
     "countif_not_empty": 5, "countif_not_text": 4, "sumif_ge0": 2,
     "sumif_text_sum_range": 2, "sumifs": 2, "averageif": 1, "countifs": 1,
-    "maxifs": 2, "minifs_none": 0, "averageif_none": "#DIV/0!",
+    "maxifs": 2, "minifs_none": 0, "casefolded": 3, "averageif_none": "#DIV/0!",
 }
 
 
@@ -409,11 +410,17 @@ LOOKUPS = {
     "last_x_idiom": '=LOOKUP(2,1/(A1:A5="x"),B1:B5)',
     "last_number_idiom": "=MATCH(9.99E+307,A1:A5)",
     "last_text_idiom": '=MATCH("zzzz",A1:A5)',
-    "duplicates_last": "=MATCH(1,{1,1,1,2},1)",
+    "unsorted_first_exact": '=MATCH(4.1,{4.1,"b","a",1.1})',
+    "unsorted_second_exact": '=MATCH(4.1,{"b",4.1,"a",1.1})',
+    "unsorted_not_found": "=MATCH(1.1,{4.1,2.1,3.1,1.1})",
+    "unsorted_descending": '=MATCH(4.1,{4.1,"b","a",5.1},-1)',
+    "descending_exact": "=MATCH(2.1,{4.1,2.1,3.1,1.1},-1)",
+    "lookup_unsorted": '=LOOKUP(4,{4.1,2.1,3.1,1.1},{"L","ML","MR","R"})',
+    "lookup_empty_text": '=LOOKUP(1,{1,"",3,4},{"L","ML","MR","R"})',
+    "equal_text_goes_on": '=MATCH("ß",{"ß","ss"})',
     "descending": "=MATCH(3,{5,4,3,2,1},-1)",
     "below_first": "=MATCH(0,{1,2})",
     "vlookup_between": "=VLOOKUP(35,B1:B5,1)",
-    "vlookup_duplicates": "=VLOOKUP(1,{1,10;1,20;2,30},2)",
     "exact": '=MATCH("B",{"a","b","c"},0)',
     "switch_case": '=SWITCH("a","A",1,2)',
     "switch_type": '=SWITCH(1,"1","text",1,"number")',
@@ -421,8 +428,10 @@ LOOKUPS = {
 }
 LOOKUPS_EXPECTED = {
     "last_x_idiom": 40, "last_number_idiom": 5, "last_text_idiom": 4,
-    "duplicates_last": 3, "descending": 3, "below_first": "#N/A", "vlookup_between": 30,
-    "vlookup_duplicates": 20, "exact": 2, "switch_case": 1, "switch_type": "number",
+    "unsorted_first_exact": 4, "unsorted_second_exact": 2, "unsorted_not_found": "#N/A",
+    "unsorted_descending": 1, "descending_exact": 2, "lookup_unsorted": "R",
+    "lookup_empty_text": "L", "equal_text_goes_on": 2, "descending": 3, "below_first": "#N/A", "vlookup_between": 30,
+    "exact": 2, "switch_case": 1, "switch_type": "number",
     "switch_default": "#N/A",
 }
 
@@ -434,8 +443,9 @@ def lookups(tmp_path_factory):
 
 @pytest.mark.parametrize("case", list(LOOKUPS))
 def test_excel_approximate_lookups_and_switch(lookups, case):
-    """Approximate MATCH/LOOKUP/VLOOKUP search by halving as Excel's do: the last of
-    equal values, other types passed over (the LOOKUP(2,1/(...)) and 9.99E+307 idioms
+    """Approximate MATCH/LOOKUP/VLOOKUP search by halving as Excel's do; the unsorted
+    cases are those of formulas' own tests (test/test_cell.py), which hold Excel's
+    answers; other types are passed over (the LOOKUP(2,1/(...)) and 9.99E+307 idioms
     find the last match); SWITCH compares text without regard to case."""
     assert same(lookups[case], LOOKUPS_EXPECTED[case])
 
@@ -471,11 +481,14 @@ def test_yearfrac_as_excel(tmp_path):
              for k, (_, s, e, b) in enumerate(YEARFRAC_EXCEL, start=1)}
     cells["B1"] = "=YEARFRAC(DATE(2023,2,28),DATE(2024,2,29),0)"
     cells["B2"] = "=YEARFRAC(DATE(2024,1,1),DATE(2024,2,1),5)"
+    cells["B3"] = "=YEARFRAC(0,4382,1)"        # formulas' tests: serial 0 is in 1900
+    cells["B4"] = "=YEARFRAC(0,345,TRUE)"
     got = recalc(tmp_path, cells)
     for k, (expected, s, e, b) in enumerate(YEARFRAC_EXCEL, start=1):
         assert got[f"A{k}"] == pytest.approx(expected, abs=1e-9), (s, e, b)
     assert got["B1"] == 1.0
     assert got["B2"] == "#NUM!"
+    assert got["B3"] == 12 and got["B4"] == "#VALUE!"
 
 
 def test_wrap_pads_with_a_real_error(tmp_path):
@@ -543,6 +556,18 @@ TEXT_FORMATS = {
     '=TEXT("abc","0.00")': "abc",
     '=TEXT(0.5,"General")': "0.5",
     '=TEXT(-1234.5,"General")': "-1234.5",
+    # formulas' own tests (Excel's answers): AM/PM in capitals, letters as themselves,
+    # exponent digits, a format mixing digits and a date code even for text
+    '=TEXT(45141.2,"A/P a/P A/p a/p am/pm")': "A a A a AM",
+    '=TEXT(2,"[<=1]x;[=2]xx;xxx")': "xx",
+    '=TEXT(0.000122,"0.00E-##")': "1.22E-4",
+    '=TEXT(12200000,"0.00E-00")': "1.22E07",
+    '=TEXT(1234,"5000700")': "5012734",
+    '=TEXT(10.93,"#"" ""°F"" """)': "11 °F ",
+    '=TEXT(130.33332,"hm hmm hmmm hmmmm")': "759 759 7May 7May",
+    '=TEXT("a","#mm")': "#VALUE!",
+    '=TEXT(1.23,"#""°F""""")': "#VALUE!",
+    '=TEXT(1234567890,"0,## ##, ##")': "#VALUE!",
     '=TEXT(1/3,"General")': "#VALUE!",
 }
 
