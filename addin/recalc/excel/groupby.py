@@ -31,7 +31,8 @@ import schedula as sh
 from formulas.functions import Array
 from formulas.tokens.operand import XlError
 
-from .values import XL, CellSlice, is_collection, is_number, is_text, single, values_of
+from .values import (XL, CellSlice, is_collection, is_left_out, is_number, is_text, single,
+                     values_of)
 
 
 class Unsupported(Exception):
@@ -55,7 +56,7 @@ def _option(a, default):
     if a is None:
         return default
     v = single(values_of(a)) if is_collection(a) else single(a)
-    if v is sh.EMPTY or isinstance(v, int) and type(v).__name__ == "_Skipped":
+    if is_left_out(v):
         return default
     if isinstance(v, XlError):
         raise _Error(v)

@@ -22,7 +22,7 @@ import schedula as sh
 from formulas.tokens.operand import XlError
 
 from .coercion import to_number
-from .values import XL, is_collection, single, values_of
+from .values import XL, is_collection, is_left_out, single, values_of
 
 
 class _Error(Exception):
@@ -38,7 +38,7 @@ def _num(a, default=None):
     v = single(values_of(a)) if is_collection(a) else single(a)
     if isinstance(v, XlError):
         raise _Error(v)
-    if v is sh.EMPTY or type(v).__name__ == "_Skipped":
+    if is_left_out(v):
         return default if default is not None else 0.0
     x = to_number(v)
     if x is None:

@@ -60,6 +60,15 @@ def is_text(v) -> bool:
     return isinstance(v, str) and not isinstance(v, XlError) and v is not sh.EMPTY
 
 
+def is_left_out(v) -> bool:
+    """An empty cell, or an argument left empty (``F(1,,2)``, the engine's SKIPPED):
+    an optional argument then takes its default."""
+    if v is sh.EMPTY:
+        return True
+    from ..install import SKIPPED
+    return v is SKIPPED
+
+
 def each(func, a):
     """``func`` of each value of the reference or array ``a``, as an array."""
     values = values_of(a)
