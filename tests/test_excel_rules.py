@@ -430,7 +430,8 @@ LOOKUPS_EXPECTED = {
     "last_x_idiom": 40, "last_number_idiom": 5, "last_text_idiom": 4,
     "unsorted_first_exact": 4, "unsorted_second_exact": 2, "unsorted_not_found": "#N/A",
     "unsorted_descending": 1, "descending_exact": 2, "lookup_unsorted": "R",
-    "lookup_empty_text": "L", "equal_text_goes_on": 2, "descending": 3, "below_first": "#N/A", "vlookup_between": 30,
+    "lookup_empty_text": "L", "equal_text_goes_on": 2, "descending": 3,
+    "below_first": "#N/A", "vlookup_between": 30,
     "exact": 2, "switch_case": 1, "switch_type": "number",
     "switch_default": "#N/A",
 }

@@ -3,16 +3,17 @@
 * MATCH with match_type 1 or -1, and LOOKUP, VLOOKUP and HLOOKUP with an approximate
   match, search by halving, as Excel's do (Microsoft: "the values in the lookup_array
   must be placed in ascending order"; on data that is not, the answer is where the
-  halving leads). The search (:func:`binary_search`) probes the middle of the range
-  left; an equal number or logical value ends it (equal text does not: the search goes
-  on to the right, so ``MATCH("ß",{"ß","ss"})`` is 2); a value of another type than the lookup value (text
-  among numbers, an error, an empty cell) is passed over toward the larger values (to
-  the right in ascending order, to the left in descending order) until a comparable one
-  is found in the range, else that half is dropped. This reproduces every approximate
-  MATCH/LOOKUP case of formulas' own tests (test/test_cell.py, which hold Excel's
-  answers, e.g. ``MATCH(4.1,{4.1,"b","a",1.1})`` 4 but ``MATCH(4.1,{"b",4.1,"a",1.1})``
-  2) and keeps the idioms: ``LOOKUP(2,1/(A1:A9="x"),B1:B9)`` finds the last "x",
-  ``MATCH(9.99E+307,A:A)`` the last number. formulas scanned the values one by one.
+  halving leads). The search (:func:`binary_search`) probes the middle of the range,
+  rounded down; an equal number or logical value ends it (equal text does not: the
+  search goes on to the right, so ``MATCH("ß",{"ß","ss"})`` is 2); a value of another
+  type than the lookup value (text among numbers, an error, an empty cell) is passed
+  over toward the larger values (to the right in ascending order, to the left in
+  descending order) until a comparable one is found in the range, else that half is
+  dropped. This reproduces every approximate MATCH/LOOKUP case of formulas' own tests
+  (test/test_cell.py, which hold Excel's answers, e.g. ``MATCH(4.1,{4.1,"b","a",1.1})``
+  4 but ``MATCH(4.1,{"b",4.1,"a",1.1})`` 2) and keeps the idioms:
+  ``LOOKUP(2,1/(A1:A9="x"),B1:B9)`` finds the last "x", ``MATCH(9.99E+307,A:A)`` the last
+  number. formulas scanned the values one by one.
 * SWITCH compares text without regard to case (``SWITCH("a","A",1,2)`` is 1), as
   Excel's ``=`` does, and a number only with a number.
 """
