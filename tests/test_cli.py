@@ -272,6 +272,26 @@ def test_subcommands_can_be_added():
         del cli.COMMANDS["hello"]
 
 
+@pytest.mark.parametrize("command", ["fill", "render", "export-lite"])
+def test_python_m_cli_sees_the_plugin_subcommands(command):
+    """``python -m zvmplan_addin.cli`` runs the module as ``__main__``: the plugins register
+    in :mod:`zvmplan_addin.commands`, the one registry both entry points read (they used to
+    register into a second copy of the cli module, and ``fill`` was an invalid choice)."""
+    proc = subprocess.run([sys.executable, "-m", "zvmplan_addin.cli", command, "--help"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"usage: zvmplan {command} ")
+
+
+def test_plugin_errors_are_one_line_under_python_m(tmp_path):
+    """A plugin's UserError is the command line's own: one line, exit 1, no 'this is a bug'."""
+    proc = subprocess.run([sys.executable, "-m", "zvmplan_addin.cli", "render",
+                           str(tmp_path / "none.xlsx"), "-o", str(tmp_path), "--dpi", "5"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr == "zvmplan: error: --dpi 5: give 10 to 600\n"
+
+
 def test_usage_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as info:
         cli.main(["nosuchcommand"])
