@@ -180,3 +180,20 @@ def test_model_imports_nothing_from_the_addin_or_workbook(graph):
     assert len(model) > 10
     upward = {m: sorted(t for t in graph[m] if t.split(".")[0] != "zvmplan") for m in model}
     assert {m: t for m, t in upward.items() if t} == {}
+
+
+def test_no_test_imports_from_build():
+    """Tests import the package (or tests/ helpers), never a script of build/: what they need
+    from there lives in the package (zvmplan.transcribe, zvmplan_workbook.planner_sheet)."""
+    scripts = {p.stem for p in (ROOT / "build").glob("*.py")}
+    offenders = []
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        if path.name == Path(__file__).name:  # this test names build/ to look for it
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(n.split(".")[0] in scripts | {"build"} for n in names) or (
+                    isinstance(node, ast.Constant) and node.value == "build"):
+                offenders.append(f"{path.name}:{node.lineno}")
+    assert offenders == []
