@@ -14,6 +14,8 @@ import pytest
 from zvmplan_addin import cli
 from zvmplan_addin.registry import MISSING, REGISTRY
 
+from builders import write_book
+
 # Declared in the child processes too (they start from a fresh registry).
 DECLARE = textwrap.dedent('''
     from zvmplan_addin.registry import REGISTRY, Param, as_number, worksheet_function
@@ -46,13 +48,8 @@ def run_cli(*args, code=""):
 
 @pytest.fixture
 def book(tmp_path):
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "Plan"
-    ws["A1"], ws["B1"], ws["C1"] = 21, "=ZC_DOUBLE(A1)", "=IFERROR(ZC_DOUBLE(13),-1)"
-    path = tmp_path / "book.xlsx"
-    wb.save(path)
-    return path
+    return write_book(tmp_path / "book.xlsx", {"Plan": {
+        "A1": 21, "B1": "=ZC_DOUBLE(A1)", "C1": "=IFERROR(ZC_DOUBLE(13),-1)"}})
 
 
 # ------------------------------------------------------------------- calc ----
