@@ -382,8 +382,8 @@ def test_text_results_read_back_unchanged(tmp_path):
     ``_x005F_x0041_`` (else it reads as "A"), as Excel itself writes them (ECMA-376
     Part 1, 22.9.2.19 ST_Xstring). Read back with the engine's reader, which unescapes
     as Excel does."""
-    from zvmplan_addin import xlsxio
-    from zvmplan_addin.xlsx.rewrite import _escape
+    from zvmplan_addin import xlsx as xlsxio
+    from zvmplan_addin.xlsx.cellxml import escape_text
     from zvmplan_addin.xlsx.sheet import unescape_ooxml
 
     formulas = {"A1": '="a"&CHAR(13)&"b"', "A2": '="_x0041_"', "A3": '="x_x00"&"41_y"',
@@ -399,7 +399,7 @@ def test_text_results_read_back_unchanged(tmp_path):
     for ref, text in texts.items():
         r, c = int(ref[1:]), 1
         assert sheet.cached[(r, c)] == text, ref
-        assert unescape_ooxml(_escape(text)) == text
+        assert unescape_ooxml(escape_text(text)) == text
     assert b"<v>a_x000D_b</v>" in raw and b"<v>_x005F_x0041_</v>" in raw
 
 

@@ -33,7 +33,7 @@ import schedula as sh
 from formulas.functions import Array
 from formulas.tokens.operand import XlError
 
-from .values import XL, is_collection, is_number, is_text, single, values_of
+from .values import XL, error, is_collection, is_number, is_text, single, values_of
 from .numbers import compare_numbers
 from .parse import number_from_text
 
@@ -214,14 +214,11 @@ def _guard(func):
         try:
             return func(*args)
         except _ShapeError:
-            from ...errors import ExcelError
-            from ..install import Reasons
             name = call.__name__.upper()
             why = "#VALUE! in Excel too" if name.endswith("S") else \
                 "Excel reads a smaller sum range as if extended to the criteria " \
                 "range's shape; not done here"
-            Reasons.note(ExcelError("#VALUE!", f"{name}: the ranges differ in shape ({why})"))
-            return XL["#VALUE!"]
+            return error("#VALUE!", f"{name}: the ranges differ in shape ({why})")
     call.__name__ = func.__name__
     return call
 

@@ -26,7 +26,7 @@ import schedula as sh
 from formulas.tokens.operand import XlError
 
 from .criteria import matcher
-from .values import XL, is_collection, is_number, is_text, single, values_of
+from .values import XL, error, is_collection, is_number, is_text, single, values_of
 
 
 class _Unsupported(Exception):
@@ -34,10 +34,7 @@ class _Unsupported(Exception):
 
 
 def _note(reason: str):
-    from ...errors import ExcelError
-    from ..install import Reasons
-    Reasons.note(ExcelError("#VALUE!", reason))
-    return XL["#VALUE!"]
+    return error("#VALUE!", reason)
 
 
 def _label(v) -> str | None:

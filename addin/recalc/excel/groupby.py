@@ -31,8 +31,8 @@ import schedula as sh
 from formulas.functions import Array
 from formulas.tokens.operand import XlError
 
-from .values import (XL, CellSlice, is_collection, is_left_out, is_number, is_text, single,
-                     values_of)
+from .values import (XL, CellSlice, error, is_collection, is_left_out, is_number, is_text,
+                     single, values_of)
 
 
 class Unsupported(Exception):
@@ -40,10 +40,7 @@ class Unsupported(Exception):
 
 
 def _note(reason: str):
-    from ...errors import ExcelError
-    from ..install import Reasons
-    Reasons.note(ExcelError("#VALUE!", reason))
-    return XL["#VALUE!"]
+    return error("#VALUE!", reason)
 
 
 def _table(a) -> np.ndarray:

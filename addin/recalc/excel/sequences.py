@@ -20,7 +20,7 @@ from formulas.functions import Array
 from formulas.tokens.operand import XlError
 
 from .coercion import to_number
-from .values import XL, is_collection, is_left_out, single, values_of
+from .values import XL, error, is_collection, is_left_out, single, values_of
 
 MAX_CELLS = 1_048_576 * 16_384  # a sheet
 
@@ -45,10 +45,7 @@ class _Error(Exception):
 
 
 def _reason(err, reason):
-    from ...errors import ExcelError
-    from ..install import Reasons
-    Reasons.note(ExcelError(str(err), reason))
-    return err
+    return error(str(err), reason)
 
 
 def sequence(rows, columns=None, start=None, step=None):

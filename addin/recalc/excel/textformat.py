@@ -39,7 +39,7 @@ import schedula as sh
 from formulas.tokens.operand import XlError
 
 from .parse import number_from_text
-from .values import XL, each, is_collection, is_number, single
+from .values import XL, each, error, is_collection, is_number, single
 
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
            "September", "October", "November", "December")
@@ -527,10 +527,8 @@ def text(value, format_text):
 
 
 def _note(reason: str) -> None:
-    """Leave the reason behind an error for the report (the engine's :class:`Reasons`)."""
-    from ...errors import ExcelError
-    from ..install import Reasons
-    Reasons.note(ExcelError("#VALUE!", reason))
+    """Leave the reason behind an error for the run's report."""
+    error("#VALUE!", reason)
 
 
 def _plain_text(v) -> str:

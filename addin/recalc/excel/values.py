@@ -9,6 +9,9 @@ from formulas.functions import Array
 from formulas.ranges import Ranges
 from formulas.tokens.operand import Error, XlError
 
+from ...errors import ExcelError
+from ..runlog import note
+
 XL = Error.errors  # Excel error code -> formulas' error value
 
 
@@ -58,6 +61,12 @@ def is_number(v) -> bool:
 
 def is_text(v) -> bool:
     return isinstance(v, str) and not isinstance(v, XlError) and v is not sh.EMPTY
+
+
+def error(code: str, reason: str):
+    """formulas' error value ``code``, its ``reason`` left for the run's report."""
+    note(ExcelError(code, reason))
+    return XL[code]
 
 
 def is_left_out(v) -> bool:
