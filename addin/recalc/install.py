@@ -157,7 +157,7 @@ def install_functions() -> int:
     Empty.compile = staticmethod(_empty_argument)  # formulas' reading of F(1,,2)'s gap
     table = get_functions()
     _geometry_functions(table)
-    excel.install(table)  # Excel's rules where formulas differs
+    excel.install(table, left_out=SKIPPED)  # Excel's rules where formulas differs
     for name, entry in list(table.items()):
         if isinstance(entry, dict):
             if not getattr(entry["function"], "_zvm_finite", False):

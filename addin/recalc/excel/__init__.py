@@ -31,7 +31,7 @@ from __future__ import annotations
 from formulas.functions import wrap_func
 
 from . import (arrays, coercion, criteria, database, dates, engineering, groupby, lacking,
-               lookup, numbers, parse, regression, sequences, text, textformat)
+               lookup, numbers, parse, regression, sequences, text, textformat, values)
 
 
 def put(table, name: str, func) -> None:
@@ -42,8 +42,11 @@ def put(table, name: str, func) -> None:
     table[name] = wrapped
 
 
-def install(table) -> None:
-    """Excel's rules into formulas' function table ``table`` (idempotent)."""
+def install(table, left_out=None) -> None:
+    """Excel's rules into formulas' function table ``table`` (idempotent);
+    ``left_out``: what the engine hands a function for an argument left empty."""
+    if left_out is not None and not any(left_out is x for x in values.LEFT_OUT):
+        values.LEFT_OUT.append(left_out)
     if getattr(table.get("ISNUMBER"), "_zvm_excel", False):
         return
     for module in (coercion, criteria, numbers, text, parse, lookup, dates, arrays,

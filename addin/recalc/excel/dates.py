@@ -26,19 +26,11 @@ import schedula as sh
 from formulas.tokens.operand import XlError
 
 from .coercion import to_number
+from .parse import serial_date
 from .values import XL
 
 _EMPTY = sh.EMPTY
 _EPOCH = datetime.date(1899, 12, 30)
-
-
-def _ymd(serial: int) -> tuple[int, int, int]:
-    if serial == 0:
-        return 1900, 1, 0  # Excel's day before 1 January 1900
-    if serial == 60:
-        return 1900, 2, 29  # Excel's 29 February 1900
-    d = _EPOCH + datetime.timedelta(days=serial + (1 if serial < 60 else 0))
-    return d.year, d.month, d.day
 
 
 def _last_of_february(y, m, d) -> bool:
@@ -69,7 +61,7 @@ def yearfrac(start, end, basis=0):
         return XL["#NUM!"]
     if s1 > s2:
         s1, s2 = s2, s1
-    (y1, m1, d1), (y2, m2, d2) = _ymd(s1), _ymd(s2)
+    (y1, m1, d1), (y2, m2, d2) = serial_date(s1), serial_date(s2)
     days = s2 - s1
     if b == 2:
         return days / 360.0

@@ -169,6 +169,17 @@ def _full_month(name: str, month: int) -> bool:
         name in ("sept",) and month == 9
 
 
+def serial_date(serial: int) -> tuple[int, int, int]:
+    """(year, month, day) of a whole serial number in Excel's 1900 system: 0 is
+    0 January 1900, 60 Excel's 29 February 1900."""
+    if serial == 0:
+        return 1900, 1, 0
+    if serial == 60:
+        return 1900, 2, 29
+    d = _EPOCH + datetime.timedelta(days=serial + (1 if serial < 60 else 0))
+    return d.year, d.month, d.day
+
+
 def _time(s: str) -> float | None:
     m = _TIME.match(s.strip())
     if m is None or m["mi"] is None and m["ampm"] is None:
@@ -244,11 +255,7 @@ def text_to_datetime(text) -> tuple:
     seconds = int(round((x - day) * 86400))
     if seconds == 86400:
         day, seconds = day + 1, 0
-    if day == 0:
-        y, m, d = 1900, 1, 0
-    else:
-        from .dates import _ymd
-        y, m, d = _ymd(day)
+    y, m, d = serial_date(day)
     return y, m, d, seconds // 3600, seconds // 60 % 60, seconds % 60
 
 

@@ -38,7 +38,7 @@ import numpy as np
 import schedula as sh
 from formulas.tokens.operand import XlError
 
-from .parse import number_from_text
+from .parse import number_from_text, serial_date
 from .values import XL, each, error, is_collection, is_number, single
 
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
@@ -400,7 +400,7 @@ def _datetime(x: float, tokens) -> str:
     h, rem = divmod(secs, 3600)
     mi, s = divmod(rem, 60)
     h, mi = int(h), int(mi)
-    y, mo, d = _ymd(day)
+    y, mo, d = serial_date(day)
     weekday = (day + 6) % 7
     twelve = "ampm" in kinds or "ap" in kinds
     out, k = [], 0
@@ -477,13 +477,6 @@ def _datetime(x: float, tokens) -> str:
             out.append(t)
         k += 1
     return "".join(out)
-
-
-def _ymd(day: int) -> tuple[int, int, int]:
-    if day == 0:
-        return 1900, 1, 0
-    from .dates import _ymd as ymd
-    return ymd(day)
 
 
 def text(value, format_text):

@@ -69,13 +69,15 @@ def error(code: str, reason: str):
     return XL[code]
 
 
+#: what formulas hands a function for an argument left empty (``F(1,,2)``): the
+#: engine's SKIPPED, given by :func:`~zvmplan_addin.recalc.excel.install`
+LEFT_OUT: list = []
+
+
 def is_left_out(v) -> bool:
-    """An empty cell, or an argument left empty (``F(1,,2)``, the engine's SKIPPED):
-    an optional argument then takes its default."""
-    if v is sh.EMPTY:
-        return True
-    from ..install import SKIPPED
-    return v is SKIPPED
+    """An empty cell, or an argument left empty (``F(1,,2)``): an optional argument
+    then takes its default."""
+    return v is sh.EMPTY or any(v is x for x in LEFT_OUT)
 
 
 def each(func, a):
