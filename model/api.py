@@ -29,7 +29,7 @@ from .curves import (BASIS_NAMES, CONN_METHOD_IN, CONN_METHOD_OUT, M_EXTRAP, M_I
                      MTU_METHOD_IN,
                      SIZE_METHOD_IN, SIZE_METHOD_OUT, ConnGrid, SizeCurve)
 from .data import find, one
-from . import hardware, validation
+from . import coverage, hardware
 from .errors import ArgumentTypeError, NoDataError, OutOfRangeError, ZvmplanError
 from .levels import LevelStep, level_step
 from .stats import mean_interval
@@ -256,28 +256,30 @@ def _stream_answer(t: str, s: float, m: str) -> Answer:
         notes = ("a what-if: the Linux line drivers measured accepted MTUs up to 32764 bytes",)
     sources = (f"{table} (all sizes)",) + (
         ("cost fit per transport: python scripts/projection_report.py",) if code == M_EXTRAP else ())
-    rel, rule = _size_band(t, m, code, table)
+    rel, rule = _size_band(t, m, code, s > curve.sizes[-1])
     return Answer(float(values[m][0]), unit, BASIS_NAMES[code], sources, method, notes,
                   rel_band=rel, band_rule=(rule,))
 
 
 @lru_cache(maxsize=None)
-def _size_band(t: str, m: str, code: int, table: str):
-    errs = validation.size_errors(t)[m]
-    rel = validation.spread([errs["interp"]] + ([errs["extrap"]] if code == M_EXTRAP else []))
-    n = len(errs["interp"]) + (len(errs["extrap"]) if code == M_EXTRAP else 0)
-    rule = (f"band: the leave-one-out errors of the same method on {table} ({n} held-out "
-            "published values; the band contains all of them)")
-    if code == M_EXTRAP:
-        rule += ("; beyond the measured sizes it covers a one-step extrapolation as tested, "
-                 "and a what-if far beyond them is less sure than that")
-    return rel, rule
+def _size_band(t: str, m: str, code: int, above: bool):
+    """(relative band, rule text) of a projected 000 size, by :mod:`zvmplan.coverage`."""
+    if t == "CMS_IUCV":
+        key = "size_dense"
+    elif code != M_EXTRAP:
+        key = "size_sparse"
+    else:
+        key = "size_whatif" if above else "size_low"
+    r = coverage.rule(key, m)
+    return r.rel_band, r.text()
 
 
 BAND_ROUNDING = "band: the published rounding (half a unit in the last printed digit)"
 BAND_CI = "band: 001's 95% confidence interval on the mean of 4 samples"
 BAND_LEVEL = ("the band does not cover the level step itself (a carried or level-adjusted "
               "value is as sure as the measurement it rests on only if the step holds)")
+BAND_PRODUCT = ("the two bands are multiplied as factors; the coverage of the product is not "
+                "measured separately")
 BAND_SPEED = "the band does not cover the speed factor's own uncertainty"
 
 
@@ -599,41 +601,16 @@ def _grid_band(t, w, m, mtu, conns, ce, bm, bc, beyond, level, grid, value):
                       "leave-one-out band exists for a value held flat beyond them",)
     parts, rules = [], []
     if beyond or bc == M_INTERP:
-        rel, rule = _loo_band(t, w, m, "flat" if beyond else "interp")
-        parts.append(rel)
-        rules.append(rule)
-    if bm == M_INTERP:
-        rel, rule = _loo_band(t, w, m, "mtu")
-        if rel is not None:
-            parts.append(rel)
-            rules.append(rule)
-        else:  # two measured MTUs: none can be left out; the neighbours bound the answer
-            i = int(np.searchsorted(grid.mtus, mtu))
-            ys = [grid.evaluate(m, float(u), ce)[0] for u in grid.mtus[i - 1:i + 1]]
-            parts.append((min(0.0, min(ys) / value - 1), max(0.0, max(ys) / value - 1)))
-            rules.append("band for MTU: the values at the two neighbouring measured MTUs (with "
-                         "only two measured, none can be left out)")
+        r = coverage.rule("conn_flat" if beyond else "conn_interp", m, t)
+        parts.append(r.rel_band)
+        rules.append(r.text())
+    if bm == M_INTERP:  # OSA GbE has two MTUs: its rule is measured on HiperSockets
+        r = coverage.rule("mtu_interp" if len(grid.mtus) > 2 else "mtu_two_point", m)
+        parts.append(r.rel_band)
+        rules.append(r.text())
+    if len(parts) > 1:
+        rules.append(BAND_PRODUCT)
     return compose(*parts), tuple(rules)
-
-
-@lru_cache(maxsize=None)
-def _loo_band(t: str, w: str, m: str, kind: str):
-    """(relative band, rule) from the leave-one-out errors of one method on 003 t/w."""
-    if kind == "mtu":
-        errs = validation.mtu_errors(t, w).get(m)
-        if errs is None or not len(errs):
-            return None, ""
-        return validation.spread([errs]), (
-            f"band for MTU: the leave-one-out errors of the same PCHIP over the measured MTUs "
-            f"of 003 {t} {w} ({len(errs)} held-out values, all inside)")
-    errs = validation.conn_errors(t, w)[m][kind]
-    if kind == "flat":
-        return validation.spread([errs]), (
-            f"band for holding flat: the change from the next-largest to the largest measured "
-            f"count in every 003 {t} {w} series ({len(errs)} held-out values, all inside)")
-    return validation.spread([errs]), (
-        f"band for connections: the leave-one-out errors of the same PCHIP on every 003 {t} "
-        f"{w} series ({len(errs)} held-out values, all inside)")
 
 
 def _003_table(t, w, mtu) -> int:
@@ -808,9 +785,10 @@ def band(fn, *args, **kwargs) -> Pair:
     ``fn`` is :func:`per_mb` or :func:`per_tx` (called with the arguments given) or an
     :class:`Answer`. Rules: a measured point, its printed rounding; a figure computed from
     printed numbers, that rounding propagated; 001's figures, its 95% confidence intervals;
-    an interpolated or extrapolated value, the signed leave-one-out errors of the same method
-    on the same table, so the band contains every held-out published value it was derived
-    from. Level steps and the speed factor scale the band but add nothing to it.
+    an interpolated or extrapolated value, value / k .. value x k with k the largest error of
+    the same method pooled across series (and, for sizes, transports), each rule stating the
+    coverage it was measured to have out of sample (:mod:`zvmplan.coverage`). Level steps and
+    the speed factor scale the band but add nothing to it.
 
     >>> lo, hi = band(per_mb, "IUCV", 9000, "cp_cpusec_per_mb")
     >>> round(lo, 7), round(hi, 7)
