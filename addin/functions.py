@@ -190,8 +190,9 @@ def _target(function, caller, args):
 
 @worksheet_function(description="How sure a zvmplan number is: its band (low, high) by the "
                     "rule its basis states (published rounding at measured points, 001's 95% "
-                    "confidence interval, leave-one-out errors of the same method on the same "
-                    "table for projections); spills across two cells",
+                    "confidence interval, for projections value / k .. value x k from the "
+                    "method's errors pooled across series and transports, with the coverage "
+                    "measured out of sample); spills across two cells",
                     example='=ZVM_RANGE("CPCPU_PER_MB","IUCV",16000)', returns="two numbers",
                     params=[Param("function", "name of a zvmplan function that returns a "
                                   "number, e.g. CPCPU_PER_MB", text("function"))] + _ANY,

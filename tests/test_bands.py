@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import zvmplan
-from zvmplan import coverage, validation
+from zvmplan import coverage
 from zvmplan.api import conn_grid, outlier_runs, size_curve
 from zvmplan.data import find
 from zvmplan.errors import NoDataError
@@ -58,7 +58,7 @@ def test_size_bands_contain_every_held_out_value(transport):
                                                 transport=transport, size_bytes=int(s))}
         rows["tot_cpusec_per_mb"] = 1 / rows["mb_per_cpusec"]
         rows["v_cpusec_per_mb"] = rows["tot_cpusec_per_mb"] - rows["cp_cpusec_per_mb"]
-        for m in validation.BAND_SIZE_METRICS:
+        for m in coverage.SIZE_METRICS:
             lo, hi = coverage.rule(key, m).rel_band
             p = pred[m][0]
             assert p * (1 + lo) - 1e-12 <= rows[m] <= p * (1 + hi) + 1e-12, (m, s)
