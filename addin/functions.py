@@ -103,7 +103,8 @@ def vcpu_per_mb(transport, size_bytes, level=None, speed_factor=None, connection
 
 
 @worksheet_function(description="Total (CP + virtual) CPU-seconds per MB transferred [CPU-s/MB]; "
-                    "ESCON_CTC: the Linux guest only (001 did not measure the VM TCP/IP stack)",
+                    "LCS and ESCON_CTC: one Linux guest only (001 did not measure the far end: a "
+                    "workstation for LCS, the VM TCP/IP stack for ESCON_CTC)",
                     example='=TOTCPU_PER_MB("LCS",1500,"4.1.0")', returns="CPU-s/MB",
                     params=PER_MB_PARAMS)
 def totcpu_per_mb(transport, size_bytes, level=None, speed_factor=None, connections=None):
@@ -148,7 +149,8 @@ def vcpu_per_tx(transport, workload, mtu, connections, level=None, speed_factor=
 
 
 @worksheet_function(description="Total CPU-milliseconds per transaction [CPU-ms/tx]; "
-                    "ESCON_CTC: the Linux guest only (001 did not measure the VM TCP/IP stack)",
+                    "LCS and ESCON_CTC: one Linux guest only (001 did not measure the far end: a "
+                    "workstation for LCS, the VM TCP/IP stack for ESCON_CTC)",
                     example='=TOTCPU_PER_TX("GUEST_LAN","CRR",57344,50,"4.3.0")',
                     returns="CPU-ms/tx", params=PER_TX_PARAMS)
 def totcpu_per_tx(transport, workload, mtu, connections, level=None, speed_factor=None):

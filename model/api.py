@@ -192,6 +192,9 @@ def _per_mb_answer(t, s, m, lvl, f, c) -> Answer:
 ESCON_NOTE = ("ESCON_CTC CPU covers the Linux guest only: 001 measured the Linux guest, not the "
               "VM TCP/IP stack at the other end of the CTC, so its totals are not comparable with "
               "000's two-guest totals")
+LCS_NOTE = ("LCS CPU covers one Linux guest only: 001's FTP server was a workstation on the IBM "
+            "intranet, not a second guest, so its totals are not comparable with the two-guest "
+            "totals of 000, 002 and 003")
 OSA_SETUP_NOTE = ("003 ran both guests on device numbers of one OSA Express GbE chpid: the "
                   "traffic went through one adapter and never crossed the wire")
 
@@ -203,6 +206,8 @@ def _finish(ans: Answer, t: str, m: str, f: float) -> Answer:
     notes = list(ans.notes)
     if t == "ESCON_CTC":
         notes.append(ESCON_NOTE)
+    if t == "LCS":
+        notes.append(LCS_NOTE)
     if t == "OSA_GBE":
         notes.append(OSA_SETUP_NOTE)
         if m == "mb_per_sec" and ans.value > hardware.line_rate_mb_per_sec(t):

@@ -171,7 +171,8 @@ def test_per_mb_from_strg_and_ftp():
     (lambda: zvmplan.per_mb("IUCV", 100), OutOfRangeError, ["576", "fragmentation"]),
     (lambda: zvmplan.per_mb("IUCV", 3e6), OutOfRangeError, ["2 MB"]),
     (lambda: zvmplan.per_mb("CMS_IUCV", 9e6), OutOfRangeError, ["8e+06"]),
-    (lambda: zvmplan.per_mb("IUCV", 9000, level="5.1.0"), UnknownNameError, ["4.4.0"]),
+    (lambda: zvmplan.per_mb("IUCV", 9000, level="5.1.0"), NoDataError, ["beyond the sources",
+                                                                       "newest 4.4.0"]),
     (lambda: zvmplan.per_mb("IUCV", "9000"), ArgumentTypeError, ["number"]),
     (lambda: zvmplan.per_mb("IUCV", float("nan")), ArgumentTypeError, ["finite"]),
     (lambda: zvmplan.per_mb("IUCV", True), ArgumentTypeError, ["number"]),
@@ -246,3 +247,12 @@ def test_per_mb_many_from_strg_equals_scalar(transport, connections):
 def test_exact_published_values_through_the_vector_path():
     many = zvmplan.per_tx_many("HIPERSOCKETS", "RR", [8992, 8992], [10, 20], "tx_per_sec", "4.4.0")
     assert many.values.tolist() == [19681.727, 19728.350]  # 003 Table 12
+
+
+def test_lcs_cpu_says_it_covers_one_guest():
+    """001 LCS Device Experiment: the 100 MB file sat 'on a nearby workstation on the IBM
+    intranet', so LCS CPU covers the one Linux guest, beside 000/002/003's two-guest totals."""
+    for ans in (zvmplan.per_mb("LCS", 1500, "tot_cpusec_per_mb", "4.1.0"),
+                zvmplan.per_tx("LCS", "FTP_GET", 1500, 1, "cp_cpumsec_per_tx", "4.1.0")):
+        assert any("one Linux guest only" in n and "workstation" in n for n in ans.notes)
+    assert "one Linux guest only" in " ".join(zvmplan.confidence_interval("LCS").notes)
