@@ -53,7 +53,8 @@ SPEED = Param("speed_factor", "per-engine capacity of the target processor relat
               "measured one (ZVM_PROCESSOR; from zPCR or LSPR); default 1",
               number("speed_factor"), unit="x", optional=True)
 STRG_CONNS = Param("connections", "for OSA_GBE, HIPERSOCKETS, GUEST_LAN (from STRG): "
-                   "concurrent connections; default the fewest measured",
+                   "concurrent connections; default the measured count with the most CPU per MB "
+                   "at that MTU and level (OSA_GBE: 1, a single stream)",
                    number("connections"), unit="count", optional=True)
 
 

@@ -33,6 +33,7 @@ from . import coverage, hardware
 from .errors import ArgumentTypeError, NoDataError, OutOfRangeError, ZvmplanError
 from .levels import LevelStep, level_step
 from .stats import mean_interval
+from .strg_default import default_connections
 
 STREAM_TRANSPORTS = ("CMS_IUCV", "IUCV", "VCTC")
 FTP_TRANSPORTS = ("LCS", "ESCON_CTC")
@@ -151,8 +152,9 @@ def per_mb(transport, size_bytes, metric="cp_cpusec_per_mb", level=None, speed_f
         Processor speed relative to the measured machine [1 = same].
     connections : int, optional
         For per-MB figures derived from STRG (OSA_GBE, HIPERSOCKETS, GUEST_LAN): the
-        number of concurrent connections; default 20 (:data:`DEFAULT_CONNS_REASON`;
-        Guest LAN: 50, the only count measured).
+        number of concurrent connections; default the measured count with the most total
+        CPU per MB at that MTU and level (:mod:`zvmplan.strg_default`; Guest LAN: 50, the
+        only count measured).
 
     >>> per_mb("CMS_IUCV", 1500, "mb_per_sec").value
     25.871
@@ -391,7 +393,7 @@ def _ftp_band(rec, m: str) -> tuple[float, float]:
 
 def _strg_per_mb(t: str, s: float, m: str, lvl: str, c) -> Answer:
     mb = names.WORKLOADS["STRG"].mb_per_tx
-    conns = c if c is not None else _fewest_conns(t)
+    conns, default_why = (c, "") if c is not None else default_connections(t, s, lvl)
     tx = lambda met: per_tx(t, "STRG", s, conns, met, lvl)  # noqa: E731
     rate = tx("tx_per_sec")
     tot = tx("tot_cpumsec_per_tx")
@@ -409,8 +411,7 @@ def _strg_per_mb(t: str, s: float, m: str, lvl: str, c) -> Answer:
     sources = tuple(dict.fromkeys(src for p in parts for src in p.sources))
     notes = tuple(dict.fromkeys(n for p in parts for n in p.notes))
     if c is None:
-        notes += (DEFAULT_CONNS_REASON if t != "GUEST_LAN" else
-                  "at 50 concurrent connections, the only count 002 measured",)
+        notes += (default_why,)
     bands = {"mb_per_sec": lambda: rate.rel_band, "tot_cpusec_per_mb": lambda: tot.rel_band,
              "mb_per_cpusec": lambda: inverse(tot.rel_band),
              "cpusec_per_sec": lambda: compose(rate.rel_band, tot.rel_band),
@@ -425,20 +426,6 @@ def _strg_per_mb(t: str, s: float, m: str, lvl: str, c) -> Answer:
     return Answer(values[m], names.UNITS[m], basis, sources,
                   "; ".join(dict.fromkeys([method] + methods)), notes,
                   rel_band=bands[m](), band_rule=rule)
-
-
-#: default connections for per-MB figures derived from STRG, and why
-DEFAULT_CONNS_REASON = (
-    "20 concurrent connections, the default for per-MB figures derived from STRG: 004 saw "
-    "efficiency level off around 20 clients, and in 003 Tables 6-7 and 16-19 the 10-, 20- and "
-    "50-connection STRG runs agree within a few percent while 1-connection runs are low or "
-    "anomalous (Table 18)")
-
-
-def _fewest_conns(t: str) -> float:
-    """Default connections of a STRG-derived per-MB figure: 20 (DEFAULT_CONNS_REASON);
-    Guest LAN was measured at 50 only (002)."""
-    return 50.0 if t == "GUEST_LAN" else 20.0
 
 
 #: a run departing from the median of its series by more than this (tx/s) is suspect
@@ -691,7 +678,11 @@ def _strg_per_mb_many(t, s, m, level, speed_factor, connections) -> Many:
     if m not in names.PER_MB_METRICS:
         return _many(lambda x: per_mb(t, x, m, level, speed_factor, connections), s)
     mb = names.WORKLOADS["STRG"].mb_per_tx
-    conns = _fewest_conns(t) if connections is None else connections
+    if connections is None:  # the default count may differ by MTU (zvmplan.strg_default)
+        lvl = _level(t, level)
+        conns = np.array([default_connections(t, float(x), lvl)[0] for x in s])
+    else:
+        conns = connections
     tx = lambda met: per_tx_many(t, "STRG", s, conns, met, level, speed_factor)  # noqa: E731
     rate, tot = tx("tx_per_sec"), tx("tot_cpumsec_per_tx")
     parts = [rate, tot]
