@@ -13,6 +13,7 @@ from zvmplan import names
 from zvmplan.answer import Pair
 from zvmplan.derived import STACK_NOTE_004, stack_change
 from zvmplan.errors import ArgumentTypeError
+from zvmplan.framing import payload_mb_per_sec
 
 from .errors import ExcelError
 from .registry import REGISTRY, Param, as_number, worksheet_function
@@ -266,12 +267,24 @@ def zvm_processor(transport, level=None):
     return zvmplan.processor(transport, level).name
 
 
-@worksheet_function(description="Line or channel rate of a real device (MB = 10^6 bytes) [MB/s]: "
-                    "LCS (Fast Ethernet), OSA_GBE (Gigabit Ethernet), ESCON_CTC (channel); "
-                    "#N/A for memory-to-memory transports",
+@worksheet_function(description="Raw line or channel rate of a real device, every bit on the "
+                    "wire (MB = 10^6 bytes) [MB/s]: LCS (Fast Ethernet), OSA_GBE (Gigabit "
+                    "Ethernet), ESCON_CTC (channel); #N/A for memory-to-memory transports; a "
+                    "load is payload: compare it with ZVM_PAYLOAD_RATE",
                     example='=ZVM_LINE_RATE("OSA_GBE")', returns="MB/s", params=[TRANSPORT])
 def zvm_line_rate(transport):
     return zvmplan.line_rate_mb_per_sec(transport)
+
+
+@worksheet_function(description="Most TCP payload a real device's wire or channel carries at an "
+                    "MTU, after Ethernet framing (IEEE 802.3, RFC 894) and minimum IP and TCP "
+                    "headers (RFC 791, 793), in the sources' MB of 2^20 bytes: compare a planned "
+                    "load with this, not with ZVM_LINE_RATE; #N/A for memory-to-memory "
+                    "transports [MB/s]",
+                    example='=ZVM_PAYLOAD_RATE("OSA_GBE",1492)', returns="MB/s",
+                    params=[TRANSPORT, Param("mtu", "the IP MTU", number("mtu"), unit="bytes")])
+def zvm_payload_rate(transport, mtu):
+    return payload_mb_per_sec(transport, mtu)
 
 
 # Classic xlwings finds a function with getattr(module, <Excel name>): expose each under its

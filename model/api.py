@@ -29,7 +29,7 @@ from .curves import (BASIS_NAMES, CONN_METHOD_IN, CONN_METHOD_OUT, M_EXTRAP, M_I
                      MTU_METHOD_IN,
                      SIZE_METHOD_IN, SIZE_METHOD_OUT, ConnGrid, SizeCurve)
 from .data import find, one
-from . import coverage, hardware
+from . import coverage, framing, hardware
 from .errors import ArgumentTypeError, NoDataError, OutOfRangeError, ZvmplanError
 from .levels import LevelStep, level_step
 from .stats import mean_interval
@@ -172,7 +172,7 @@ def per_mb(transport, size_bytes, metric="cp_cpusec_per_mb", level=None, speed_f
 
 @lru_cache(maxsize=65536)
 def _per_mb_cached(t, s, m, lvl, f, c) -> Answer:
-    return _finish(_per_mb_answer(t, s, m, lvl, f, c), t, m, f)
+    return _finish(_per_mb_answer(t, s, m, lvl, f, c), t, m, f, s)
 
 
 def _per_mb_answer(t, s, m, lvl, f, c) -> Answer:
@@ -201,7 +201,7 @@ OSA_SETUP_NOTE = ("003 ran both guests on device numbers of one OSA Express GbE 
                   "traffic went through one adapter and never crossed the wire")
 
 
-def _finish(ans: Answer, t: str, m: str, f: float) -> Answer:
+def _finish(ans: Answer, t: str, m: str, f: float, mtu: float | None = None) -> Answer:
     """Add what every answer of ``t`` must say: the measured processor, the device's
     setup and limits, and flags where the answer leaves what the measured machine had."""
     proc = hardware.processor(t)
@@ -212,10 +212,10 @@ def _finish(ans: Answer, t: str, m: str, f: float) -> Answer:
         notes.append(LCS_NOTE)
     if t == "OSA_GBE":
         notes.append(OSA_SETUP_NOTE)
-        if m == "mb_per_sec" and ans.value > hardware.line_rate_mb_per_sec(t):
-            notes.append(f"FLAG: {ans.value:.4g} MB/s is above the {hardware.line_rate_text(t)}: "
-                         "003 reached it only because the traffic stayed inside one adapter; a "
-                         "link that crosses the wire cannot carry more than the line rate")
+        flag = framing.over_capacity_flag(t, ans.value, mtu) if m == "mb_per_sec" else ""
+        if flag:  # compared as payload in the sources' MB with what the wire carries
+            notes.append(flag.replace("exceeds", "is above", 1) + "; 003 reached it only "
+                         "because the traffic stayed inside one adapter")
     if m == "cpusec_per_sec" and ans.value > proc.engines:
         notes.append(f"FLAG: needs {ans.value:.3g} engines (CPU-s/s), more than the "
                      f"{proc.engines} dedicated engines of the measured LPAR ({proc.document} "
