@@ -160,9 +160,56 @@ def totcpu_per_tx(transport, workload, mtu, connections, level=None, speed_facto
                    speed_factor)
 
 
+# ------------------------------------------------------------- sizing -------
+BULK_OR_TX = ("tx/s for RR and CRR; MB/s for the bulk workloads (STREAM: CMS_IUCV, IUCV, "
+              "VCTC; FTP_GET: LCS, ESCON_CTC; STRG: OSA_GBE, HIPERSOCKETS, GUEST_LAN)")
+SIZING_CONNS = Param("connections", "concurrent connections: required for RR and CRR; for "
+                     "STRG optional (default as for the per-MB functions)",
+                     number("connections"), unit="count", optional=True)
+SIZING_SPEED = Param("speed_factor", "the machine to size for: its per-engine capacity "
+                     "relative to the measured processor (ZVM_PROCESSOR; from zPCR or LSPR); "
+                     "default 1, the measured processor", number("speed_factor"), unit="x",
+                     optional=True)
+SIZING_WORKLOAD = Param("workload", "workload the transport was measured with: RR or CRR "
+                        "(OSA_GBE, HIPERSOCKETS, GUEST_LAN), or its bulk workload: STREAM, "
+                        "FTP_GET or STRG", text("workload"))
+SIZING_SIZE = Param("size_bytes", "transfer size (CMS_IUCV) or MTU", number("size_bytes"),
+                    unit="bytes")
+
+
+@worksheet_function(description="Engines (CPU-seconds per second) one link needs to carry a "
+                    "load on the machine the speed_factor names: load x total CPU per unit; "
+                    "flagged where the load is above the measured rate or the wire [engines]",
+                    example='=ENGINES_NEEDED("OSA_GBE","RR",1492,1000,50,"4.4.0")',
+                    returns="engines",
+                    params=[TRANSPORT, SIZING_WORKLOAD, SIZING_SIZE,
+                            Param("load", "the load: " + BULK_OR_TX, number("load"),
+                                  unit="tx/s or MB/s"),
+                            SIZING_CONNS, LEVEL, SIZING_SPEED])
+def engines_needed(transport, workload, size_bytes, load, connections=None, level=None,
+                   speed_factor=None):
+    return zvmplan.engines_needed(transport, workload, size_bytes, load, connections, level,
+                                  speed_factor)
+
+
+@worksheet_function(description="The most load N engines carry on one link (" + BULK_OR_TX +
+                    "): the least of engines / total CPU per unit, the rate the sources "
+                    "measured there and what the wire carries [tx/s or MB/s]",
+                    example='=MAX_LOAD("OSA_GBE","RR",1492,2,50,"4.4.0")',
+                    returns="tx/s or MB/s",
+                    params=[TRANSPORT, SIZING_WORKLOAD, SIZING_SIZE,
+                            Param("engines", "engines (CPU-seconds per second) available for "
+                                  "the link", number("engines"), unit="engines"),
+                            SIZING_CONNS, LEVEL, SIZING_SPEED])
+def max_load(transport, workload, size_bytes, engines, connections=None, level=None,
+             speed_factor=None):
+    return zvmplan.max_load(transport, workload, size_bytes, engines, connections, level,
+                            speed_factor)
+
+
 # --------------------------------------------------- explanation, discovery -------
 _ANY = [Param(f"arg{i}", f"argument {i} of that function", lambda v: v, optional=i > 1)
-        for i in range(1, 7)]
+        for i in range(1, 8)]
 
 
 @worksheet_function(description="Why a zvmplan answer is what it is: basis (measured, derived, "
@@ -171,8 +218,9 @@ _ANY = [Param(f"arg{i}", f"argument {i} of that function", lambda v: v, optional
                     example='=ZVM_BASIS("CPCPU_PER_MB","IUCV",9000)', returns="text",
                     params=[Param("function", "name of a zvmplan function, e.g. CPCPU_PER_MB",
                                   text("function"))] + _ANY)
-def zvm_basis(function, arg1=None, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None):
-    fn, args = _target(function, "ZVM_BASIS", [arg1, arg2, arg3, arg4, arg5, arg6])
+def zvm_basis(function, arg1=None, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None,
+              arg7=None):
+    fn, args = _target(function, "ZVM_BASIS", [arg1, arg2, arg3, arg4, arg5, arg6, arg7])
     return fn.explain(*args)
 
 
@@ -201,8 +249,9 @@ def _target(function, caller, args):
                     params=[Param("function", "name of a zvmplan function that returns a "
                                   "number, e.g. CPCPU_PER_MB", text("function"))] + _ANY,
                     spill=True)
-def zvm_range(function, arg1=None, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None):
-    fn, args = _target(function, "ZVM_RANGE", [arg1, arg2, arg3, arg4, arg5, arg6])
+def zvm_range(function, arg1=None, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None,
+              arg7=None):
+    fn, args = _target(function, "ZVM_RANGE", [arg1, arg2, arg3, arg4, arg5, arg6, arg7])
     result = fn._call(args, explain=True)
     if isinstance(result, ExcelError):
         return result
