@@ -29,7 +29,7 @@ from .curves import (BASIS_NAMES, CONN_METHOD_IN, CONN_METHOD_OUT, M_EXTRAP, M_I
                      MTU_METHOD_IN,
                      SIZE_METHOD_IN, SIZE_METHOD_OUT, ConnGrid, SizeCurve)
 from .data import find, one
-from . import coverage, framing, hardware
+from . import coverage, framing, hardware, hs_below
 from .errors import ArgumentTypeError, NoDataError, OutOfRangeError, ZvmplanError
 from .levels import LevelStep, level_step
 from .stats import mean_interval
@@ -541,18 +541,18 @@ def _per_tx_answer(t, w, mtu, conns, m, lvl, f) -> Answer:
     if m not in grid.values:
         raise NoDataError(f"{t}: the source gives only total CPU per transaction "
                           f"(002 Table 2), not the CP/virtual split ({m})")
-    grid.check(mtu, conns)
+    hs_below.check(grid, mtu, conns)  # HiperSockets also a short step below its lowest MTU
     # beyond the largest measured count every metric, totals included, is the value at
     # that count: held flat (CONN_METHOD_OUT)
     cmax = grid.largest_conns()
     ce = min(conns, cmax)
     if m == "tot_cpumsec_per_tx" and "v_cpumsec_per_tx" in grid.values and \
             not (mtu in grid.mtus and ce in grid.conns[mtu]):
-        v, bm, bc = grid.evaluate("v_cpumsec_per_tx", mtu, ce)
-        c, _, _ = grid.evaluate("cp_cpumsec_per_tx", mtu, ce)
+        v, bm, bc = hs_below.evaluate(grid, "v_cpumsec_per_tx", mtu, ce)
+        c, _, _ = hs_below.evaluate(grid, "cp_cpumsec_per_tx", mtu, ce)
         value = v + c  # keep total = virtual + CP off the measured points
     else:
-        value, bm, bc = grid.evaluate(m, mtu, ce)
+        value, bm, bc = hs_below.evaluate(grid, m, mtu, ce)
     if conns > cmax:
         bc = M_EXTRAP
     code = max(bm, bc)
@@ -568,7 +568,7 @@ def _per_tx_answer(t, w, mtu, conns, m, lvl, f) -> Answer:
                 else f"003 Tables for {t} {w} (all MTUs), z/VM {step.from_level}",)
     methods = []
     if bm:
-        methods.append(MTU_METHOD_IN)
+        methods.append(MTU_METHOD_IN if bm == M_INTERP else hs_below.METHOD)
     if bc:
         methods.append(CONN_METHOD_IN if bc == 1 else CONN_METHOD_OUT)
     rel, rule = _grid_band(t, w, m, mtu, conns, ce, bm, bc, conns > cmax, step.from_level,
@@ -598,6 +598,10 @@ def _grid_band(t, w, m, mtu, conns, ce, bm, bc, beyond, level, grid, value):
         rules.append(r.text())
     if bm == M_INTERP:  # OSA GbE has two MTUs: its rule is measured on HiperSockets
         r = coverage.rule("mtu_interp" if len(grid.mtus) > 2 else "mtu_two_point", m)
+        parts.append(r.rel_band)
+        rules.append(r.text())
+    elif bm == M_EXTRAP:  # HiperSockets a short step below its lowest MTU (zvmplan.hs_below)
+        r = coverage.rule(coverage.BELOW_RULE, m, w)
         parts.append(r.rel_band)
         rules.append(r.text())
     if len(parts) > 1:
@@ -737,9 +741,9 @@ def per_tx_many(transport, workload, mtus, connections, metric="tot_cpumsec_per_
     cmin = max(c[0] for c in grid.conns.values())
     ok = (np.isfinite(mt) & np.isfinite(cn) & (mt >= grid.mtus[0]) & (mt <= grid.mtus[-1])
           & (cn >= cmin) & (cn == np.floor(cn)))
-    for i in np.flatnonzero(~ok):
+    for i in np.flatnonzero(~ok):  # refused, or answered off the vectorised grid path
         try:
-            scalar((mt[i], cn[i]))
+            values[i] = scalar((mt[i], cn[i])).value
         except ZvmplanError as exc:
             errors[int(i)] = exc
     if ok.any():

@@ -71,7 +71,8 @@ RATIO_TABLES = {"cp_cpusec_per_mb": "Table 5", "tot_cpusec_per_mb": "Table 4",
 
 LABEL = {"size_dense": "size", "size_sparse": "size", "size_low": "size below the measured sizes",
          "size_whatif": "a what-if beyond 32764", "conn_interp": "connections",
-         "conn_flat": "holding flat", "mtu_interp": "MTU", "mtu_two_point": "MTU"}
+         "conn_flat": "holding flat", "mtu_interp": "MTU", "mtu_two_point": "MTU",
+         "mtu_below": "an MTU below the lowest measured"}
 LEFT_OUT = {"size_dense": "each size left out in turn",
             "size_sparse": "each transport left out in turn",
             "size_low": "each transport left out in turn",
@@ -80,7 +81,8 @@ LEFT_OUT = {"size_dense": "each size left out in turn",
             "conn_flat": "each series (workload, MTU, level) left out in turn",
             "mtu_interp": "each row (workload, level, connections) left out in turn",
             "mtu_two_point": "each HiperSockets row (workload, level, connections) left out "
-                             "in turn"}
+                             "in turn",
+            "mtu_below": "each row (level, connections) left out in turn"}
 WHAT = {"size_dense": "PCHIP between measured sizes, each interior size of 000 Table 1 "
                       "predicted from the others",
         "size_sparse": "PCHIP between the Linux drivers' three sizes: IUCV and VCTC at 9000 "
@@ -97,6 +99,9 @@ WHAT = {"size_dense": "PCHIP between measured sizes, each interior size of 000 T
                      "largest count in every 003 series of the device",
         "mtu_interp": "PCHIP between HiperSockets MTUs, each interior MTU predicted from the "
                       "others at every workload, level and connection count",
+        "mtu_below": "the power law through the two lowest measured MTUs one step below them: "
+                     "HiperSockets 8992 from 16384 and 32768 (a step of 1.8x, against 1.1x "
+                     "from 8992 down to 8192)",
         "mtu_two_point": "interpolating between two MTUs a factor of ~6 apart, as OSA's 1492 "
                          "and 8992: HiperSockets 16384 and 32768 from 8992 and 57344 (OSA itself "
                          "has two MTUs, so none can be left out there)"}
@@ -278,7 +283,7 @@ def _conn_groups(key: str, m: str, t: str):
 
 
 @lru_cache(maxsize=None)
-def _mtu_groups(key: str, m: str):
+def _mtu_groups(key: str, m: str, workload: str | None = None):
     t = "HIPERSOCKETS"
     groups = []
     for w, lvl, grid in _series(t):
@@ -290,7 +295,12 @@ def _mtu_groups(key: str, m: str):
                 continue
             y = np.array([grid.values[m][u][k] for u in mt])
             es = []
-            for j in range(1, len(mt) - 1):
+            if key == "mtu_below":
+                if w != workload:
+                    continue
+                slope = np.log(y[2] / y[1]) / np.log(mt[2] / mt[1])
+                es.append(float(np.log(y[0] / (y[1] * (mt[0] / mt[1]) ** slope))))
+            for j in range(1, len(mt) - 1) if key != "mtu_below" else ():
                 keep = (np.arange(len(mt)) != j if key == "mtu_interp" else
                         np.isin(np.arange(len(mt)), (0, len(mt) - 1)))
                 pred = np.exp(pchip(np.log(mt[keep]), np.log(y[keep]), np.log(mt[j])))
@@ -303,6 +313,7 @@ def _mtu_groups(key: str, m: str):
 SIZE_RULES = ("size_dense", "size_sparse", "size_low", "size_whatif")
 CONN_RULES = ("conn_interp", "conn_flat")
 MTU_RULES = ("mtu_interp", "mtu_two_point")
+BELOW_RULE = "mtu_below"
 
 
 @lru_cache(maxsize=None)
@@ -334,6 +345,9 @@ def rule(key: str, metric: str, transport: str | None = None) -> BandRule:
         scope = ("HiperSockets, every workload, level and connection count" if key ==
                  "mtu_interp" else "HiperSockets rows, applied to OSA GbE")
         return BandRule(key, metric, scope, _mtu_groups(key, metric))
+    if key == BELOW_RULE:  # transport: the workload (the MTU's effect differs by workload)
+        return BandRule(key, metric, f"HiperSockets {transport}, every level and connection "
+                        "count", _mtu_groups(key, metric, transport))
     raise KeyError(key)
 
 
@@ -343,4 +357,5 @@ def all_rules() -> list[BandRule]:
     out += [rule(k, m, t) for k in CONN_RULES for t in ("OSA_GBE", "HIPERSOCKETS")
             for m in TX_METRICS]
     out += [rule(k, m) for k in MTU_RULES for m in TX_METRICS]
+    out += [rule(BELOW_RULE, m, w) for w in ("RR", "CRR", "STRG") for m in TX_METRICS]
     return [r for r in out if r.tested]
