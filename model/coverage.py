@@ -53,9 +53,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import api as _api  # zvmplan.api imports this module: look its views up at call time
 from .data import find
 from .interp import pchip
+from .tables import conn_grid, outlier_runs, size_curve
 
 SIZE_METRICS = ("mb_per_sec", "mb_per_cpusec", "cpusec_per_sec", "cp_cpusec_per_mb",
                 "v_cpusec_per_mb", "tot_cpusec_per_mb", "pct_cp")
@@ -175,8 +175,8 @@ def _published_000(t: str) -> dict[int, dict[str, float]]:
 
 def _predict(t: str, keep: tuple[int, ...], size: float) -> dict[str, float]:
     """The model's curve of ``t`` built from the sizes ``keep`` only, at ``size``."""
-    drop = tuple(int(s) for s in _api.size_curve(t).sizes if int(s) not in keep)
-    values, _ = _api.size_curve(t, drop).evaluate(np.array([float(size)]))
+    drop = tuple(int(s) for s in size_curve(t).sizes if int(s) not in keep)
+    values, _ = size_curve(t, drop).evaluate(np.array([float(size)]))
     return {m: float(values[m][0]) for m in SIZE_METRICS}
 
 
@@ -186,7 +186,7 @@ def _size_error(t: str, keep: tuple[int, ...], size: int, m: str) -> float:
 
 @lru_cache(maxsize=None)
 def _size_groups(key: str, m: str) -> tuple[tuple[str, tuple[float, ...]], ...]:
-    cms = _api.size_curve("CMS_IUCV").sizes.astype(int)
+    cms = size_curve("CMS_IUCV").sizes.astype(int)
     lo, mid, hi = LINUX_SIZES
     if key == "size_dense":
         return tuple((f"CMS_IUCV {s}", (_size_error("CMS_IUCV", tuple(int(x) for x in cms
@@ -235,7 +235,7 @@ def ratio_evidence(m: str) -> tuple[tuple[int, float], ...]:
             bound = ratio * cms[s][base]
             if m == "tot_cpusec_per_mb":
                 bound = 1 / bound
-            proj = _api.size_curve("IUCV").evaluate(np.array([float(s)]))[0][m][0]
+            proj = size_curve("IUCV").evaluate(np.array([float(s)]))[0][m][0]
             # CP and total: truth >= bound; MB per CPU-s: truth <= bound
             e = float(np.log(bound / proj))
             if (e > 0) if m != "mb_per_cpusec" else (e < 0):
@@ -250,11 +250,11 @@ def _series(t: str):
         levels = sorted({r.level for r in find(document="003", transport=t, workload=w,
                                                stat="value")})
         for lvl in levels:
-            yield w, lvl, _api.conn_grid(t, w, lvl)
+            yield w, lvl, conn_grid(t, w, lvl)
 
 
 def _bad(t, w, mtus, lvl, conns) -> bool:
-    bad = _api.outlier_runs()
+    bad = outlier_runs()
     return any((t, w, int(u), lvl, int(c)) in bad for u in mtus for c in conns)
 
 

@@ -183,21 +183,15 @@ def speed_factor_for(transport, factors: dict) -> float:
     return float(factors[p.name])
 
 
-def load_flag(transport, load_mb_per_sec: float, mtu_bytes: float | None = None) -> str:
-    """A flag when a planned load exceeds what the device's wire or channel carries ('' if
-    not, or for a memory-to-memory transport, which crosses no wire). With ``mtu_bytes`` the
-    load (TCP payload, sources' MB of 2^20 bytes) is compared with the payload capacity at
-    that MTU (:mod:`zvmplan.framing`); without, with the raw line rate (10^6-byte MB, no
-    framing), which lets through loads up to ~10% too large.
+def load_flag(transport, load_mb_per_sec: float) -> str:
+    """A flag when a planned load exceeds the device's raw line or channel rate ('' if not,
+    or for a memory-to-memory transport, which crosses no wire). The raw rate counts every
+    bit on the wire in 10^6-byte MB: a load (TCP payload, the sources' 2^20-byte MB) is
+    compared like with like by :func:`zvmplan.framing.over_capacity_flag` at its MTU.
 
     >>> load_flag("LCS", 50)[:5]
     'FLAG:'
-    >>> load_flag("OSA_GBE", 120), load_flag("OSA_GBE", 120, 1492)[:5]
-    ('', 'FLAG:')
     """
-    if mtu_bytes is not None:
-        from .framing import over_capacity_flag  # framing builds on this module
-        return over_capacity_flag(transport, load_mb_per_sec, mtu_bytes)
     t = names.transport(transport)
     try:
         rate = line_rate_mb_per_sec(t)

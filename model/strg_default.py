@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from . import api as _api  # zvmplan.api imports this module: look it up at call time
 from .errors import ZvmplanError
 from .levels import level_step
+from .tables import conn_grid
+from .transactions import per_tx
 
 GUEST_LAN_REASON = "at 50 concurrent connections, the only count 002 measured"
 
@@ -36,9 +37,9 @@ def default_connections(t: str, size_bytes: float, level: str) -> tuple[float, s
     if t == "GUEST_LAN":
         return 50.0, GUEST_LAN_REASON
     try:
-        grid = _api.conn_grid(t, "STRG", level_step(t, None, level).from_level)
+        grid = conn_grid(t, "STRG", level_step(t, None, level).from_level)
         counts = sorted(set.intersection(*(set(c) for c in grid.conns.values())))
-        cost = {c: _api.per_tx(t, "STRG", size_bytes, c, "tot_cpumsec_per_tx", level).value
+        cost = {c: per_tx(t, "STRG", size_bytes, c, "tot_cpumsec_per_tx", level).value
                 for c in counts}
     except ZvmplanError:
         return 20.0, ""

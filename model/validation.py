@@ -10,17 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import api as _api  # zvmplan.api imports this module: look its views up at call time
-
-
-def size_curve(transport, drop=()):
-    return _api.size_curve(transport, drop)
-
-
-def conn_grid(transport, workload, level, drop_conns=()):
-    return _api.conn_grid(transport, workload, level, drop_conns)
 from .data import find
 from .interp import pchip
+from .tables import conn_grid, outlier_runs, size_curve
 
 SIZE_METRICS = ("mb_per_sec", "mb_per_cpusec", "cpusec_per_sec", "cp_cpusec_per_mb", "pct_cp")
 

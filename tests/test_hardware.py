@@ -169,10 +169,11 @@ def test_120_mb_per_sec_on_osa_at_1492_is_flagged():
     """Issue 17: 120 MB/s passed the raw 125 MB/s check; at MTU 1492 the wire carries at most
     113.1 MB/s of payload in the sources' MB."""
     assert hardware.load_flag("OSA_GBE", 120) == ""  # the raw-rate answer, kept as documented
-    flag = hardware.load_flag("OSA_GBE", 120, 1492)
+    from zvmplan.framing import over_capacity_flag
+    flag = over_capacity_flag("OSA_GBE", 120, 1492)
     assert flag.startswith("FLAG: 120 MB/s of payload exceeds the 113.1 MB/s")
-    assert hardware.load_flag("OSA_GBE", 113, 1492) == ""
-    assert hardware.load_flag("HIPERSOCKETS", 1000, 57344) == ""
+    assert over_capacity_flag("OSA_GBE", 113, 1492) == ""
+    assert over_capacity_flag("HIPERSOCKETS", 1000, 57344) == ""
 
 
 def test_osa_rate_between_payload_and_line_rate_is_flagged():
