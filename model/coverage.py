@@ -35,6 +35,9 @@ mtu_interp      HiperSockets: each interior MTU from the others, every  one row 
 mtu_two_point   OSA GbE (two MTUs: none can be left out on OSA):       one HiperSockets row
                 HiperSockets' 16384 and 32768 from 8992 and 57344, a
                 span like OSA's 1492 .. 8992
+mtu_below       HiperSockets 8192 .. 8992 (:mod:`zvmplan.hs_below`),   one row (level,
+                per workload: 8992 from 16384 and 32768 by the same    connections)
+                power law, a 1.8x step against 8992 -> 8192's 1.1x
 ==============  =====================================================  =======================
 
 A rule's **measured coverage** is the share of its values that fall inside the band rebuilt
@@ -318,7 +321,8 @@ BELOW_RULE = "mtu_below"
 
 @lru_cache(maxsize=None)
 def rule(key: str, metric: str, transport: str | None = None) -> BandRule:
-    """The band rule ``key`` for ``metric`` (and, for the connection rules, the 003 device).
+    """The band rule ``key`` for ``metric`` (and, for the connection rules, the 003 device in
+    ``transport``; for ``mtu_below``, the workload there).
 
     >>> r = rule("size_sparse", "v_cpusec_per_mb")
     >>> r.held, r.tested
