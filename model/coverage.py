@@ -339,7 +339,7 @@ def rule(key: str, metric: str, transport: str | None = None) -> BandRule:
                 s, e = max(ev, key=lambda x: abs(x[1]))
                 why = (f"never narrower than 000 {RATIO_TABLES[metric]}'s Linux/CMS IUCV ratio "
                        f"held at its 32764 value (it moves against the Linux driver from 1500 "
-                       f"to 32764), which puts the figure at {s:g} bytes {abs(np.expm1(e)) * 100:.1f}% "
+                       f"to 32764), which puts the figure at {s:,} bytes {abs(np.expm1(e)) * 100:.1f}% "
                        f"{'above' if e > 0 else 'below'} the projection")
         return BandRule(key, metric, scope, _size_groups(key, metric), floor, why)
     if key in CONN_RULES:
