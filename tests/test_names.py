@@ -68,3 +68,15 @@ def test_a_transport_no_source_measured_is_na(value):
     assert REGISTRY["CPCPU_PER_MB"](value, 9000) == "#N/A"
     assert "beyond the sources" in REGISTRY["ZVM_BASIS"]("CPCPU_PER_MB", value, 9000)
     assert REGISTRY["CPCPU_PER_MB"]("VSWICH", 9000) == "#VALUE!"
+
+
+def test_fill_says_beyond_the_sources_without_a_typo_hint():
+    """A links file naming z/VM 5.1.0 or VSWITCH is refused with the reason, and no
+    'did you mean 4.1.0?' (no typo: a level the sources never reached)."""
+    from zvmplan_workbook import fill
+    for kind, text in (("level", "5.1.0"), ("transport", "VSWITCH")):
+        with pytest.raises(fill.FillError, match="beyond the sources") as err:
+            fill._name(kind, text, "links.csv row 1")
+        assert "did you mean" not in str(err.value)
+    with pytest.raises(fill.FillError, match="did you mean IUCV"):
+        fill._name("transport", "IUVC", "links.csv row 1")
