@@ -325,6 +325,12 @@ def test_the_strg_default_text_states_what_the_data_shows():
     assert "few percent" not in text
     assert planner.STRG_SPREAD_TEXT.format(**spread) in text
     assert "differ by up to 20% in total CPU per transaction on OSA GbE (Table 7" in text
+    # and it says what the model does with a blank count
+    from zvmplan.strg_default import default_connections
+    assert spread["osa_default"] == default_connections("OSA_GBE", 8992, "4.4.0")[0] == 1
+    assert "OSA GbE: 1, a single stream" in text
+    answer = zvmplan.per_mb("OSA_GBE", 8992, "tot_cpusec_per_mb", "4.4.0")
+    assert any(n.startswith("1 concurrent connection(s), the default") for n in answer.notes)
 
 
 def test_the_docs_state_the_shops_numbers(bare):

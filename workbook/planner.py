@@ -947,8 +947,13 @@ def strg_spread() -> dict[str, float]:
         out[t] = max(out[t], max(many) / min(many) - 1)
         if t == "OSA_GBE":
             single.append(v[1] / v[20])
+    from zvmplan.strg_default import default_connections
+    osa = {default_connections("OSA_GBE", mtu, lv)[0] for (t, mtu, lv) in runs
+           if t == "OSA_GBE"}
+    if len(osa) != 1:   # the sentence below names one count for OSA GbE
+        raise ValueError(f"OSA GbE's default connection counts differ by MTU: {sorted(osa)}")
     return {"osa": out["OSA_GBE"], "hs": out["HIPERSOCKETS"], "single_lo": min(single),
-            "single_hi": max(single)}
+            "single_hi": max(single), "osa_default": osa.pop()}
 
 
 STRG_SPREAD_TEXT = (
@@ -957,8 +962,10 @@ STRG_SPREAD_TEXT = (
     "differ by up to {osa:.0%} in total CPU per transaction on OSA GbE (Table 7, MTU 8992) "
     "and up to {hs:.1%} on HiperSockets, and OSA's 1-connection runs (one stream) cost "
     "{single_lo:.2f}-{single_hi:.2f}x the 20-connection CPU. Left blank, the count is the "
-    "model's default, which the Basis of each answer names with its reason; give the "
-    "concurrency you expect.")
+    "measured one with the most total CPU per MB at that MTU and level (zvmplan.strg_default; "
+    "OSA GbE: {osa_default:g}, a single stream; Guest LAN: 50, its only count), so a blank "
+    "never understates CPU against a measured concurrency; the Basis of each answer names the "
+    "count. Give the concurrency you expect.")
 
 
 def sheet_assumptions(book: Book, notes: dict):
