@@ -309,8 +309,9 @@ def _scenario_name(value, where: str) -> str:
 def input_cells(links: list[dict], scenarios: list[dict] | None,
                 engines: float | None, capacity: dict[str, float] | None = None
                 ) -> dict[str, dict[str, object]]:
-    """Sheet -> {cell: value} for every input the fill writes (unused rows cleared).
-    ``capacity`` (measured processor -> the target machine's per-engine capacity relative
+    """Sheet -> {cell: value} for every input the fill writes into the template's own
+    rows (unused rows cleared; the rows beyond, which :mod:`.rows` adds, get theirs from
+    :func:`added_inputs`). ``capacity`` (measured processor -> the target machine's per-engine capacity relative
     to it) fills the Assumptions sheet's capacity cells, every one (a processor not named
     is cleared); None leaves the template's."""
     from openpyxl.utils import get_column_letter as L
@@ -318,9 +319,7 @@ def input_cells(links: list[dict], scenarios: list[dict] | None,
                           N_ROWS, PLANNER, PROCESSORS, SCEN_PARAM_ROW, SCENARIO_BLOCKS,
                           SCENARIO_PARAMS, SCENARIOS, scenario_col)
     planner = {}
-    # the template's rows (unused ones cleared), or as many as there are links: the fill
-    # adds the rows beyond the template's (zvmplan_workbook.rows)
-    for i in range(max(N_ROWS, len(links))):
+    for i in range(N_ROWS):
         link = links[i] if i < len(links) else {}
         for c in INPUTS:
             planner[f"{COL[c.key]}{FIRST_ROW + i}"] = link.get(c.key)
@@ -339,6 +338,18 @@ def input_cells(links: list[dict], scenarios: list[dict] | None,
         cells[ASSUMPTIONS] = {f"B{ASSUME_CAP_ROW + i}": capacity.get(p)
                               for i, p in enumerate(PROCESSORS)}
     return cells
+
+
+def added_inputs(links: list[dict]):
+    """Planner row -> {column letter: value}, for the links beyond the template's rows
+    (the rows :func:`~.rows.grow` adds)."""
+    from .planner import COL, FIRST_ROW, INPUTS
+    keys = [(COL[c.key], c.key) for c in INPUTS]
+
+    def inputs(r: int) -> dict:
+        link = links[r - FIRST_ROW]
+        return {col: link.get(key) for col, key in keys}
+    return inputs
 
 
 # -------------------------------------------------------------------- fill ----
@@ -379,8 +390,9 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
     fd, tmp = tempfile.mkstemp(suffix=".xlsx", dir=out.parent)
     os.close(fd)
     try:
-        try:  # the template's tables grown to hold every link, then the inputs written
-            xlsxio.write_inputs(template, tmp, cells, prepare=lambda parts: grow(parts, len(links)))
+        try:  # the inputs written, then the template's tables grown to hold every link
+            xlsxio.write_inputs(template, tmp, cells, prepare=lambda parts: grow(
+                parts, len(links), added_inputs(links)))
         except xlsxio.NotAnInputCell as exc:
             raise FillError(f"{template.name}: {exc} (is it a zvmplan template?)") from None
         except (KeyError, OSError, ValueError) as exc:
