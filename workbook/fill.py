@@ -121,12 +121,16 @@ def _level_text(text: str, mark: str) -> str:
 
 
 def _read_csv(path: Path, aliases: dict[str, str], required_cols: tuple[str, ...],
-              numeric: tuple[str, ...], warnings: list[str] | None):
+              numeric: tuple[str, ...], warnings: list[str] | None, bound=None):
     """Rows of a CSV file as (row, line, {column: text}), and the file's decimal mark
-    and separator; ``aliases`` maps accepted headings to columns (see :mod:`.csvfile`)."""
+    and separator; ``aliases`` maps accepted headings to columns (see :mod:`.csvfile`).
+    ``bound(n)``, if given, is called with the number of rows before their values are
+    checked (it raises :class:`FillError` for more than a plan may hold)."""
     from . import csvfile
     try:
         table = csvfile.read_table(path, aliases, required_cols)
+        if bound is not None:
+            bound(len(table.rows))
         cells = [(csvfile.where(path, n, line, col), r[col])
                  for n, (line, r) in enumerate(table.rows, start=1)
                  for col in numeric if r.get(col)]
@@ -167,15 +171,16 @@ LINK_NUMBERS = ("size_bytes", "connections", "speed_factor", "load")
 SCENARIO_NUMBERS = ("load_factor", "speed_up")
 
 
-def read_links(path, warnings: list[str] | None = None) -> list[dict]:
+def read_links(path, warnings: list[str] | None = None, bound=None) -> list[dict]:
     """Validated links, canonical names, numbers as numbers, blanks as None. Lines about
-    how the file was read (an encoding fallback) are appended to ``warnings``."""
+    how the file was read (an encoding fallback) are appended to ``warnings``.
+    ``bound(n)``, if given, sees the number of links first (see :func:`_read_csv`)."""
     from zvmplan import names
     from .csvfile import where as _at
     from .planner import TX_WORKLOADS
     path = Path(path)
     out = []
-    rows, mark, sep = _read_csv(path, link_aliases(), REQUIRED, LINK_NUMBERS, warnings)
+    rows, mark, sep = _read_csv(path, link_aliases(), REQUIRED, LINK_NUMBERS, warnings, bound)
     for n, line, raw in rows:
         def where(col):
             return _at(path, n, line, col)
@@ -352,6 +357,31 @@ def added_inputs(links: list[dict]):
     return inputs
 
 
+def size_bound(template: Path, label: str):
+    """A check of a plan's size, made from the link count before any link is validated
+    or any row added: the workbook ``fill`` would grow (:func:`.rows.cells_when_grown`)
+    must be one the engine's cell bound accepts, else :class:`FillError` says how many
+    cells it needs, the bound, and how many links a plan may have."""
+    from zvmplan_addin.xlsx import sheet
+    from . import rows, xlsxio
+    try:
+        entries = {info.filename: data for info, data in xlsxio.read_zip(template)}
+        base = rows.cells_when_grown(entries, 0)
+        per_row = rows.cells_when_grown(entries, rows.P.N_ROWS + 1) - base
+    except (KeyError, OSError, ValueError) as exc:
+        raise FillError(f"{template.name}: not a zvmplan template ({exc})") from None
+
+    def check(n_links: int) -> None:
+        bound = sheet.MAX_CELLS
+        need = rows.cells_when_grown(entries, n_links) if n_links > rows.P.N_ROWS else base
+        if need > bound:
+            most = rows.P.N_ROWS + max(0, bound - base) // per_row
+            raise FillError(f"{label}: {n_links:,} links need a workbook of {need:,} cells; "
+                            f"zvmplan computes at most {bound:,} (docs/engine.md): split "
+                            f"the links into plans of at most {most:,} links each")
+    return check
+
+
 # -------------------------------------------------------------------- fill ----
 def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
          progress=None, machine=None) -> FillReport:
@@ -366,7 +396,9 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
     from .rows import grow
     template, out = Path(template), Path(out)
     notes: list[str] = []
-    links = read_links(links_csv, notes)
+    if not template.is_file():
+        raise FillError(f"{template}: no such template")
+    links = read_links(links_csv, notes, size_bound(template, Path(links_csv).name))
     scen, in_file = _read_scenarios(scenarios, notes) if scenarios is not None else (None, None)
     if machine is not None and in_file is not None:
         raise FillError(f"the machine is named twice ({machine.source} and "
@@ -379,8 +411,6 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
             raise FillError(str(exc)) from None
     if engines is not None and not (engines > 0 and math.isfinite(engines)):
         raise FillError(f"--engines {engines:g}: must be greater than 0")
-    if not template.is_file():
-        raise FillError(f"{template}: no such template")
     if not out.parent.is_dir():
         raise FillError(f"{out.parent}: no such directory")
     if out.exists() and out.resolve() == template.resolve():

@@ -62,6 +62,27 @@ def grow(entries: dict[str, bytes], n_rows: int, inputs=None) -> None:
         entries["xl/workbook.xml"] = wb.encode("utf-8")
 
 
+_CELL_START = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c[\s/>]")
+
+
+def cells_when_grown(entries: dict[str, bytes], n_rows: int) -> int:
+    """The cells the workbook's sheets hold once :func:`grow` has made its tables
+    ``n_rows`` rows long (what the engine's cell bound counts): the template's own, plus
+    for each added row the cells of each table's last row, which every added row copies."""
+    paths = sheet_paths(entries)
+    base = sum(len(_CELL_START.findall(entries[p])) for p in paths.values() if p in entries)
+    if n_rows <= P.N_ROWS:
+        return base
+    per_row = 0
+    for sheet, last in ((P.PLANNER, P.LAST_ROW), (P.SCENARIOS, P.SCEN_LAST_ROW)):
+        xml = entries[paths[sheet]].decode("utf-8")
+        m = re.search(_ROW.format(r=last), xml, re.S)
+        if m is None:
+            raise GrowError(f"{paths[sheet]}: no row {last}")
+        per_row += len(_CELL_ATTRS.findall(m.group(0)))
+    return base + (n_rows - P.N_ROWS) * per_row
+
+
 def sheet_paths(entries: dict[str, bytes]) -> dict[str, str]:
     """Sheet name -> zip path of its worksheet part (workbook.xml and its relationships)."""
     rels = ElementTree.fromstring(entries["xl/_rels/workbook.xml.rels"])
