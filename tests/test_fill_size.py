@@ -55,10 +55,10 @@ def test_a_plan_over_the_bound_is_refused_before_any_work(tmp_path, monkeypatch)
     line says how many cells, the bound, and how many links a plan may have."""
     entries = _entries()
     most = 30
-    monkeypatch.setattr(sheet, "MAX_CELLS", rows.cells_when_grown(entries, most))
+    monkeypatch.setattr(sheet, "MAX_CELLS", rows.cells_when_grown(entries, most, False))
     out = tmp_path / "plan.xlsx"
     links = write_links(tmp_path / "links.csv", 50, bad_row=40)
-    need = rows.cells_when_grown(entries, 50)
+    need = rows.cells_when_grown(entries, 50, False)
     with pytest.raises(fill.FillError) as exc:
         fill.fill(TEMPLATE, links, out)
     msg = str(exc.value)
@@ -69,20 +69,28 @@ def test_a_plan_over_the_bound_is_refused_before_any_work(tmp_path, monkeypatch)
     assert list(tmp_path.iterdir()) == [links]
 
 
-def test_the_largest_plan_the_bound_allows_is_computed(tmp_path, monkeypatch):
+@pytest.mark.parametrize("with_scenarios", [False, True])
+def test_the_largest_plan_the_bound_allows_is_computed(tmp_path, monkeypatch, with_scenarios):
     """At the bound exactly, the plan is grown and computed (the estimate is not
-    pessimistic), every link in it."""
+    pessimistic), every link in it; with scenarios, their rows count too."""
     most = planner.N_ROWS + 3
-    monkeypatch.setattr(sheet, "MAX_CELLS", rows.cells_when_grown(_entries(), most))
-    rep = fill.fill(TEMPLATE, write_links(tmp_path / "links.csv", most), tmp_path / "p.xlsx")
+    scen = None
+    if with_scenarios:
+        scen = tmp_path / "s.toml"
+        scen.write_text('[[scenario]]\nname = "double"\nload_factor = 2\n', encoding="utf-8")
+    monkeypatch.setattr(sheet, "MAX_CELLS", rows.cells_when_grown(_entries(), most,
+                                                                  with_scenarios))
+    rep = fill.fill(TEMPLATE, write_links(tmp_path / "links.csv", most), tmp_path / "p.xlsx",
+                    scen)
     assert rep.links == most and len(rep.results.links) == most
     assert all(isinstance(link["total_engines"], float) for link in rep.results.links)
     with pytest.raises(fill.FillError, match=f"at most {most} links each"):
-        fill.fill(TEMPLATE, write_links(tmp_path / "more.csv", most + 1), tmp_path / "q.xlsx")
+        fill.fill(TEMPLATE, write_links(tmp_path / "more.csv", most + 1), tmp_path / "q.xlsx",
+                  scen)
 
 
 def test_the_command_says_it_in_one_line(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(sheet, "MAX_CELLS", rows.cells_when_grown(_entries(), 25))
+    monkeypatch.setattr(sheet, "MAX_CELLS", rows.cells_when_grown(_entries(), 25, False))
     links = write_links(tmp_path / "links.csv", 26)
     rc = cli(["fill", str(TEMPLATE), "--links", str(links), "-o", str(tmp_path / "p.xlsx")])
     err = capsys.readouterr().err.strip()

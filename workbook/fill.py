@@ -357,7 +357,7 @@ def added_inputs(links: list[dict]):
     return inputs
 
 
-def size_bound(template: Path, label: str):
+def size_bound(template: Path, label: str, scenarios: bool = True):
     """A check of a plan's size, made from the link count before any link is validated
     or any row added: the workbook ``fill`` would grow (:func:`.rows.cells_when_grown`)
     must be one the engine's cell bound accepts, else :class:`FillError` says how many
@@ -367,13 +367,13 @@ def size_bound(template: Path, label: str):
     try:
         entries = {info.filename: data for info, data in xlsxio.read_zip(template)}
         base = rows.cells_when_grown(entries, 0)
-        per_row = rows.cells_when_grown(entries, rows.P.N_ROWS + 1) - base
+        per_row = rows.cells_when_grown(entries, rows.P.N_ROWS + 1, scenarios) - base
     except (KeyError, OSError, ValueError) as exc:
         raise FillError(f"{template.name}: not a zvmplan template ({exc})") from None
 
     def check(n_links: int) -> None:
         bound = sheet.MAX_CELLS
-        need = rows.cells_when_grown(entries, n_links) if n_links > rows.P.N_ROWS else base
+        need = base + max(0, n_links - rows.P.N_ROWS) * per_row
         if need > bound:
             most = rows.P.N_ROWS + max(0, bound - base) // per_row
             raise FillError(f"{label}: {n_links:,} links need a workbook of {need:,} cells; "
@@ -398,7 +398,8 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
     notes: list[str] = []
     if not template.is_file():
         raise FillError(f"{template}: no such template")
-    links = read_links(links_csv, notes, size_bound(template, Path(links_csv).name))
+    links = read_links(links_csv, notes, size_bound(template, Path(links_csv).name,
+                                                   scenarios is not None))
     scen, in_file = _read_scenarios(scenarios, notes) if scenarios is not None else (None, None)
     if machine is not None and in_file is not None:
         raise FillError(f"the machine is named twice ({machine.source} and "
@@ -415,14 +416,17 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
         raise FillError(f"{out.parent}: no such directory")
     if out.exists() and out.resolve() == template.resolve():
         raise FillError(f"{out} is the template; write the filled workbook elsewhere")
-    cells = input_cells(links, scen, engines, machine.capacity if machine else None)
+    # no scenarios given: every block cleared (the template's examples are not the
+    # planner's), and the Scenarios sheet says so; its rows are not grown
+    cells = input_cells(links, scen if scen is not None else [], engines,
+                        machine.capacity if machine else None)
     from zvmplan_addin import recalc as engine
     fd, tmp = tempfile.mkstemp(suffix=".xlsx", dir=out.parent)
     os.close(fd)
     try:
         try:  # the inputs written, then the template's tables grown to hold every link
             xlsxio.write_inputs(template, tmp, cells, prepare=lambda parts: grow(
-                parts, len(links), added_inputs(links)))
+                parts, len(links), added_inputs(links), scenarios=scen is not None))
         except xlsxio.NotAnInputCell as exc:
             raise FillError(f"{template.name}: {exc} (is it a zvmplan template?)") from None
         except (KeyError, OSError, ValueError) as exc:

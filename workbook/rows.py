@@ -31,18 +31,24 @@ _ROW = r'<row\b[^>]*\br="{r}"[^>]*?(?:/>|>.*?</row>)'
 _CELL_ATTRS = re.compile(r'<c\b[^>]*\br="(?P<col>[A-Z]+)(?P<row>[0-9]+)"(?P<attrs>[^>]*?)/?>')
 
 
-def grow(entries: dict[str, bytes], n_rows: int, inputs=None) -> None:
+def grow(entries: dict[str, bytes], n_rows: int, inputs=None, scenarios: bool = True) -> None:
     """Extend the Planner and Scenarios tables of the unpacked workbook ``entries`` (zip
     path -> bytes, changed in place) to ``n_rows`` rows. Nothing to do for ``n_rows`` up
     to the template's own. ``inputs(r)``, if given: the values of the Planner's input
-    cells in added row ``r`` (column letter -> value), written with the rows."""
+    cells in added row ``r`` (column letter -> value), written with the rows.
+    ``scenarios=False`` leaves the Scenarios table as it is: for a plan whose scenario
+    blocks are all unnamed (the blocks then compute nothing; one named later in a
+    spreadsheet says that its table covers fewer links than the Planner's)."""
     if n_rows <= P.N_ROWS:
         return
     paths = sheet_paths(entries)
     last = P.FIRST_ROW + n_rows - 1
     _grow_sheet(entries, paths[P.PLANNER], P.FIRST_ROW, P.LAST_ROW, last, P.planner_row,
                 P.planner_totals(last), inputs=inputs)
-    s_last = P.SCEN_FIRST_ROW + n_rows - 1
+    _print_area(entries, last)
+    # not grown, the Scenarios table keeps its rows, and its totals compare them with all
+    # of the Planner's: a block named later says "rows missing", never a short total
+    s_last = P.SCEN_FIRST_ROW + n_rows - 1 if scenarios else P.SCEN_LAST_ROW
 
     def scenario_rows(r):
         out = {}
@@ -51,10 +57,14 @@ def grow(entries: dict[str, bytes], n_rows: int, inputs=None) -> None:
         return out
     totals = {}
     for b in range(P.SCENARIO_BLOCKS):
-        totals.update(P.scenario_totals(b, s_last))
+        totals.update(P.scenario_totals(b, s_last, last))
     # a Scenarios row names its own row and the Planner's row beside it
     _grow_sheet(entries, paths[P.SCENARIOS], P.SCEN_FIRST_ROW, P.SCEN_LAST_ROW, s_last,
                 scenario_rows, totals, offsets=(0, P.FIRST_ROW - P.SCEN_FIRST_ROW))
+
+
+def _print_area(entries: dict[str, bytes], last: int) -> None:
+    """The Planner's print area stretched to its new last row."""
     wb = entries["xl/workbook.xml"].decode("utf-8")
     old = f"'{P.PLANNER}'!$A$1:${P.BASIS_COL}${P.LAST_ROW}<"
     if old in wb:
@@ -65,16 +75,18 @@ def grow(entries: dict[str, bytes], n_rows: int, inputs=None) -> None:
 _CELL_START = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c[\s/>]")
 
 
-def cells_when_grown(entries: dict[str, bytes], n_rows: int) -> int:
+def cells_when_grown(entries: dict[str, bytes], n_rows: int, scenarios: bool = True) -> int:
     """The cells the workbook's sheets hold once :func:`grow` has made its tables
     ``n_rows`` rows long (what the engine's cell bound counts): the template's own, plus
-    for each added row the cells of each table's last row, which every added row copies."""
+    for each added row the cells of each table's last row, which every added row copies
+    (the Scenarios table's only if ``scenarios``, as :func:`grow`)."""
     paths = sheet_paths(entries)
     base = sum(len(_CELL_START.findall(entries[p])) for p in paths.values() if p in entries)
     if n_rows <= P.N_ROWS:
         return base
     per_row = 0
-    for sheet, last in ((P.PLANNER, P.LAST_ROW), (P.SCENARIOS, P.SCEN_LAST_ROW)):
+    tables = ((P.PLANNER, P.LAST_ROW), (P.SCENARIOS, P.SCEN_LAST_ROW))
+    for sheet, last in tables if scenarios else tables[:1]:
         xml = entries[paths[sheet]].decode("utf-8")
         m = re.search(_ROW.format(r=last), xml, re.S)
         if m is None:
@@ -169,7 +181,7 @@ def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals, offset
     model = [(col, s, split(text)) for col, s, text in render(_SENTINEL, row_fn(_SENTINEL))]
     opening = split(f'<row r="{_SENTINEL}"{row_attrs}>')
     rows = range(old_last + 1, new_last + 1)
-    if any([(c, s, fill_in(parts, r)) for c, s, parts in model] != render(r, row_fn(r))
+    if rows and any([(c, s, fill_in(parts, r)) for c, s, parts in model] != render(r, row_fn(r))
            for r in (rows[0], rows[-1])):  # pragma: no cover - a formula with its digits
         raise GrowError(f"{path}: the template's row formulas hold the row {_SENTINEL}")
     added = []
