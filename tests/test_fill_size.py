@@ -62,8 +62,8 @@ def test_a_plan_over_the_bound_is_refused_before_any_work(tmp_path, monkeypatch)
     with pytest.raises(fill.FillError) as exc:
         fill.fill(TEMPLATE, links, out)
     msg = str(exc.value)
-    assert msg == (f"links.csv: 50 links need a workbook of {need:,} cells; zvmplan computes "
-                   f"at most {sheet.MAX_CELLS:,} (docs/engine.md): split the links into "
+    assert msg == (f"links.csv: 50 links need a workbook of {need:,} cells; zvmplan reads "
+                   f"at most {sheet.MAX_CELLS:,} cells (docs/engine.md): split the links into "
                    f"plans of at most {most} links each")
     assert "\n" not in msg and not out.exists()
     assert list(tmp_path.iterdir()) == [links]
@@ -97,3 +97,21 @@ def test_the_command_says_it_in_one_line(tmp_path, monkeypatch, capsys):
     assert rc != 0 and len(err.splitlines()) == 1
     assert "26 links need a workbook of" in err and "at most 25 links each" in err
     assert "this is a bug" not in err
+
+
+def test_the_sheet_size_bounds_the_plan_too():
+    """The grown sheet parts, with their values written back, must stay within the
+    package's bound a part (fill reads its result back): with the real bounds 10,000
+    links with scenarios pass; 12,000 need a Scenarios sheet over 256 MiB, refused from
+    the count; without scenarios the Planner sheet binds first, near 28,000 links."""
+    with_scen = fill.size_bound(TEMPLATE, "links.csv", True)
+    with_scen(10_000)
+    with pytest.raises(fill.FillError, match=r"12,000 links need a Scenarios sheet of \d+ MiB; "
+                       r"zvmplan reads at most 256 MiB a sheet"):
+        with_scen(12_000)
+    without = fill.size_bound(TEMPLATE, "links.csv", False)
+    without(12_000)
+    with pytest.raises(fill.FillError, match=r"30,000 links need a Planner sheet"):
+        without(30_000)
+    with pytest.raises(fill.FillError, match=r"100,000 links need a workbook of [\d,]+ cells"):
+        without(100_000)
