@@ -386,7 +386,7 @@ def test_the_example_files_fill(tmp_path, capsys):
               str(EXAMPLES / "scenarios.toml"), "-o", str(out), "--format", "json",
               "--engines", "2"])
     captured = capsys.readouterr()
-    assert rc == 0, captured.err
+    assert rc == fill.EXIT_DOES_NOT_FIT == 4, captured.err  # 2.64 engines needed, 2 given
     assert captured.err.startswith(f"wrote {out}: 6 link(s), 3 scenario(s)")
     doc = json.loads(captured.out)
     links = fill.read_links(EXAMPLES / "links.csv")
@@ -401,7 +401,11 @@ def test_the_example_files_fill(tmp_path, capsys):
     assert doc["totals"]["label"].startswith("Total of all links")
     assert doc["totals"]["share_of_lpar"] == pytest.approx(total / 2, rel=1e-12)
     assert total > 2  # the example needs more than the 2 engines given: flagged
-    assert doc["attention"] == [f"the links need {total / 2:.1%} of the LPAR's engines"]
+    assert doc["fits"] is False and doc["lpar_engines"] == 2
+    assert doc["attention"][0] == f"the links need {total / 2:.1%} of the LPAR's engines"
+    assert doc["attention"][1:] == [f"scenario {s['scenario']!r} needs "
+                                    f"{s['share_of_lpar']:.1%} of the LPAR's engines"
+                                    for s in doc["scenarios"]]
 
 
 def test_the_scenarios_example_is_the_same_in_csv_and_toml():
@@ -421,8 +425,14 @@ def test_results_table_csv_and_calc_totals(filled, tmp_path, capsys):
     assert PRINTED["fill"].startswith(text + "\n\nwrote ")  # what `zvmplan fill` showed
     assert "more links not shown" in results.table(res, max_rows=2)
     rows = list(csv.DictReader(io.StringIO(results.to_csv(res))))
-    assert [r["row"] for r in rows] == ["link"] * len(LINKS_CANON) + ["total"]
-    assert float(rows[-1]["total_engines"]) == pytest.approx(total, rel=1e-12)
+    assert [r["row"] for r in rows] == (["link"] * len(LINKS_CANON) + ["total"]
+                                        + ["scenario"] * len(SCENARIOS))
+    assert float(rows[len(LINKS_CANON)]["total_engines"]) == pytest.approx(total, rel=1e-12)
+    # the scenarios: "today" is the plan, "double" twice its total; each counts every link
+    assert [r["link"] for r in rows[-3:]] == [s[0] for s in SCENARIOS]
+    assert float(rows[-3]["total_engines"]) == pytest.approx(total, rel=1e-12)
+    assert float(rows[-2]["total_engines"]) == pytest.approx(2 * total, rel=1e-12)
+    assert [r["in_totals"] for r in rows[-3:]] == ["5 of 5"] * 3
     assert cli(["calc", str(filled), "-o", str(tmp_path / "again.xlsx")]) == 0
     assert f"Planner: {len(LINKS_CANON)} links; total CPU {total:.3f} engines" in \
         capsys.readouterr().out
