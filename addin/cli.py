@@ -31,7 +31,8 @@ import numpy as np
 
 PROG = "zvmplan"
 #: modules that may add subcommands (``fill``, ``export-lite``); missing ones are skipped
-PLUGINS = ("zvmplan_workbook.fill", "zvmplan_workbook.render", "zvmplan_addin.export_lite")
+PLUGINS = ("zvmplan_workbook.fill", "zvmplan_workbook.render", "zvmplan_workbook.report",
+           "zvmplan_addin.export_lite")
 
 
 class UserError(Exception):
