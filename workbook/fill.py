@@ -433,12 +433,14 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.reconfigure(errors="backslashreplace")
         except (AttributeError, ValueError):  # pragma: no cover - a replaced stdout
             pass
+        import textwrap
+        width = results.terminal_width()
         if res is not None:
-            print(results.table(res, args.rows, wide=args.wide, sort=args.sort))
+            print(results.table(res, args.rows, wide=args.wide, sort=args.sort, width=width))
             print()
-        print(status)
-        for line in calc_lines:
-            print(line)
+        for line in [*status.split("\n"), *calc_lines]:
+            print("\n".join(textwrap.wrap(line, width, subsequent_indent="  ",
+                                           break_long_words=False, break_on_hyphens=False)))
     else:
         print(status, file=sys.stderr)
         for line in calc_lines:

@@ -103,7 +103,7 @@ class Pages:
     def heading(self, s: str, keep: float = 1.0):
         """A section heading, on the next page unless ``keep`` [in] fit under it."""
         self.space(0.1)
-        self.need(0.45 + keep)
+        self.need(0.35 + keep)
         self.text(s, 11.5, bold=True, color=BLUE)
         self.fig.add_artist(_rule(self.y + 0.03))
         self.space(0.08)
@@ -274,7 +274,7 @@ def _page_one(pg: Pages, p: facts.PlanFacts):
     pg.text(p.linearity, 7.5, color=GREY)
 
     _above_rates(pg, p)
-    pg.heading("Top consumers (links by total CPU)", keep=_consumers_height(p) + 0.5)
+    pg.heading("Top consumers (links by total CPU)", keep=_consumers_height(p) + 0.45)
     _consumers(pg, p)
 
 
@@ -296,7 +296,7 @@ def _over_color(share):
 def _growth(pg: Pages, p: facts.PlanFacts):
     import numpy as np
     res = p.res
-    ax = pg.axes(2.05, left=0.6, right=2.1, below=0.5)
+    ax = pg.axes(1.95, left=0.6, right=2.1, below=0.5)
     x = np.linspace(*GROWTH, 101)
     engines = res.engines
     top = 0
@@ -465,8 +465,8 @@ def run(args: argparse.Namespace) -> int:
     from zvmplan_addin.cli import UserError
     out = check_output(args.output)
     plan = Path(args.plan)
-    if not plan.is_file():
-        raise UserError(f"{plan}: no such file")
+    from zvmplan_addin.xlsxio import safe_open_xlsx
+    safe_open_xlsx(plan).close()  # the checks of zvmplan calc: one line for a bad file
     try:
         write_report(plan, out)
     except ReportError as exc:
