@@ -191,3 +191,19 @@ def test_csv_neutralises_names_a_spreadsheet_would_run(tmp_path, capsys):
     assert results.csv_safe(-1.5) == -1.5  # a negative number is a number, not a formula
     assert results.csv_safe("\rx") == "'\rx" and results.csv_safe("\tx") == "'\tx"
     assert results.csv_safe("a=b") == "a=b"
+
+
+def test_the_docs_say_the_exit_codes_and_the_csv_rule():
+    """docs/planning.md states the exit codes fill returns and the CSV-injection rule; the
+    README shows page 1 of the report."""
+    root = Path(__file__).resolve().parents[1]
+    doc = " ".join((root / "docs" / "planning.md").read_text(encoding="utf-8").split())
+    assert (f"`{fill.EXIT_FITS}` the links' total CPU fits the LPAR's engines; "
+            f"`{fill.EXIT_DOES_NOT_FIT}` it does not; `{fill.EXIT_CANNOT_TELL}` the plan "
+            "cannot tell") in doc
+    assert "prefixed with a single quote, as [OWASP advises against CSV injection]" in doc
+    assert "".join(results.FORMULA_START) == "=+-@\t\r"
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert "![Page 1 of zvmplan report for the example](docs/report.png)" in readme
+    png = (root / "docs" / "report.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) < 100_000
