@@ -147,7 +147,7 @@ def test_errors_counted_by_where_they_are(tmp_path, capsys):
     line = " ".join(printed.out[printed.out.index("wrote "):].split())  # unwrapped
     total = sum(map(len, errs.values()))
     assert (f"{total} formula cells show an error: 15 in your links (1 link(s) "
-                    "without an answer, listed above); 12 in your scenarios; "
+                    "without an answer); 12 in your scenarios; "
                     f"{len(whatif)} in the Planner's 'if carried by each transport' columns "
                     "(that transport not measured there: expected)") in line
     assert "link 7 (osa jumbo): #NUM! impossible" in printed.err
@@ -207,3 +207,22 @@ def test_the_docs_say_the_exit_codes_and_the_csv_rule():
     assert "![Page 1 of zvmplan report for the example](docs/report.png)" in readme
     png = (root / "docs" / "report.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) < 100_000
+
+
+def test_calc_of_a_plan_lists_the_links_errors_not_the_what_if_cells(tmp_path, capsys):
+    """``zvmplan calc`` of a plan says where its errors are and lists the planner's links
+    without an answer first, not the template's expected what-if errors."""
+    bad = tmp_path / "bad.csv"
+    bad.write_text((EXAMPLES / "links.csv").read_text(encoding="utf-8")
+                   + "osa jumbo,OSA_GBE,RR,9000,20,4.4.0,,100\n", encoding="utf-8")
+    out = tmp_path / "o.xlsx"
+    cli(["fill", str(TEMPLATE), "--links", str(bad), "-o", str(out), "-q"])
+    capsys.readouterr()
+    assert cli(["calc", str(out), "-o", str(tmp_path / "again.xlsx")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(r"  \d+ formula cells show an error: 15 in your links \(1 link\(s\) "
+                        r"without an answer\); \d+ in your scenarios; \d+ in the Planner's "
+                        r"'if carried by each transport' columns \(that transport not "
+                        r"measured there: expected\)", lines[1]), lines[1]
+    assert lines[2].startswith("  link 7 (osa jumbo): #NUM! impossible: OSA-Express")
+    assert not any(re.match(r"  Planner!(V|W|X|Y|Z|AA|AB)\d", x) for x in lines)

@@ -118,6 +118,7 @@ class Results:
     link_error_cells: int = 0
     whatif_error_cells: int = 0
     scenario_error_cells: int = 0
+    whatif_cols: set = field(default_factory=set)     # their column letters
 
     def errors(self) -> list[str]:
         """One line per link whose total CPU is an error: the reason from its basis."""
@@ -212,6 +213,8 @@ def read(out, sheet: str = "Planner") -> Results:
     from zvmplan import names
     whatif_c = {c for c, v in enumerate(rows[head]) if isinstance(v, str)
                 and v.strip().upper() in names.TRANSPORTS and c != trans_c}
+    from openpyxl.utils import get_column_letter
+    res.whatif_cols = {get_column_letter(c + 1) for c in whatif_c}
 
     def cell(r, c):
         return r[c] if c < len(r) else None
@@ -478,7 +481,7 @@ def error_lines(res: Results, error_cells: int | None = None) -> list[str]:
         return []
     bad = len(res.errors())
     parts = [f"{res.link_error_cells} in your links"
-             + (f" ({bad} link(s) without an answer, listed above)" if bad else "")]
+             + (f" ({bad} link(s) without an answer)" if bad else "")]
     if res.scenarios or res.scenario_error_cells:
         parts.append(f"{res.scenario_error_cells} in your scenarios")
     other = (error_cells or 0) - res.link_error_cells - res.scenario_error_cells \
@@ -490,6 +493,17 @@ def error_lines(res: Results, error_cells: int | None = None) -> list[str]:
                      "examples: expected)")
     head = f"{error_cells} formula cells show an error: " if error_cells else "errors: "
     return [head + "; ".join(parts)]
+
+
+def planners_cell(res: Results, ref: str) -> bool:
+    """True for a cell ``Sheet!A1`` of the links or scenarios the planner entered (a
+    Planner cell outside the what-if columns, a Scenarios cell); False for the template's
+    what-if and example cells."""
+    sheet, _, cell = ref.rpartition("!")
+    sheet = sheet.strip("'")
+    m = re.match(r"\$?([A-Za-z]+)", cell)
+    return sheet == "Scenarios" or (sheet == "Planner" and m is not None
+                                    and m.group(1).upper() not in res.whatif_cols)
 
 
 def _heading(key: str) -> str | None:
