@@ -222,3 +222,33 @@ def test_verdict_without_the_functions_cannot_tell():
     res.banner = "zvmplan functions unavailable: values below are not computed"
     head, _, lines = report.verdict(plan_facts.PlanFacts(res))
     assert head == "CANNOT TELL" and "zvmplan calc" in lines[0]
+
+
+@needs_pdftotext
+def test_a_42_link_plan_is_two_pages_with_every_warning(tmp_path):
+    """tests/data/links42.csv (every transport, 4 links the sources cannot answer) with
+    five scenarios on 8 engines: two pages; the heaviest links and 'all others'; every link
+    left out named with its reason; a scenario that counts fewer links says so."""
+    data = Path(__file__).parent / "data"
+    out, pdf = tmp_path / "plan.xlsx", tmp_path / "plan.pdf"
+    assert cli(["fill", str(TEMPLATE), "--links", str(data / "links42.csv"), "--scenarios",
+                str(data / "scenarios5.toml"), "--engines", "8", "-o", str(out),
+                "--report", str(pdf), "-q"]) == fill.EXIT_DOES_NOT_FIT
+    text = _text(pdf)
+    pages = text.rstrip("\f").split("\f")
+    assert len(pages) == 2
+    flat = " ".join(text.split())
+    res = results.read(out)
+    left = res.left_out()
+    assert [x["link"] for _, x in left] == ["glan01 RR", "ctc03 too big", "osa too big",
+                                            "glan04 RR"]
+    for line in res.errors():
+        assert "no answer, left out of the totals: " + " ".join(line.split()) in flat
+    assert f"The total counts {len(res.links) - 4} of 42 links." in flat
+    assert f"all {len(res.links) - 4 - report.TOP} others" in flat
+    hs = next(s for s in res.scenarios if s.name == "all over HiperSockets")
+    assert f"all over HiperSockets 1 all over HIPERSOCKETS {hs.totals['total_engines']:.3f} " \
+           f"{hs.totals['share_of_lpar']:.1%} {hs.counted()} of 42" in flat
+    # the curve's legend (wrapped; an axis tick may sit between its lines in the text)
+    assert re.search(rf"all over HiperSockets \({hs.counted()} of (\d+ )?42 links\)", flat)
+    assert "total only (no split published)" in flat  # Guest LAN gives no CP/virtual split

@@ -39,7 +39,8 @@ CHAR_W = 0.52                          # mean character width / font size (DejaV
 RED, GREEN, GREY, BLUE = "#b00020", "#1b7a2f", "#666666", "#1f4e9a"
 #: load factors of the growth curve (x the Planner's load)
 GROWTH = (0.5, 3.0)
-TOP = 8                              # links in the top consumers chart
+TOP = 8
+LEGEND_ROOM = 0.15                     # [in] above the top consumers' bars                              # links in the top consumers chart
 
 
 class ReportError(Exception):
@@ -76,7 +77,7 @@ class Pages:
             self.space(0.05)
 
     def need(self, height: float):
-        if self.y + height > PAGE_H - MARGIN - 0.25:
+        if self.y + height > PAGE_H - MARGIN - 0.1:  # the footer sits below
             self.new_page()
 
     def _put(self, x, y, s, size, **kw):
@@ -353,30 +354,42 @@ def _ranked(p: facts.PlanFacts) -> list[dict]:
 
 def _consumers_height(p: facts.PlanFacts) -> float:
     n = len(_ranked(p))
-    return 0.15 + 0.18 * (min(n, TOP) + (n > TOP))
+    return LEGEND_ROOM + 0.15 + 0.18 * (min(n, TOP) + (n > TOP))
 
 
 def _consumers(pg: Pages, p: facts.PlanFacts):
     res = p.res
     ranked = _ranked(p)
     shown, rest = ranked[:TOP], ranked[TOP:]
+    def split(links):
+        """CP, virtual, and total of the links whose source gives no split (Guest LAN)."""
+        cp = vi = only = 0.0
+        for link in links:
+            c, v = link.get("cp_engines"), link.get("virtual_engines")
+            if R._is_number(c) and R._is_number(v):
+                cp, vi = cp + c, vi + v
+            else:
+                only += link["total_engines"]
+        return cp, vi, only
     labels = [str(link["link"])[:34] for link in shown]
-    cp = [link.get("cp_engines") if R._is_number(link.get("cp_engines")) else 0
-          for link in shown]
+    parts = [split([link]) for link in shown]
     tot = [link["total_engines"] for link in shown]
     if rest:
         labels.append(f"all {len(rest)} others")
-        cp.append(sum(link.get("cp_engines") if R._is_number(link.get("cp_engines")) else 0
-                      for link in rest))
+        parts.append(split(rest))
         tot.append(sum(link["total_engines"] for link in rest))
     if not labels:
         pg.text("No link has a total CPU to show.", 9)
         return
-    ax = pg.axes(_consumers_height(p), left=2.3, right=0.9, below=0.45)
+    pg.space(LEGEND_ROOM)  # the legend sits above the bars
+    ax = pg.axes(_consumers_height(p) - LEGEND_ROOM, left=2.3, right=0.9, below=0.45)
     ys = list(range(len(labels)))[::-1]
-    virt = [t - c for t, c in zip(tot, cp)]
+    cp, virt, only = ([x[k] for x in parts] for k in range(3))
     ax.barh(ys, cp, color="#4c72b0", height=0.65, label="CP")
     ax.barh(ys, virt, left=cp, color="#dd8452", height=0.65, label="virtual (guest)")
+    if any(only):
+        ax.barh(ys, only, left=[c + v for c, v in zip(cp, virt)], color="#999999",
+                height=0.65, label="total only (no split published)")
     engines = res.engines
     for yy, t in zip(ys, tot):
         share = f" ({t / engines:.0%})" if R._is_number(engines) and engines > 0 else ""
@@ -385,11 +398,9 @@ def _consumers(pg: Pages, p: facts.PlanFacts):
     ax.set_xlabel("total CPU [engines]", fontsize=8)
     ax.tick_params(axis="x", labelsize=7.5)
     ax.set_xlim(0, max(tot) * 1.3)
-    ax.legend(fontsize=7, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=2,
+    ax.legend(fontsize=7, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=3,
               frameon=False)
     ax.grid(axis="x", alpha=0.3)
-
-
 
 def _page_two(pg: Pages, p: facts.PlanFacts):
     res = p.res
