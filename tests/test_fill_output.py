@@ -199,7 +199,8 @@ def test_the_docs_say_the_exit_codes_and_the_csv_rule():
     root = Path(__file__).resolve().parents[1]
     doc = " ".join((root / "docs" / "planning.md").read_text(encoding="utf-8").split())
     assert (f"`{fill.EXIT_FITS}` the links' total CPU fits the LPAR's engines; "
-            f"`{fill.EXIT_DOES_NOT_FIT}` it does not; `{fill.EXIT_CANNOT_TELL}` the plan "
+            f"`{fill.EXIT_DOES_NOT_FIT}` it does not (or a link's load is above its device's "
+            f"line rate, which no CPU can carry); `{fill.EXIT_CANNOT_TELL}` the plan "
             "cannot tell") in doc
     assert "prefixed with a single quote, as [OWASP advises against CSV injection]" in doc
     assert "".join(results.FORMULA_START) == "=+-@\t\r"

@@ -252,3 +252,26 @@ def test_a_42_link_plan_is_two_pages_with_every_warning(tmp_path):
     # the curve's legend (wrapped; an axis tick may sit between its lines in the text)
     assert re.search(rf"all over HiperSockets \({hs.counted()} of (\d+ )?42 links\)", flat)
     assert "total only (no split published)" in flat  # Guest LAN gives no CP/virtual split
+
+
+@needs_pdftotext
+def test_loads_above_measured_and_line_rates(tmp_path):
+    """IUCV at 40 MB/s passes the 33.33 MB/s 000 measured at MTU 9000; LCS (Fast
+    Ethernet) at 20 MB/s passes the line rate no CPU can lift: the plan does not fit
+    (exit 4) though its CPU is 41% of 4 engines, and the report says both."""
+    links = tmp_path / "links.csv"
+    links.write_text("link,transport,workload,size_bytes,connections,level,speed_factor,load\n"
+                     "fast iucv,IUCV,STREAM,9000,,,,40\nlcs flood,LCS,FTP_GET,1500,,4.1.0,,20\n",
+                     encoding="utf-8")
+    out, pdf = tmp_path / "plan.xlsx", tmp_path / "plan.pdf"
+    assert cli(["fill", str(TEMPLATE), "--links", str(links), "--engines", "4", "-o", str(out),
+                "--report", str(pdf), "-q"]) == fill.EXIT_DOES_NOT_FIT
+    assert api.per_mb("IUCV", 9000, "mb_per_sec").value == pytest.approx(33.33)
+    flat = " ".join(_text(pdf).split())
+    assert "DOES NOT FIT" in flat and "Headroom:" in flat  # the CPU alone would fit
+    assert ("Link 2, 'lcs flood': its load of 20 MB/s is above its device's line rate: the "
+            "device cannot carry it, whatever the CPU.") in flat
+    assert "1 link(s) carry a load above the rate measured at their configuration" in flat
+    assert ("Loads above a measured or physical rate: 2. - link 1 (fast iucv): load 40 MB/s "
+            "is above the measured rate 33.3 MB/s - link 2 (lcs flood): load 20 MB/s is above "
+            "the line rate of the device") in flat

@@ -19,7 +19,8 @@ a table, CSV or JSON, with the scenarios; ``--report FILE.pdf`` also writes the
 one/two-page report (:mod:`.report`).
 
 Exit codes (besides the command line's 0, 1 and 2): :data:`EXIT_DOES_NOT_FIT` (4) when
-the links' total CPU is above the LPAR's engines, :data:`EXIT_CANNOT_TELL` (5) when the
+the links' total CPU is above the LPAR's engines or a load is above its device's line
+rate, :data:`EXIT_CANNOT_TELL` (5) when the
 plan cannot say whether it fits (the total is an error, or it is within the engines but
 links without an answer are left out of it), so that a scheduled run can alert.
 
@@ -384,7 +385,8 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="also write the plan's report (as zvmplan report OUT.xlsx -o FILE)")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="print no results, no progress bar; only warnings and errors")
-    p.epilog = ("exit status: 0 the links fit the LPAR's engines; 4 they do not; 5 the plan "
+    p.epilog = ("exit status: 0 the links fit the LPAR's engines; 4 they do not (or a load is "
+                "above a device's line rate); 5 the plan "
                 "cannot tell (an error in the total, or links left out); 1 a file refused; "
                 "2 a usage error")
 

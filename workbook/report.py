@@ -207,6 +207,14 @@ def verdict(p: facts.PlanFacts) -> tuple[str, str, list[str]]:
         else:
             lines.append(f"Short by {_e(-head)} engines: the links need "
                          f"{_pct(total / engines)} of the LPAR.")
+    for i, link in res.above_line_rate():
+        lines.append(f"Link {i}, {link['link']!r}: its load of {R._fmt('load', link.get('load'))} "
+                     f"{link.get('load_unit') or ''} is above its device's line rate: the "
+                     "device cannot carry it, whatever the CPU.")
+    beyond = [a for a in R.attention(res) if a.startswith("link ") and "measured rate" in a]
+    if beyond:
+        lines.append(f"{len(beyond)} link(s) carry a load above the rate measured at their "
+                     "configuration: their CPU is beyond what the sources demonstrated.")
     if p.breaking_link:
         i, link, running = p.breaking_link
         lines.append(f"In the plan's order the running total first passes the LPAR's engines "

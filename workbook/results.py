@@ -134,13 +134,26 @@ class Results:
         return [(i, link) for i, link in enumerate(self.links, start=1)
                 if link.get("in_totals") not in COUNTED]
 
+    def above_line_rate(self) -> list[tuple[int, dict]]:
+        """(row number, link) of the links whose load is above their device's line or
+        channel rate (the rate check says so): no CPU can carry it."""
+        return [(i, link) for i, link in enumerate(self.links, start=1)
+                if isinstance(link.get("within_measured_rate"), str)
+                and "line rate" in link["within_measured_rate"]
+                and link["within_measured_rate"].lower().startswith("no")]
+
     def fits(self) -> bool | None:
         """True when the links' total CPU is within the LPAR's engines; False when it is
-        above (links left out could only add to it); None when the plan cannot tell: the
-        total is an error or missing, the zvmplan functions did not answer, or it is
-        within the engines but leaves out links with no answer."""
+        above (links left out could only add to it) or a load is above its device's line
+        rate; None when the plan cannot tell: the total is an error or missing, the
+        zvmplan functions did not answer, or it is within the engines but leaves out links
+        with no answer."""
         total, engines = self.totals.get("total_engines"), self.engines
-        if self.banner or not (_is_number(total) and _is_number(engines)) or engines <= 0:
+        if self.banner:
+            return None
+        if self.above_line_rate():
+            return False
+        if not (_is_number(total) and _is_number(engines)) or engines <= 0:
             return None
         if total > engines:
             return False
