@@ -15,7 +15,8 @@ its top-level imports light and import heavy packages inside ``run``: ``zvmplan 
 must start without ``formulas`` or ``openpyxl``).
 
 Exit codes: 0 success; 1 an error value from ``eval``, or a file refused or not
-written (one line on stderr, never a traceback); 2 a usage error.
+written (one line on stderr, never a traceback); 2 a usage error; ``fill`` and ``report``
+also 4 (the plan does not fit) and 5 (the plan cannot tell whether it fits).
 """
 from __future__ import annotations
 

@@ -427,6 +427,9 @@ def run(args: argparse.Namespace) -> int:
         from .report import write_report
         write_report(rep.out, args.report)
         status += f"\nwrote {args.report}"
+    elif args.report:
+        print(f"zvmplan fill: warning: no report written: {rep.out} has no results to "
+              "report", file=sys.stderr)
     code = exit_code(res)
     if args.quiet:
         return code

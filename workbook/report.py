@@ -476,8 +476,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                    "are reported; nothing is recalculated)")
     p.add_argument("-o", "--output", required=True, metavar="FILE.pdf", help="the report")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
-    p.epilog = ("exit status: 0 the links fit the LPAR's engines; 4 they do not; 5 the plan "
-                "cannot tell; 1 a file refused; 2 a usage error")
+    p.epilog = ("exit status: 0 the links fit the LPAR's engines; 4 they do not (or a load is "
+                "above a device's line rate); 5 the plan cannot tell; 1 a file refused; 2 a "
+                "usage error")
 
 
 def run(args: argparse.Namespace) -> int:
