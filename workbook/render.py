@@ -84,7 +84,7 @@ def _tools():
 def render(workbook, outdir, dpi: int = 70, sheets: list[str] | None = None,
            all_pages: bool = False) -> list[Path]:
     """Write PNGs of the sheets of ``workbook`` (all, or those named) into ``outdir``."""
-    from zvmplan_addin.xlsxio import safe_open_xlsx
+    from zvmplan_addin.xlsx import safe_open_xlsx
     soffice, pdfium = _tools()
     workbook, outdir = Path(workbook), Path(outdir)
     with safe_open_xlsx(workbook) as pkg:
