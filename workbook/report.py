@@ -485,7 +485,7 @@ def run(args: argparse.Namespace) -> int:
     from zvmplan_addin.cli import UserError
     out = check_output(args.output)
     plan = Path(args.plan)
-    from zvmplan_addin.xlsxio import safe_open_xlsx
+    from zvmplan_addin.xlsx import safe_open_xlsx
     safe_open_xlsx(plan).close()  # the checks of zvmplan calc: one line for a bad file
     try:
         write_report(plan, out)
