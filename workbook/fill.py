@@ -410,8 +410,13 @@ def run(args: argparse.Namespace) -> int:
             bar.close()
     from . import results
     res = rep.results
-    for w in rep.warnings:
-        print(f"zvmplan fill: warning: {w}", file=sys.stderr)
+    for w in rep.warnings:  # one line each, unless a person reads them on a terminal
+        line = f"zvmplan fill: warning: {w}"
+        if sys.stderr.isatty():
+            import textwrap
+            line = "\n".join(textwrap.wrap(line, results.terminal_width(),
+                                            subsequent_indent="  ", break_long_words=False))
+        print(line, file=sys.stderr)
     calc = rep.calc.summary() if hasattr(rep.calc, "summary") else ""
     if res is not None:  # the errors, by where they are: the links, or what-if cells
         errs = results.error_lines(res, getattr(rep.calc, "error_cells", None))
