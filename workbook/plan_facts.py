@@ -211,7 +211,8 @@ def _assumptions(p: PlanFacts, sheet):
                    "(from zPCR or LSPR): "
                    + ("; ".join(given) if given else "none given")
                    + (f"; not given (figures stay as measured): {', '.join(blank)}"
-                      if blank else "") + ".")
+                      if blank else "") + ". A link's own speed factor overrides it; with "
+                   "neither, the factor is 1 (the measured processor).")
     own = sorted({f"{link['link']}: {link['speed_factor_used']:g}" for link in res.links
                   if _num(link.get("speed_factor_used"))})
     if own:

@@ -62,8 +62,9 @@ def check_output(path) -> Path:
 class Pages:
     """A flow of text, tables and charts down A4 pages (inches from the page's top)."""
 
-    def __init__(self, title: str, footer: str):
+    def __init__(self, title: str, footer: str, scale: float = 1.0):
         self.title, self.footer = title, footer
+        self.scale = scale          # of every text size: below 1 to keep a plan on 2 pages
         self.figs = []
         self.new_page()
 
@@ -87,6 +88,7 @@ class Pages:
              x=None, width=None, hang=True) -> float:
         """Wrapped text (``hang``: lines after the first indented); returns the height
         used [in]."""
+        size *= self.scale
         width = (width or TEXT_W) - indent
         chars = max(10, int(width * 72 / (size * CHAR_W)))
         lines = []
@@ -116,6 +118,7 @@ class Pages:
               right: set[int] = frozenset(), size: float = 8.5, colors=None):
         """Rows of text in columns ``widths`` [in]; ``right``: right-aligned columns.
         A cell too long for its column wraps onto more lines."""
+        size *= self.scale
         step = size * LINE / 72
         self.need(step * min(len(rows) + 1, 4))
         xs = [MARGIN]
@@ -445,16 +448,25 @@ def _page_two(pg: Pages, p: facts.PlanFacts):
         pg.text("- " + w, 7.5, indent=0.1)
 
 
+#: text scales tried in turn until the report fits on two pages (else the last one)
+SCALES = (1.0, 0.92, 0.85)
+
+
 def build(plan) -> Pages:
-    """The report's pages for the filled plan ``plan`` (a path)."""
+    """The report's pages for the filled plan ``plan`` (a path): two pages, the text made
+    smaller (:data:`SCALES`) for a long plan; a third page when even that is not enough
+    (nothing is left out)."""
     try:
         p = facts.read(plan)
     except R.ResultsError as exc:
         raise ReportError(str(exc)) from None
-    pg = Pages(f"z/VM network capacity plan: {Path(plan).name}",
-               f"zvmplan report of {Path(plan).name}: values as cached in the plan")
-    _page_one(pg, p)
-    _page_two(pg, p)
+    for scale in SCALES:
+        pg = Pages(f"z/VM network capacity plan: {Path(plan).name}",
+                   f"zvmplan report of {Path(plan).name}: values as cached in the plan", scale)
+        _page_one(pg, p)
+        _page_two(pg, p)
+        if len(pg.figs) <= 2:
+            break
     return pg
 
 
