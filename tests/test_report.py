@@ -152,8 +152,14 @@ def test_report_refuses_bad_arguments_in_one_line(tmp_path, capsys):
     assert cli(["report", str(TEMPLATE), "-o", str(tmp_path / "r.png")]) == 1
     assert cli(["report", str(TEMPLATE), "-o", str(tmp_path / "no" / "r.pdf")]) == 1
     assert cli(["report", str(tmp_path / "x.xlsx"), "-o", str(tmp_path / "r.pdf")]) == 1
+    import openpyxl
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = 1
+    wb.save(tmp_path / "other.xlsx")
+    assert cli(["report", str(tmp_path / "other.xlsx"), "-o", str(tmp_path / "r.pdf")]) == 1
     err = capsys.readouterr().err.splitlines()
-    assert len(err) == 4, err
+    assert len(err) == 5, err
+    assert err[4] == "zvmplan: error: other.xlsx: no Planner sheet"
     assert "none.xlsx: no such file" in err[0]
     assert "the report is a PDF; name it .pdf" in err[1]
     assert "no such directory" in err[2]
