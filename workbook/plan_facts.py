@@ -191,8 +191,8 @@ def _normalisation(p: PlanFacts, sheet):
         p.normalisation = ("Normalisation unknown: the plan has no 'Speed factor used' column.")
     elif missing:
         p.normalisation = (
-            f"Not normalised: no target machine is named for {', '.join(missing)} (the "
-            "Assumptions sheet's per-engine capacities are blank), so those links' figures "
+            "Not normalised: no target machine is named (the Assumptions sheet gives no "
+            f"per-engine capacity relative to {', '.join(missing)}), so those links' figures "
             "are on the processors their transports were measured on, not on yours. "
             "The verdict holds for those machines.")
     else:
@@ -324,7 +324,7 @@ def _warnings(p: PlanFacts):
                 out.append(f"scenario {sc.name!r}: {k.replace('_', ' ')} is {v!r}")
                 break
     if not p.normalisation.startswith("Normalised"):
-        out.append(p.normalisation.split(" (the Assumptions")[0] + " (see the verdict).")
+        out.append(p.normalisation.split(", so ")[0] + " (see the verdict).")
     projected = [link["link"] for link in res.links if isinstance(link.get("basis"), str)
                  and link["basis"].startswith("extrapolated")]
     if projected:

@@ -35,7 +35,7 @@ PAGE_W, PAGE_H = 8.27, 11.69          # A4 [in]
 MARGIN = 0.55                          # [in]
 TEXT_W = PAGE_W - 2 * MARGIN
 LINE = 1.32                            # line height / font size
-CHAR_W = 0.52                          # mean character width / font size (DejaVu Sans)
+CHAR_W = 0.53                          # mean character width / font size (DejaVu Sans)
 RED, GREEN, GREY, BLUE = "#b00020", "#1b7a2f", "#666666", "#1f4e9a"
 #: load factors of the growth curve (x the Planner's load)
 GROWTH = (0.5, 3.0)
@@ -278,7 +278,7 @@ def _page_one(pg: Pages, p: facts.PlanFacts):
                      f"{sc.counted()} of {sc.listed()}"])
         colors.append(_over_color(sc.totals.get("share_of_lpar")))
     pg.table(["Scenario", "Load x", "Changes", "Total [engines]", "Share of LPAR",
-              "Links counted"], rows, [1.85, 0.5, 1.55, 1.2, 1.1, 0.97], right={1, 3, 4, 5},
+              "Links counted"], rows, [1.75, 0.5, 1.7, 1.15, 1.1, 0.97], right={1, 3, 4, 5},
              colors=colors)
 
     pg.heading("Growth: total CPU against load")
