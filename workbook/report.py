@@ -49,7 +49,7 @@ class ReportError(Exception):
 
 def check_output(path) -> Path:
     """``path`` as the report's output, refused (one line) before any work is done."""
-    from zvmplan_addin.cli import UserError
+    from zvmplan_addin.commands import UserError
     path = Path(path)
     if path.suffix.lower() != ".pdf":
         raise UserError(f"{path}: the report is a PDF; name it .pdf")
@@ -494,7 +494,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from zvmplan_addin.cli import UserError
+    from zvmplan_addin.commands import UserError
     out = check_output(args.output)
     plan = Path(args.plan)
     from zvmplan_addin.xlsx import safe_open_xlsx
@@ -514,7 +514,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _register() -> None:
     try:
-        from zvmplan_addin.cli import Command, register
+        from zvmplan_addin.commands import Command, register
     except ImportError:  # the command line is not installed: the library still works
         return
     register(Command("report", "the plan on one or two pages (PDF) from the values it "
