@@ -37,19 +37,13 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# the exit codes say whether the plan fits (results.Results.fits), also for zvmplan report
+from .results import EXIT_CANNOT_TELL, EXIT_DOES_NOT_FIT, EXIT_FITS, exit_code  # noqa: F401
+
 LINK_COLUMNS = ("link", "transport", "workload", "size_bytes", "connections", "level",
                 "speed_factor", "load")
 REQUIRED = ("link", "transport", "workload", "size_bytes", "load")
 SCENARIO_COLUMNS = ("name", "load_factor", "level", "transport", "speed_factor")
-#: exit codes of ``zvmplan fill`` (and ``zvmplan report``) for a plan written and read
-EXIT_FITS, EXIT_DOES_NOT_FIT, EXIT_CANNOT_TELL = 0, 4, 5
-
-
-def exit_code(res) -> int:
-    """:data:`EXIT_FITS`, :data:`EXIT_DOES_NOT_FIT` or :data:`EXIT_CANNOT_TELL` for the
-    results ``res`` (:meth:`.results.Results.fits`; no results: cannot tell)."""
-    fits = res.fits() if res is not None else None
-    return EXIT_FITS if fits else EXIT_CANNOT_TELL if fits is None else EXIT_DOES_NOT_FIT
 
 
 class FillError(ValueError):

@@ -505,11 +505,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     except (KeyError, OSError, ValueError) as exc:
         raise UserError(f"{plan}: cannot read it as a plan ({exc})") from None
-    from .fill import exit_code
     res = R.read(plan)
     if not args.quiet:
         print(f"wrote {out}: " + "; ".join(R.totals_lines(res)[:1]))
-    return exit_code(res)
+    return R.exit_code(res)
 
 
 def _register() -> None:

@@ -63,6 +63,8 @@ NARROW = ("link", "total_engines", "share_of_lpar", "in_totals", "load", "load_u
           "transport", "within_measured_rate", "workload")
 #: "In totals" says a link's total CPU is counted ("no": left out, it has no answer)
 COUNTED = ("yes", "total only")
+#: exit codes of ``zvmplan fill`` and ``zvmplan report`` for a plan written and read
+EXIT_FITS, EXIT_DOES_NOT_FIT, EXIT_CANNOT_TELL = 0, 4, 5
 #: header row is searched for in the first rows of the sheet
 SEARCH_ROWS = 60
 
@@ -158,6 +160,13 @@ class Results:
         if total > engines:
             return False
         return None if self.left_out() else True
+
+
+def exit_code(res: Results | None) -> int:
+    """:data:`EXIT_FITS`, :data:`EXIT_DOES_NOT_FIT` or :data:`EXIT_CANNOT_TELL` for the
+    results ``res`` (:meth:`Results.fits`; no results: cannot tell)."""
+    fits = res.fits() if res is not None else None
+    return EXIT_FITS if fits else EXIT_CANNOT_TELL if fits is None else EXIT_DOES_NOT_FIT
 
 
 def attention(res: Results) -> list[str]:
