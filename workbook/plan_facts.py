@@ -66,7 +66,7 @@ def read(plan) -> PlanFacts:
     _normalisation(p, sheet)
     _assumptions(p, sheet)
     _basis(p, sheet)
-    _bands(p)
+    _bands(p, sheet)
     _warnings(p)
     return p
 
@@ -260,7 +260,7 @@ def _basis(p: PlanFacts, sheet):
     p.basis_help["error"] = "no answer: left out of the totals (see the warnings)"
 
 
-def _bands(p: PlanFacts):
+def _bands(p: PlanFacts, sheet=()):
     """The sum of the counted links' bands, and the widest bands relative to their link's
     total CPU."""
     res = p.res
@@ -286,10 +286,13 @@ def _bands(p: PlanFacts):
             f"{link['link']} {_band(link['total_engines'], link['total_low'], link['total_high'])}"
             for link in widest) + ".")
     p.band_lines = lines
-    p.band_note = ("Each band is the plan's own low and high of a link's total CPU (published "
-                   "rounding at measured points, 001's 95% intervals, leave-one-out errors for "
-                   "projections), times the load. The sum adds the lows and the highs: every "
-                   "link at its band's edge at once, the widest the total can be under them.")
+    # what the bands are, as the plan's Assumptions sheet says it ("How sure: ...")
+    said = next((v for r in sheet for v in r if isinstance(v, str)
+                 and v.startswith("How sure:")), "")
+    said = said.split(". ")[0].removeprefix("How sure: ") + "." if said else ""
+    p.band_note = ((f"The Assumptions sheet: {said} " if said else "")
+                   + "The sum adds the lows and the highs: every link at its band's edge at "
+                   "once, the widest the total can be under them.")
 
 
 def _band(t: float, lo: float, hi: float) -> str:
