@@ -3,9 +3,12 @@
 LibreOffice (``soffice``, headless) prints each sheet to PDF -- one copy of the workbook
 per sheet with every other sheet hidden, all converted in one soffice run -- and PDFium
 (pypdfium2) turns the pages into ``NN_<sheet>.png`` (``NN_<sheet>-2.png``, ... for the
-further pages with ``--all-pages``). The values shown are the ones cached in the file:
-LibreOffice does not have the zvmplan functions, so render a workbook written by
-``zvmplan fill`` or ``zvmplan calc`` (the committed template is one).
+further pages with ``--all-pages``; ``--pdf`` keeps the PDFs too). The values shown are
+the ones cached in the file: each copy has its formulas replaced by their cached values
+(:func:`cached_only`), because LibreOffice does not have the zvmplan functions and would
+otherwise recalculate the volatile cells while printing (the "zvmplan functions
+unavailable" warning fires) and show ``#NAME?`` for every cached error. So render a
+workbook written by ``zvmplan fill`` or ``zvmplan calc`` (the committed template is one).
 
 Needs LibreOffice Calc and the ``render`` extra (``pip install 'zvmplan[render]'``:
 pypdfium2 and Pillow). The workbook passes the same safety checks as ``zvmplan calc``
@@ -16,12 +19,14 @@ inside one tag and the edit is linear in the part's size).
 from __future__ import annotations
 
 import argparse
+import bisect
 import re
 import shutil
 import subprocess
 import tempfile
 import zipfile
 from pathlib import Path
+from xml.sax.saxutils import escape
 
 MAIN_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 
@@ -37,13 +42,72 @@ def sheet_names(pkg) -> list[str]:
     return [s.get("name", "") for s in root.iter(f"{MAIN_NS}sheet")]
 
 
+def cached_only(data: bytes, name: str = "sheet") -> bytes:
+    """The worksheet part ``data`` with every formula replaced by the value cached for it.
+
+    LibreOffice does not have the zvmplan functions: printing a sheet, it recalculates
+    the volatile cells (the "zvmplan functions unavailable" warning, which then fires)
+    and shows ``#NAME?`` for every cell whose cached value is an error. Without formulas
+    it shows exactly what ``zvmplan calc`` or Excel cached: numbers, texts, booleans and
+    the real error codes (``t="e"`` cells). A formula cell with no cached value becomes
+    an empty cell; a formula string (``t="str"``) becomes an inline string. Conditional
+    formats, validations, styles and everything else are kept byte for byte."""
+    from zvmplan_addin.xlsx import xml as xmlparse
+    found = xmlparse.elements(data, name, {"c", "f", "v"})
+    inner = [x for x in found if x[0] != "c"]
+    starts = [x[2] for x in inner]
+    out, pos = [], 0
+    for loc, attrs, start, stop, tag in found:
+        if loc != "c":
+            continue
+        k = bisect.bisect_left(starts, start)
+        f = v = None
+        while k < len(inner) and inner[k][2] < stop:
+            if inner[k][0] == "f":
+                f = inner[k]
+            else:
+                v = inner[k]
+            k += 1
+        if f is None:
+            continue
+        qname = tag.group(1)
+        prefix = qname[:-1]  # b"c" or b"x:c"
+        head = b"<" + qname + b"".join(
+            b" " + a.encode() + b'="' + escape(attrs[a], {'"': "&quot;"}).encode() + b'"'
+            for a in ("r", "s") if a in attrs)
+        value = b"" if v is None or v[4].group(3) else \
+            data[v[4].end():data.rindex(b"</", v[2], v[3])]
+        t = attrs.get("t", "n")
+        if v is None:
+            cell = head + b"/>"
+        elif t == "str":
+            cell = (head + b' t="inlineStr"><' + prefix + b"is><" + prefix +
+                    b't xml:space="preserve">' + value + b"</" + prefix + b"t></" + prefix +
+                    b"is></" + qname + b">")
+        else:
+            typed = b"" if t == "n" else b' t="' + t.encode() + b'"'
+            cell = (head + typed + b"><" + prefix + b"v>" + value + b"</" + prefix + b"v></" +
+                    qname + b">")
+        out += [data[pos:start], cell]
+        pos = stop
+    out.append(data[pos:])
+    return b"".join(out)
+
+
 def only_sheet(pkg, dst: Path, keep: int) -> None:
     """Copy the package to ``dst`` with every sheet but the ``keep``-th hidden, and that
     one active; other sheets' print areas are dropped (LibreOffice prints a hidden sheet
-    that has one)."""
+    that has one). Every worksheet shows its cached values (:func:`cached_only`) and
+    the calculation chain is left out (it lists formula cells there no longer are)."""
+    from zvmplan_addin.xlsx.zipwrite import drop_calc_chain
+    worksheets = set(_worksheet_parts(pkg))
+    replaced: dict[str, bytes] = {}
+    dropped = drop_calc_chain(pkg, replaced)
     with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
         for name, info in pkg.infos.items():
-            data = pkg.read(name)
+            if name in dropped:
+                continue
+            data = replaced.get(name) or pkg.read(name)
             if name == pkg.main:
                 text = data.decode("utf-8")
                 count = [-1]
@@ -62,9 +126,14 @@ def only_sheet(pkg, dst: Path, keep: int) -> None:
                 text = re.sub(r"<((?:\w+:)?workbookView) ", rf'<\1 activeTab="{keep}" ', text,
                               count=1)
                 data = text.encode("utf-8")
-            elif re.fullmatch(r"xl/worksheets/[^/]+\.xml", name):
-                data = data.replace(b' tabSelected="1"', b"")
+            elif name in worksheets:
+                data = cached_only(data.replace(b' tabSelected="1"', b""), name)
             zout.writestr(info, data)
+
+
+def _worksheet_parts(pkg) -> list[str]:
+    """The zip paths of the workbook's worksheet parts (through its relationships)."""
+    return [t for _, rtype, t in pkg.rels(pkg.main) if rtype.endswith("/worksheet")]
 
 
 def _tools():
@@ -81,19 +150,25 @@ def _tools():
     return soffice, pypdfium2
 
 
+def _sheet_named(workbook: Path, names: list[str], asked: str) -> str:
+    """The sheet ``asked`` names, compared as Excel compares sheet names (ignoring case)."""
+    found = [n for n in names if n.casefold() == asked.casefold()]
+    if not found:
+        raise RenderError(f"{workbook.name}: no sheet {asked!r}; sheets: {', '.join(names)}")
+    return found[0]
+
+
 def render(workbook, outdir, dpi: int = 70, sheets: list[str] | None = None,
-           all_pages: bool = False) -> list[Path]:
-    """Write PNGs of the sheets of ``workbook`` (all, or those named) into ``outdir``."""
+           all_pages: bool = False, pdf: bool = False) -> list[Path]:
+    """Write PNGs of the sheets of ``workbook`` (all, or those named, in any case) into
+    ``outdir``; with ``pdf``, also the PDF LibreOffice printed of each sheet (``NN_<sheet>.pdf``,
+    every page). Returns the files written."""
     from zvmplan_addin.xlsxio import safe_open_xlsx
     soffice, pdfium = _tools()
     workbook, outdir = Path(workbook), Path(outdir)
     with safe_open_xlsx(workbook) as pkg:
         names = sheet_names(pkg)
-        wanted = names if not sheets else sheets
-        unknown = [s for s in wanted if s not in names]
-        if unknown:
-            raise RenderError(f"{workbook.name}: no sheet {unknown[0]!r}; sheets: "
-                              f"{', '.join(names)}")
+        wanted = names if not sheets else [_sheet_named(workbook, names, s) for s in sheets]
         outdir.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="zvmplan-render-") as tmp:
             tmp = Path(tmp)
@@ -118,9 +193,13 @@ def render(workbook, outdir, dpi: int = 70, sheets: list[str] | None = None,
                                   ) from None
             except subprocess.TimeoutExpired:
                 raise RenderError("LibreOffice did not finish within 10 minutes") from None
-            return [png for copy in copies
-                    for png in _pngs(pdfium, copy.with_suffix(".pdf"), outdir / copy.stem, dpi,
-                                     all_pages)]
+            out = []
+            for copy in copies:
+                printed = copy.with_suffix(".pdf")
+                out += _pngs(pdfium, printed, outdir / copy.stem, dpi, all_pages)
+                if pdf:
+                    out.append(Path(shutil.copyfile(printed, outdir / printed.name)))
+            return out
 
 
 def _pngs(pdfium, pdf: Path, stem: Path, dpi: int, all_pages: bool) -> list[Path]:
@@ -148,6 +227,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--all-pages", action="store_true",
                    help="every printed page, not only the first of each sheet")
     p.add_argument("--dpi", type=int, default=70, help="resolution (default 70)")
+    p.add_argument("--pdf", action="store_true",
+                   help="also keep the PDF LibreOffice printed of each sheet (every page)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -155,7 +236,8 @@ def run(args: argparse.Namespace) -> int:
     if not 10 <= args.dpi <= 600:
         raise UserError(f"--dpi {args.dpi}: give 10 to 600")
     try:
-        pngs = render(args.workbook, args.outdir, args.dpi, args.sheet, args.all_pages)
+        pngs = render(args.workbook, args.outdir, args.dpi, args.sheet, args.all_pages,
+                      args.pdf)
     except RenderError as exc:
         raise UserError(str(exc)) from None
     for png in pngs:
