@@ -65,7 +65,9 @@ def factor_cell(transport: str) -> str:
 def factor_of(t: str) -> str:
     """The Assumptions speed factor of the transport in cell/expression ``t``."""
     return (f"VLOOKUP({t},{ASSUMPTIONS}!$A${ASSUME_TX_ROW}:$C${ASSUME_TX_LAST},3,FALSE)")
-WARNING = "zvmplan functions unavailable: values below are not computed"
+#: what the warning cell says when the zvmplan functions do not answer, and what to do
+WARNING = ("zvmplan functions unavailable: values below are not computed. Open this file in "
+           "Excel with the zvmplan add-in, or recalculate it with: zvmplan calc FILE --in-place")
 
 
 @dataclass(frozen=True)

@@ -202,6 +202,8 @@ def warning(ws, ref: str, formula: str, width_cols: int):
     c.value = formula
     c.font = WARN_FONT
     c.protection = LOCKED
+    c.alignment = Alignment(wrap_text=True, vertical="top")
+    ws.row_dimensions[c.row].height = 32   # two lines when the warning fires
     ws.merge_cells(start_row=c.row, start_column=c.column, end_row=c.row,
                    end_column=c.column + width_cols - 1)
     return c
