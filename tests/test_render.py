@@ -104,3 +104,72 @@ def test_sheet_names_ignore_case(tmp_path):
     assert [p.name for p in files] == ["02_Planner.png"]
     with pytest.raises(render.RenderError, match="no sheet 'Plannr'; sheets: About, Planner"):
         render.render(build.TEMPLATE, tmp_path, dpi=20, sheets=["Plannr"])
+
+
+# ------------------------------------------------------- a 42-link plan ----
+DATA = __import__("pathlib").Path(__file__).with_name("data")
+
+
+@pytest.fixture(scope="module")
+def shop42(tmp_path_factory):
+    """The 42-link shop (HiperSockets, OSA, IUCV, VCTC, LCS, ESCON CTC; five scenarios)
+    filled into the template: (path, values as cached)."""
+    import openpyxl
+    from zvmplan_workbook import fill
+    out = tmp_path_factory.mktemp("shop42") / "shop42.xlsx"
+    fill.fill(build.TEMPLATE, DATA / "shop42_links.csv", out,
+              DATA / "shop42_scenarios.toml", engines=8)
+    return out, openpyxl.load_workbook(out, data_only=True)
+
+
+def test_plan_sheet_charts_the_heaviest_links_of_a_long_plan(shop42):
+    """With 42 links the Plan shows the 15 with the most total CPU, heaviest first -- the
+    three heaviest are the Planner's last three rows -- and sums the other 27 as "all
+    others"; the every-link table grew to 42 rows."""
+    from zvmplan_workbook import charts
+    _, wb = shop42
+    pl, ws = wb[planner.PLANNER], wb[charts.PLAN]
+    links = [(pl[f"O{r}"].value, pl[f"A{r}"].value, pl[f"M{r}"].value, pl[f"N{r}"].value)
+             for r in range(planner.FIRST_ROW, planner.FIRST_ROW + 42)]
+    assert all(pl[f"{planner.STATUS_COL}{planner.FIRST_ROW + i}"].value == "yes"
+               for i in range(42))
+    heaviest = sorted(links, key=lambda x: -x[0])
+    assert [h[1] for h in heaviest[:3]] == ["core db replication", "nightly backup to z/OS",
+                                            "web farm to app tier"]
+    for k, (tot, name, cp, v) in enumerate(heaviest[:charts.PLAN_TOP]):
+        r = charts.PLAN_TOP_FIRST + k
+        assert (ws[f"A{r}"].value, ws[f"B{r}"].value, ws[f"C{r}"].value, ws[f"E{r}"].value) \
+            == (name, cp, v, tot)
+    r = charts.PLAN_OTHERS_ROW
+    assert ws[f"A{r}"].value == "all others (27 links)"
+    rest = heaviest[charts.PLAN_TOP:]
+    assert ws[f"B{r}"].value == pytest.approx(sum(x[2] for x in rest), rel=1e-12)
+    assert ws[f"C{r}"].value == pytest.approx(sum(x[3] for x in rest), rel=1e-12)
+    assert ws[f"E{r}"].value == pytest.approx(sum(x[0] for x in rest), rel=1e-12)
+    assert ws[f"A{charts.PLAN_NOTE_ROW}"].value == "42 links in the totals, heaviest first."
+    last = charts.PLAN_EVERY_FIRST + 41
+    assert ws[f"A{last}"].value == "nightly backup to z/OS"
+    assert ws[f"{charts.PLAN_RANK}{last}"].value == 2
+    assert sorted(ws[f"{charts.PLAN_RANK}{r}"].value
+                  for r in range(charts.PLAN_EVERY_FIRST, last + 1)) == list(range(1, 43))
+
+
+def test_plan_sheet_leaves_out_a_link_without_an_answer(tmp_path):
+    """A link the sources cannot answer (Guest LAN at MTU 1492: 002 measured 57344 only)
+    is In totals = no on the Planner: on the Plan it has no bar and no rank, and the
+    note under the table counts it."""
+    import openpyxl
+    from zvmplan_workbook import charts, fill
+    links = tmp_path / "links.csv"
+    links.write_text("link,transport,workload,size_bytes,connections,level,speed_factor,load\n"
+                     "db,VCTC,STREAM,32764,,,,12\n"
+                     "guest lan web,GUEST_LAN,RR,1492,20,4.3.0,,500\n"
+                     "web,OSA_GBE,RR,8992,50,4.4.0,,4000\n", encoding="utf-8")
+    fill.fill(build.TEMPLATE, links, tmp_path / "out.xlsx")
+    ws = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)[charts.PLAN]
+    top = [ws[f"A{charts.PLAN_TOP_FIRST + k}"].value for k in range(3)]
+    assert "guest lan web" not in top and top[2] in (None, "")
+    assert ws[f"{charts.PLAN_RANK}{charts.PLAN_EVERY_FIRST + 1}"].value in (None, "")
+    assert ws[f"A{charts.PLAN_NOTE_ROW}"].value == (
+        "2 links in the totals, heaviest first; 1 link(s) with no answer are left out "
+        "(In totals = no on the Planner).")

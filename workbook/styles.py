@@ -6,8 +6,22 @@ else is locked (protected sheets) so a planner cannot overwrite a formula by acc
 from __future__ import annotations
 
 from openpyxl.formatting.rule import FormulaRule
-from openpyxl.styles import Alignment, Border, Font, PatternFill, Protection, Side
+from openpyxl.styles import Alignment, Border, PatternFill, Protection, Side
+from openpyxl.styles import Font as _Font
 from openpyxl.utils import get_column_letter
+
+#: the workbook's body font; every font names it (a font without a name prints in the
+#: program's own default, a serif in LibreOffice, and takes other widths than on screen)
+FONT_NAME, FONT_SIZE = "Calibri", 11
+
+
+def Font(**kw) -> _Font:
+    """A font of the body face and size unless ``kw`` says otherwise."""
+    kw.setdefault("name", FONT_NAME)
+    if kw.get("size") is None:
+        kw["size"] = FONT_SIZE
+    return _Font(**kw)
+
 
 INPUT_FILL = PatternFill("solid", fgColor="FFF2CC")      # pale yellow: type here
 OUTPUT_FILL = PatternFill("solid", fgColor="E2EFDA")     # pale green: computed for you
