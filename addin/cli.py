@@ -4,7 +4,8 @@
 
     zvmplan calc IN.xlsx -o OUT.xlsx       recalculate; OUT keeps formulas and caches values
     zvmplan calc IN.xlsx --in-place        ... writing IN itself (atomically)
-    zvmplan eval '=CPCPU_PER_MB("IUCV",9000)' [--basis]
+    zvmplan eval '=CPCPU_PER_MB("IUCV",9000)' [--basis]   an answer outside the measured
+                                           points ends in "(extrapolated)"
     zvmplan functions [--json]             every worksheet function, with its arguments
 
 Adding a subcommand: write a :class:`Command` (a name, a one-line help, ``configure``
@@ -176,7 +177,8 @@ def _eval_args(p: argparse.ArgumentParser) -> None:
                    help="also print the basis of the answer (ZVM_BASIS), for each element "
                    "of an array")
     p.add_argument("--no-unit", action="store_true",
-                   help="print the value alone, without its unit (for scripts)")
+                   help="print the value alone, without its unit or the (extrapolated) "
+                   "mark, which then goes to stderr (for scripts)")
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -194,27 +196,44 @@ def _eval(args: argparse.Namespace) -> int:
     if fn is not None:
         result = fn(*call[1])
     else:  # anything more than one literal call of a zvmplan function
+        from .syntax import syntax_error
+        bad = syntax_error(args.formula)
+        if bad:  # Excel would not take it either: no value, a usage error
+            raise UserError(f"{args.formula.strip()}: {bad}")
         result = _eval_with_engine(args.formula)
+        if isinstance(result, ExcelError) and result.reason == "cannot read the formula":
+            raise UserError(f"{args.formula.strip()}: not a formula Excel can read")
     result = excel_value(result)  # a non-finite number is #NUM!, whichever path gave it
     if isinstance(result, ExcelError):
         print(f"{result.code} {result.reason}".rstrip())
         return 1
     unit_fn = fn or resolve(outer_function(args.formula) or "")
     unit = "" if args.no_unit or unit_fn is None else unit_fn.unit
+    basis = fn.explain_each(*call[1]) if fn is not None else None
     if not isinstance(result, np.ndarray):
         text = format_value(result)
         numeric = isinstance(result, (int, float)) and not isinstance(result, bool)
-        print(f"{text} {unit}" if unit and numeric else text)
+        line = f"{text} {unit}" if unit and numeric else text
+        marked = numeric and not args.basis and _extrapolated(basis)
+        if marked and not args.no_unit:
+            line += f" {EXTRAPOLATED}"
+        print(line)
+        if marked and args.no_unit:  # stdout stays a number for scripts
+            print(f"{PROG}: note: the answer is extrapolated (--basis says how)",
+                  file=sys.stderr)
         if args.basis:
-            print(fn.explain_each(*call[1]))
+            print(basis)
         return 0
     grid = np.atleast_2d(result)
     print(format_value(grid))
     if unit:
         print(f"unit: {unit}")
     errors = [(idx, v) for idx, v in np.ndenumerate(grid) if isinstance(v, ExcelError)]
+    if not args.basis and isinstance(basis, np.ndarray) and basis.shape == grid.shape:
+        for (r, c), why in np.ndenumerate(basis):
+            if _extrapolated(why) and not isinstance(grid[r, c], ExcelError):
+                print(f"({r + 1},{c + 1}) {EXTRAPOLATED}")
     if args.basis:
-        basis = fn.explain_each(*call[1])
         if isinstance(basis, np.ndarray) and basis.shape == grid.shape:
             for (r, c), why in np.ndenumerate(basis):
                 print(f"({r + 1},{c + 1}) {why}")
@@ -224,6 +243,15 @@ def _eval(args: argparse.Namespace) -> int:
         for (r, c), err in errors:
             print(f"({r + 1},{c + 1}) {err.code} {err.reason}".rstrip())
     return 1 if errors else 0
+
+
+#: how ``eval`` marks an answer outside the measured points (``--basis`` says how)
+EXTRAPOLATED = "(extrapolated)"
+
+
+def _extrapolated(basis) -> bool:
+    """True when the basis text of an answer (:meth:`explain`) says it is extrapolated."""
+    return isinstance(basis, str) and basis.startswith("extrapolated")
 
 
 def _eval_with_engine(formula: str):

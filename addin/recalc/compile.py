@@ -311,9 +311,11 @@ class FormulaCompiler:
 
     def _broken(self, i, exc) -> Template:
         """A formula formulas cannot compile: keep the value cached in the file."""
+        from ..syntax import syntax_error
         self.kept_cached += 1
+        why = syntax_error("=" + self.n_text[i]) or type(exc).__name__
         self.warnings.append(f"{self.n_label[i]}: cannot evaluate ={self.n_text[i]} "
-                             f"({type(exc).__name__}); kept its cached value")
+                             f"({why}); kept its cached value")
         return Template(None, [], [], False, set())
 
     def _refused(self, i, why) -> Template:
