@@ -15,8 +15,9 @@ and pass it to :func:`register`; either here, or in a module listed in
 its top-level imports light and import heavy packages inside ``run``: ``zvmplan eval``
 must start without ``formulas`` or ``openpyxl``).
 
-Exit codes: 0 success; 1 an error value from ``eval``, or a file refused or not
-written (one line on stderr, never a traceback); 2 a usage error.
+Exit codes: 0 success (also when the reader of stdout stops early, as ``| head`` does:
+nothing more is printed, and no "Broken pipe"); 1 an error value from ``eval``, or a file
+refused or not written (one line on stderr, never a traceback); 2 a usage error.
 """
 from __future__ import annotations
 
@@ -348,7 +349,11 @@ def main(argv: list[str] | None = None) -> int:
     _load_plugins()
     args = build_parser().parse_args(argv)
     try:
-        return args._run(args)
+        code = args._run(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        return code
+    except BrokenPipeError:
+        return _reader_gone()
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
@@ -357,6 +362,20 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"{PROG}: error: {_message(exc)}", file=sys.stderr)
         return 1
+
+
+def _reader_gone() -> int:
+    """stdout's reader went away (``zvmplan functions | head -1``): it asked for no more,
+    so stop quietly with exit 0, and point stdout at the null device so that Python's
+    final flush of what is still buffered cannot complain either (Python's documented
+    recipe, "Note on SIGPIPE" in the signal module's documentation)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, AttributeError, ValueError):  # pragma: no cover - no real stdout
+        pass
+    return 0
 
 
 def _message(exc: BaseException) -> str:
