@@ -180,6 +180,8 @@ BAD = [
      "required for RR"),
     ("speed", "a,IUCV,STREAM,9000,,,0,1\n", "row 1 (line 2), column speed_factor",
      "greater than 0"),
+    ("MTU in whole bytes", "a,IUCV,STREAM,9000.5,,,,1\n", "row 1 (line 2), column size_bytes",
+     "'9000.5' must be a whole number"),
     ("empty link", ",IUCV,STREAM,9000,,,,1\n", "row 1 (line 2), column link", "required"),
 ]
 
@@ -216,6 +218,24 @@ def test_bad_scenarios_are_refused(tmp_path):
         fill.read_scenarios(s)
     s.write_text('[[scenario]]\nname = "x"\n[[scenario]]\nname = "x"\n', encoding="utf-8")
     with pytest.raises(fill.FillError, match="given twice"):
+        fill.read_scenarios(s)
+    # the same name to a reader: case (as Excel compares text) and Unicode form (NFC
+    # e-acute and e + combining acute) do not make two names
+    for a, b in (("High", "high"), ("caf\u00e9", "cafe\u0301")):
+        s.write_text(f'[[scenario]]\nname = "{a}"\n[[scenario]]\nname = "{b}"\n',
+                     encoding="utf-8")
+        with pytest.raises(fill.FillError, match=f"s.toml scenario 2, key name: scenario "
+                           f"'{b}' given twice \\(as '{a}'; names that differ only in case "
+                           "or Unicode form are the same name\\)"):
+            fill.read_scenarios(s)
+    c = tmp_path / "s.csv"
+    c.write_text("name,load_factor\nBase,1\nBASE,2\n", encoding="utf-8")
+    with pytest.raises(fill.FillError, match="s.csv row 2 .*scenario 'BASE' given twice"):
+        fill.read_scenarios(c)
+    # nested 5,000 deep: tomllib recurses; one line, no RecursionError
+    s.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n", encoding="utf-8")
+    with pytest.raises(fill.FillError, match=r"^s.toml: not a scenarios file \(arrays or "
+                       r"tables nested too deep to read\)$"):
         fill.read_scenarios(s)
     s.write_text("".join(f'[[scenario]]\nname = "s{i}"\n' for i in range(9)), encoding="utf-8")
     with pytest.raises(fill.FillError, match=f"room for {planner.SCENARIO_BLOCKS}"):

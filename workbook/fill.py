@@ -179,7 +179,7 @@ def read_links(path, warnings: list[str] | None = None) -> list[dict]:
             elif col in ("transport", "workload", "level"):
                 link[col] = _name(col, _level_text(text, mark) if col == "level" else text,
                                   where(col))
-            elif col == "connections":
+            elif col in ("connections", "size_bytes"):  # a count, and whole bytes
                 link[col] = _number(text, where(col), whole=True, minimum=1, mark=mark,
                                     separator=sep)
             else:
@@ -208,6 +208,9 @@ def read_scenarios(path, warnings: list[str] | None = None) -> list[dict]:
             raise FillError(f"{path}: cannot read ({exc.strerror or exc})") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise FillError(f"{path.name}: not valid TOML ({exc})") from None
+        except RecursionError:  # tomllib parses nested arrays and tables recursively
+            raise FillError(f"{path.name}: not a scenarios file (arrays or tables nested "
+                            "too deep to read)") from None
         tables = data.get("scenario")
         if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
             raise FillError(f"{path.name}: expected [[scenario]] tables")
@@ -226,7 +229,7 @@ def read_scenarios(path, warnings: list[str] | None = None) -> list[dict]:
         rows, mark, sep = _read_csv(path, scenario_aliases(), ("name",), SCENARIO_NUMBERS,
                                     warnings)
         raw = [(f"{path.name} row {n} (line {line})", r) for n, line, r in rows]
-    out, seen = [], set()
+    out, seen = [], {}
     for where, r in raw:
         sc = {}
         for col in SCENARIO_COLUMNS:
@@ -239,9 +242,13 @@ def read_scenarios(path, warnings: list[str] | None = None) -> list[dict]:
                 sc[col] = None
             elif col == "name":
                 text = _scenario_name(text, w)
-                if text in seen:
-                    raise FillError(f"{w}: scenario {text!r} given twice")
-                seen.add(text)
+                key = _name_key(text)
+                if key in seen:
+                    raise FillError(f"{w}: scenario {text!r} given twice (as {seen[key]!r}; "
+                                    "names that differ only in case or Unicode form are "
+                                    "the same name)" if seen[key] != text else
+                                    f"{w}: scenario {text!r} given twice")
+                seen[key] = text
                 sc[col] = text
             elif col in ("level", "transport"):
                 text = text if isinstance(text, str) else str(text)
@@ -255,6 +262,14 @@ def read_scenarios(path, warnings: list[str] | None = None) -> list[dict]:
         raise FillError(f"{path.name}: {len(out)} scenarios; the template's Scenarios sheet has "
                         f"room for {SCENARIO_BLOCKS}")
     return out
+
+
+def _name_key(name: str) -> str:
+    """What makes two scenario names the same to a reader: case ("High" and "high", as
+    Excel compares text) and Unicode form ("é" typed as one character or as e and a
+    combining accent) do not count."""
+    import unicodedata
+    return unicodedata.normalize("NFKC", name).casefold()
 
 
 def _scenario_name(value, where: str) -> str:
