@@ -32,8 +32,10 @@ from typing import Callable
 import numpy as np
 
 PROG = "zvmplan"
-#: modules that may add subcommands (``fill``, ``export-lite``); missing ones are skipped
-PLUGINS = ("zvmplan_workbook.fill", "zvmplan_workbook.render", "zvmplan_addin.export_lite")
+#: modules that may add subcommands (``fill``, ``render``, ``template``, ``export-lite``);
+#: missing ones are skipped
+PLUGINS = ("zvmplan_workbook.fill", "zvmplan_workbook.render", "zvmplan_workbook.template",
+           "zvmplan_addin.export_lite")
 
 
 class UserError(Exception):

@@ -399,10 +399,11 @@ def _engines(link, kind):
 
 
 def test_the_example_files_fill(tmp_path, capsys):
-    """examples/links.csv with examples/scenarios.toml fills; ``--format json`` prints
+    """examples/links.csv with examples/scenarios.toml fills, with the template installed
+    with the package as the README runs it (no template given); ``--format json`` prints
     every link's engines as the model gives them, and the totals, and nothing else."""
     out = tmp_path / "plan.xlsx"
-    rc = cli(["fill", str(TEMPLATE), "--links", str(EXAMPLES / "links.csv"), "--scenarios",
+    rc = cli(["fill", "--links", str(EXAMPLES / "links.csv"), "--scenarios",
               str(EXAMPLES / "scenarios.toml"), "-o", str(out), "--format", "json",
               "--engines", "2"])
     captured = capsys.readouterr()

@@ -1,6 +1,7 @@
-"""``zvmplan fill TEMPLATE.xlsx --links links.csv [--scenarios FILE] -o OUT.xlsx``
+"""``zvmplan fill [TEMPLATE.xlsx] --links links.csv [--scenarios FILE] -o OUT.xlsx``
 
-Writes a links CSV into the Planner's input rows of the template (and a scenarios file
+Writes a links CSV into the Planner's input rows of the template (the one installed with
+the package unless TEMPLATE.xlsx is given; ``zvmplan template`` writes a copy) (and a scenarios file
 into the Scenarios blocks), recalculates headlessly and writes OUT. Every value is
 validated first; on the first bad one a single line names the file, row and column, and
 nothing is written.
@@ -318,9 +319,13 @@ def input_cells(links: list[dict], scenarios: list[dict] | None,
 def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
          progress=None) -> FillReport:
     """Validate, write the inputs, recalculate, write ``out``. Raises :class:`FillError`
-    (nothing written) for a bad file."""
+    (nothing written) for a bad file. ``template`` None: the template installed with the
+    package."""
     from . import xlsxio
     from .rows import grow
+    if template is None:
+        from .template import packaged_template
+        template = packaged_template()
     template, out = Path(template), Path(out)
     notes: list[str] = []
     links = read_links(links_csv, notes)
@@ -361,7 +366,9 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
 
 # ---------------------------------------------------------------- command ----
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("template", metavar="TEMPLATE.xlsx", help="the zvmplan template workbook")
+    p.add_argument("template", metavar="TEMPLATE.xlsx", nargs="?",
+                   help="the zvmplan template workbook (default: the one installed with "
+                   "zvmplan, as zvmplan template writes it)")
     p.add_argument("--links", required=True, metavar="links.csv",
                    help="one link per row: " + ", ".join(LINK_COLUMNS))
     p.add_argument("--scenarios", metavar="FILE", help="scenarios as CSV or TOML: "
