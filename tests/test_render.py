@@ -173,3 +173,23 @@ def test_plan_sheet_leaves_out_a_link_without_an_answer(tmp_path):
     assert ws[f"A{charts.PLAN_NOTE_ROW}"].value == (
         "2 links in the totals, heaviest first; 1 link(s) with no answer are left out "
         "(In totals = no on the Planner).")
+
+
+def test_the_executable_says_what_to_do_without_the_render_libraries(monkeypatch):
+    """A frozen executable has no pip: instead of "pip install 'zvmplan[render]'" it says
+    how to get an executable that bundles them (and build/zvmplan.spec bundles them)."""
+    import sys
+    from pathlib import Path
+    monkeypatch.setitem(sys.modules, "pypdfium2", None)   # import pypdfium2 fails
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    with pytest.raises(render.RenderError) as err:
+        render._tools()
+    msg = str(err.value)
+    assert msg.startswith("this zvmplan executable was built without pypdfium2")
+    assert "build/build_exe.py" in msg
+    monkeypatch.delattr(sys, "frozen")
+    with pytest.raises(render.RenderError, match=r"needs pypdfium2: pip install 'zvmplan\[render\]'"):
+        render._tools()
+    spec = (Path(__file__).resolve().parents[1] / "build" / "zvmplan.spec").read_text()
+    assert 'RENDER = ("pypdfium2", "pypdfium2_raw")' in spec and '"PIL.Image"' in spec
+    assert "binaries=binaries" in spec

@@ -137,14 +137,22 @@ def _worksheet_parts(pkg) -> list[str]:
 
 
 def _tools():
+    import sys
     soffice = shutil.which("soffice") or shutil.which("libreoffice")
     if not soffice:
-        raise RenderError("zvmplan render needs LibreOffice Calc (soffice) on the PATH, e.g. "
-                          "apt-get install libreoffice-calc-nogui")
+        raise RenderError("zvmplan render needs LibreOffice Calc (soffice) on the PATH: install "
+                          "LibreOffice (libreoffice.org; on Debian or Ubuntu apt-get install "
+                          "libreoffice-calc-nogui)")
     try:
         import PIL  # noqa: F401  (pypdfium2's to_pil needs it)
         import pypdfium2
     except ImportError as exc:
+        if getattr(sys, "frozen", False):  # the executable: no pip to install it with
+            raise RenderError(
+                f"this zvmplan executable was built without {exc.name or 'pypdfium2'}, which "
+                "render needs: use an executable built with build/build_exe.py after "
+                "pip install -e '.[build]' (it bundles them), or, where Python is installed, "
+                "pip install 'zvmplan[render]'") from None
         raise RenderError(f"zvmplan render needs {exc.name}: pip install 'zvmplan[render]'") \
             from None
     return soffice, pypdfium2
