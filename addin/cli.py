@@ -76,19 +76,20 @@ def _calc(args: argparse.Namespace) -> int:
     if args.in_place and args.output:
         raise UserError("give either -o OUT.xlsx or --in-place, not both")
     from .xlsx import check_output_name, target_of
-    from .xlsxio import safe_open_xlsx
+    from .xlsx import safe_open_xlsx
     package = safe_open_xlsx(args.input, parse_sheets=False)  # refuse a bad file first
     try:
         out = args.input if args.in_place else args.output
         check_output_name(package, out)   # and a bad OUT before spending a recalculation
         target_of(out)
-        from .engine import calc
+        from .recalc import Options, calc
     except BaseException:
         package.close()
         raise
     bar = progress_bar() if not args.quiet else None
     try:
         report = calc(args.input, args.output, in_place=args.in_place,
+                      options=Options.from_environ(),  # the engine's switches, read here once
                       progress=bar.update if bar else None, package=package)
     finally:
         if bar:
@@ -188,7 +189,7 @@ def _eval(args: argparse.Namespace) -> int:
     """Print the value, its unit, and (``--basis``) why; an error prints its code and
     reason instead. Exit 1 when the answer is an error or an array holding one."""
     from .errors import ExcelError
-    from .evaluate import format_value, load_functions, outer_function, parse_call, resolve
+    from .calls import format_value, load_functions, outer_function, parse_call, resolve
     from .registry import excel_value
     load_functions()
     call = parse_call(args.formula)
@@ -260,12 +261,9 @@ def _extrapolated(basis) -> bool:
 def _eval_with_engine(formula: str):
     """Evaluate with the formula engine; a call of a function neither zvmplan nor the
     engine knows is #NAME? naming it (even under IFERROR, which would hide it)."""
-    try:  # the recalculation engine's one parser (addin/recalc/, formerly addin/engine.py)
-        from .recalc import evaluate_formula
-    except ImportError:
-        from .engine import evaluate_formula
+    from .recalc import evaluate_formula  # the recalculation engine's one parser
     from .errors import NAME, ExcelError
-    from .evaluate import called_functions, did_you_mean, resolve
+    from .calls import called_functions, did_you_mean, resolve
     from formulas.functions import get_functions, not_implemented
     result = evaluate_formula(formula)
     table = get_functions()  # a defaultdict: a name it was asked for maps to not_implemented
@@ -284,7 +282,7 @@ def _functions_args(p: argparse.ArgumentParser) -> None:
 
 
 def _functions(args: argparse.Namespace) -> int:
-    from .evaluate import load_functions
+    from .calls import load_functions
     registry = load_functions()
     if args.json:
         print(json.dumps([{
@@ -382,7 +380,7 @@ def _reader_gone() -> int:
 
 def _message(exc: BaseException) -> str:
     """One line, whatever the exception."""
-    from .xlsxio import UnsafeWorkbookError
+    from .xlsx import UnsafeWorkbookError
     known = isinstance(exc, (UserError, UnsafeWorkbookError)) or \
         type(exc).__name__ == "EngineError"
     text = " ".join(str(exc).split())

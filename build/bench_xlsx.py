@@ -71,7 +71,7 @@ def run(rows: int, report=print) -> dict:
 
 def run_workbook(path: str, repeat: int = 1, report=print) -> dict:
     """Read the largest sheet part of the workbook at ``path``, ``repeat`` times."""
-    from zvmplan_addin import xlsxio
+    from zvmplan_addin import xlsx as xlsxio
     from zvmplan_addin.xlsx import SheetData, read_sheet
     from zvmplan_addin.xlsx.sheet import REL_WORKSHEET
     with xlsxio.safe_open_xlsx(path) as pkg:

@@ -161,7 +161,7 @@ def zvmplan_command():
         helptext = ""
     if "eval" in helptext and "calc" in helptext:
         return cmd, "zvmplan"
-    probe = subprocess.run([sys.executable, "-c", "from zvmplan_addin.engine import calc, "
+    probe = subprocess.run([sys.executable, "-c", "from zvmplan_addin.recalc import calc, "
                             "evaluate_formula"], capture_output=True)
     if probe.returncode == 0:
         return [sys.executable, "-c", _ENGINE_API], "engine API (no zvmplan command yet)"
@@ -172,10 +172,10 @@ def zvmplan_command():
 _ENGINE_API = r"""
 import sys
 if sys.argv[1] == "eval":
-    from zvmplan_addin.engine import evaluate_formula
+    from zvmplan_addin.recalc import evaluate_formula
     print(evaluate_formula(sys.argv[2]))
 else:
-    from zvmplan_addin.engine import calc
+    from zvmplan_addin.recalc import calc
     calc(sys.argv[2], sys.argv[4])
 """
 

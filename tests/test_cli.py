@@ -78,7 +78,7 @@ def test_calc_refuses_a_bad_output_before_recalculating(book, tmp_path, capsys, 
                                                         out):
     """A refused OUT (a macro-enabled name for a plain workbook, a directory) is refused
     before the engine runs: one line, nothing written, no recalculation spent."""
-    import zvmplan_addin.engine as engine
+    import zvmplan_addin.recalc as engine
 
     def engine_ran(*a, **k):
         raise AssertionError("the engine ran before OUT was checked")
@@ -162,7 +162,7 @@ def test_bad_files_are_refused_with_one_line(tmp_path):
 
 
 def test_refusals_from_the_api(tmp_path):
-    from zvmplan_addin.xlsxio import UnsafeWorkbookError, safe_open_xlsx
+    from zvmplan_addin.xlsx import UnsafeWorkbookError, safe_open_xlsx
     for label, path in _bad_files(tmp_path).items():
         with pytest.raises(UnsafeWorkbookError) as info:
             safe_open_xlsx(path)
@@ -203,7 +203,7 @@ def test_eval_falls_back_to_the_engine(capsys):
 
 
 def test_parse_call_takes_literals_only():
-    from zvmplan_addin.evaluate import parse_call
+    from zvmplan_addin.calls import parse_call
     assert parse_call('=CPCPU_PER_MB("IUCV",9000)') == ("CPCPU_PER_MB", ["IUCV", 9000.0])
     name, args = parse_call('=F("a""b",,TRUE,-1.5e3,{1,2;3,4})')
     assert name == "F" and args[:4] == ['a"b', MISSING, True, -1500.0]  # skipped: missing
@@ -223,7 +223,7 @@ def test_eval_basis_prints_the_basis(capsys):
 
 
 def _loaded():
-    from zvmplan_addin.evaluate import load_functions
+    from zvmplan_addin.calls import load_functions
     return load_functions()
 
 

@@ -18,7 +18,9 @@ from openpyxl.worksheet.formula import ArrayFormula
 
 from zvmplan import Many
 from zvmplan.errors import NoDataError, OutOfRangeError, UnknownNameError
-from zvmplan_addin import engine, shapes, xlsxio
+from zvmplan_addin import recalc as engine, xlsx as xlsxio
+from zvmplan_addin.recalc import shapes
+from zvmplan_addin.recalc.values import make_ranges
 from zvmplan_addin.registry import REGISTRY, Param, as_number, worksheet_function
 
 
@@ -376,7 +378,7 @@ def test_make_ranges_matches_formulas_range2parts():
     from formulas.tokens.operand import range2parts
     for sheet, rect in [("PLAN", (2, 1, 2, 1)), ("MY SHEET", (3, 2, 9, 4)), ("O'BRIEN", (1, 28, 1, 28))]:
         r1, c1, r2, c2 = rect
-        mine = engine._make_ranges(sheet, r1, c1, r2, c2, np.empty((r2 - r1 + 1, c2 - c1 + 1), object))
+        mine = make_ranges(sheet, r1, c1, r2, c2, np.empty((r2 - r1 + 1, c2 - c1 + 1), object))
         theirs = range2parts(("name", "n1", "n2"), sheet=sheet, c1=shapes.col_letters(c1), r1=str(r1),
                              c2=shapes.col_letters(c2), r2=str(r2))
         assert mine.ranges[0] == theirs
@@ -844,7 +846,7 @@ def test_columns_give_the_values_of_cell_by_cell(tmp_path, monkeypatch, rows):
 def test_columns_checked_cell_by_cell_agree(tmp_path, monkeypatch):
     """ZVMPLAN_ENGINE_CHECK=1 evaluates every column cell by cell too and lists any cell
     where the two differ: none do, and the columns did run (not everything fell back)."""
-    from zvmplan_addin.recalc.calc import Engine
+    from zvmplan_addin.recalc.engine import Engine
     monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
     path = _column_book(tmp_path / "in.xlsx")
     engine.install_functions()
@@ -863,7 +865,7 @@ def test_columns_of_one_kind_take_the_numpy_paths(tmp_path, monkeypatch):
     """IF over a TRUE/FALSE column and ``&`` over text columns run in numpy and give the
     values cell by cell gives (Excel: IF returns its second argument where the condition
     is TRUE, else its third; ``&`` joins the texts)."""
-    from zvmplan_addin.recalc import columnar
+    from zvmplan_addin.recalc.columnar import numeric as columnar
     col = np.empty((4, 1), dtype=object)
     col[:, 0] = [True, False, 2.0, 0.0]
     x = np.empty((4, 1), dtype=object)
@@ -889,7 +891,7 @@ def test_distinct_combinations_are_keyed_by_type():
     not the number 1 or the error #N/A (Excel compares values of different types as
     different)."""
     from zvmplan_addin.errors import ExcelError
-    from zvmplan_addin.recalc.columnar import _factorize
+    from zvmplan_addin.recalc.columnar.distinct import _factorize
     values = [1, 1.0, True, "1", ExcelError("#N/A"), "#N/A", 1.0, "1"]
     picks, inverse = _factorize([values], len(values))
     assert picks.tolist() == [0, 2, 3, 4, 5]
@@ -916,7 +918,7 @@ def test_the_fast_shape_of_a_filled_column_is_the_full_one(pattern):
 def test_a_zvmplan_column_of_many_distinct_values_takes_the_vector_path(tmp_path, monkeypatch):
     """Beyond SCALAR_DISTINCT distinct arguments a zvmplan function is called once with
     all of them (its vector path); the values are those of cell by cell, errors per cell."""
-    from zvmplan_addin.recalc.columnar import SCALAR_DISTINCT
+    from zvmplan_addin.recalc.columnar.zvmplan import SCALAR_DISTINCT
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "Plan"

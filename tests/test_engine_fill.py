@@ -13,9 +13,9 @@ from __future__ import annotations
 import openpyxl
 import pytest
 
-from zvmplan_addin import engine, xlsxio
+from zvmplan_addin import recalc as engine, xlsx as xlsxio
 from zvmplan_addin.recalc import columnar
-from zvmplan_addin.recalc.calc import Engine
+from zvmplan_addin.recalc.engine import Engine
 from zvmplan_addin.recalc.values import quiet
 
 ROWS = range(2, 42)
@@ -232,7 +232,7 @@ def test_only_volatile_steps_run_cell_by_cell_in_a_column(tmp_path, monkeypatch)
         ws.cell(r, 2, f"=INDEX($F$1:$F$3,MATCH(A{r},$E$1:$E$3,0))")
     path = tmp_path / "index.xlsx"
     wb.save(path)
-    from zvmplan_addin.recalc.calc import calc
+    from zvmplan_addin.recalc.engine import calc
     calc(path, tmp_path / "out.xlsx")
     assert calls == []  # no per-cell step for INDEX/MATCH
     out = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True).active

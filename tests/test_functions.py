@@ -184,7 +184,7 @@ def test_unit_of_every_numeric_function_is_its_returns():
     for name, fn in REGISTRY.items():
         if fn.unit:
             assert fn.unit == fn.returns, name
-        from zvmplan_addin.evaluate import parse_call
+        from zvmplan_addin.calls import parse_call
         parsed = parse_call(fn.example)
         assert parsed is not None, f"{name}: the example is not one literal call"
         example = call(name, *parsed[1])

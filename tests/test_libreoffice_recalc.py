@@ -11,7 +11,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from zvmplan_addin import engine
+from zvmplan_addin import recalc as engine
 
 _SPEC = importlib.util.spec_from_file_location(
     "planner_sheet", Path(__file__).resolve().parents[1] / "build" / "planner_sheet.py")

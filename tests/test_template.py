@@ -46,7 +46,7 @@ def test_lite_template_calls_the_functions_as_lite_stores_them(lite):
     """Every call of a zvmplan function is _xldudf_ZVMPLAN_<NAME>(...), as Excel stores an
     xlwings Lite (Office.js, namespace ZVMPLAN) custom function; a function named as text
     (ZVM_RANGE's first argument) stays text; nothing else changes."""
-    from zvmplan_addin.evaluate import load_functions
+    from zvmplan_addin.calls import load_functions
     names = set(load_functions())
     plain, renamed = _formulas(build.TEMPLATE), _formulas(lite)
     calls = re.compile(r"(?<![\w.])(" + "|".join(sorted(names, key=len, reverse=True))
@@ -67,7 +67,7 @@ def test_lite_template_calls_the_functions_as_lite_stores_them(lite):
 def test_lite_template_recalculates_to_the_same_values(lite, tmp_path):
     """zvmplan calc reads the Lite names: recalculated, every cell of the Lite template
     holds the value the committed template caches."""
-    from zvmplan_addin import engine
+    from zvmplan_addin import recalc as engine
     out = tmp_path / "lite-calc.xlsx"
     report = engine.calc(lite, out)
     assert not report.unsupported

@@ -339,7 +339,7 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
     if out.exists() and out.resolve() == template.resolve():
         raise FillError(f"{out} is the template; write the filled workbook elsewhere")
     cells = input_cells(links, scen, engines)
-    from zvmplan_addin import engine
+    from zvmplan_addin import recalc as engine
     fd, tmp = tempfile.mkstemp(suffix=".xlsx", dir=out.parent)
     os.close(fd)
     try:

@@ -171,7 +171,7 @@ def render(workbook, outdir, dpi: int = 70, sheets: list[str] | None = None,
     """Write PNGs of the sheets of ``workbook`` (all, or those named, in any case) into
     ``outdir``; with ``pdf``, also the PDF LibreOffice printed of each sheet (``NN_<sheet>.pdf``,
     every page). Returns the files written."""
-    from zvmplan_addin.xlsxio import safe_open_xlsx
+    from zvmplan_addin.xlsx import safe_open_xlsx
     soffice, pdfium = _tools()
     workbook, outdir = Path(workbook), Path(outdir)
     with safe_open_xlsx(workbook) as pkg:

@@ -114,7 +114,7 @@ def write_template(out, target: str = "excel", force: bool = False) -> Path:
         if target == "excel":
             Path(tmp).write_bytes(src.read_bytes())
         else:
-            from zvmplan_addin.evaluate import load_functions
+            from zvmplan_addin.calls import load_functions
             from zvmplan_addin.registry import NAMESPACE
             names = set(load_functions())
             with safe_open_xlsx(src) as pkg:
