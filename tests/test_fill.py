@@ -153,6 +153,30 @@ def test_everything_else_is_kept(filled):
                     assert got[c.coordinate].value == c.value, (ws.title, c.coordinate)
 
 
+def test_the_upgrade_examples_are_cleared(values):
+    """The template's 7 example what-ifs (an OSA web tier, HiperSockets bulk, ...) are not
+    the planner's links: a filled plan shows none of them, every Upgrade input and
+    result is empty, and fill says so (a note on stderr)."""
+    ws = values[planner.UPGRADE]
+    template = openpyxl.load_workbook(TEMPLATE, data_only=True)[planner.UPGRADE]
+    first = planner.UPGRADE_FIRST
+    assert [template[f"A{first + i}"].value for i in range(len(planner.UPGRADES))] == \
+        [u[0] for u in planner.UPGRADES]
+    for r in range(first, first + planner.UPGRADE_ROWS):
+        for c in range(1, 21):
+            assert ws.cell(r, c).value in (None, ""), (r, c, ws.cell(r, c).value)
+    assert "zvmplan fill clears them" in " ".join(
+        str(ws.cell(r, 1).value) for r in range(first + planner.UPGRADE_ROWS, ws.max_row + 1))
+
+
+def test_fill_says_it_cleared_the_upgrade_examples(tmp_path, capsys):
+    links = _file(tmp_path, HEADER + "\na,IUCV,STREAM,9000,,,,1\n")
+    assert cli(["fill", "--links", str(links), "-o", str(tmp_path / "o.xlsx")]) == 0
+    err = capsys.readouterr().err
+    assert f"zvmplan fill: note: {fill.UPGRADE_CLEARED}\n" in err
+    assert fill.UPGRADE_CLEARED.startswith("the Upgrade sheet's example what-ifs were cleared")
+
+
 def test_scenarios_as_csv(tmp_path):
     (tmp_path / "links.csv").write_text(LINKS, encoding="utf-8")
     (tmp_path / "s.csv").write_text("name,load_factor,level,transport,speed_factor\n"

@@ -49,6 +49,7 @@ class FillReport:
     calc: object = None                          # the engine's CalcReport
     warnings: list[str] = field(default_factory=list)
     results: object = None                       # results.Results, read from ``out``
+    notes: list[str] = field(default_factory=list)   # what fill changed beside the inputs
 
 
 # ------------------------------------------------------------- validation ----
@@ -293,7 +294,7 @@ def input_cells(links: list[dict], scenarios: list[dict] | None,
     from openpyxl.utils import get_column_letter as L
     from .planner import (COL, ENGINES_CELL, FIRST_ROW, INPUTS, N_ROWS, PLANNER,
                           SCEN_PARAM_ROW, SCENARIO_BLOCKS, SCENARIO_PARAMS, SCENARIOS,
-                          scenario_col)
+                          UPGRADE, scenario_col)
     planner = {}
     # the template's rows (unused ones cleared), or as many as there are links: the fill
     # adds the rows beyond the template's (zvmplan_workbook.rows)
@@ -303,7 +304,7 @@ def input_cells(links: list[dict], scenarios: list[dict] | None,
             planner[f"{COL[c.key]}{FIRST_ROW + i}"] = link.get(c.key)
     if engines is not None:
         planner[ENGINES_CELL] = engines
-    cells = {PLANNER: planner}
+    cells = {PLANNER: planner, UPGRADE: upgrade_examples_cleared()}
     if scenarios is not None:
         sc_cells = {}
         for b in range(SCENARIO_BLOCKS):
@@ -313,6 +314,21 @@ def input_cells(links: list[dict], scenarios: list[dict] | None,
                 sc_cells[f"{col}{SCEN_PARAM_ROW + k}"] = sc.get(key)
         cells[SCENARIOS] = sc_cells
     return cells
+
+
+#: said once a plan is filled: the Upgrade sheet's example what-ifs are gone
+UPGRADE_CLEARED = ("the Upgrade sheet's example what-ifs were cleared (they are not your "
+                   "links); for your links at another z/VM level give a scenario that level")
+
+
+def upgrade_examples_cleared() -> dict[str, None]:
+    """The Upgrade sheet's input cells, every one emptied: the template's example rows
+    (an OSA web tier, HiperSockets bulk, ...) are not the planner's links, and a filled
+    plan handed over must not show them as if they were."""
+    from openpyxl.utils import get_column_letter as L
+    from .planner import UPGRADE_FIRST, UPGRADE_INPUTS, UPGRADE_ROWS
+    return {f"{L(c)}{UPGRADE_FIRST + i}": None for i in range(UPGRADE_ROWS)
+            for c in range(1, UPGRADE_INPUTS + 1)}
 
 
 # -------------------------------------------------------------------- fill ----
@@ -361,6 +377,7 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
     else:
         notes.extend(rep.results.errors())
     rep.warnings = notes
+    rep.notes.append(UPGRADE_CLEARED)
     return rep
 
 
@@ -427,6 +444,8 @@ def run(args: argparse.Namespace) -> int:
                 raise UserError(f"{rep.out} was written, but stdout ({sys.stdout.encoding}) "
                                 f"cannot show {exc.object[exc.start:exc.end]!r}; set "
                                 "PYTHONIOENCODING=utf-8") from None
+    for note in rep.notes:  # after the answer: on stderr, so csv and json stay data
+        print(f"zvmplan fill: note: {note}", file=sys.stderr)
     return 0
 
 

@@ -138,6 +138,9 @@ UPGRADES = (
     ("real CTC FTP", "ESCON_CTC", "FTP_GET", 1500, None, 1, 5, "3.1.0", "4.1.0"),
 )
 UPGRADE_ROWS = 10
+UPGRADE_HEAD = 6                         # Upgrade: header row; units below
+UPGRADE_FIRST = UPGRADE_HEAD + 2         # first what-if row
+UPGRADE_INPUTS = 9                       # input columns A..I of each what-if row
 
 
 # ------------------------------------------------------------- formulas -------
@@ -497,8 +500,8 @@ def sheet_upgrade(book: Book):
              "measured). Other transports change little or nothing (see Assumptions).",
              width_cols=16)
     st.warning(ws, WARN_CELL, warning_formula(), 16)
-    head = 6
-    st.band(ws, head - 1, 1, 9, "Inputs")
+    head = UPGRADE_HEAD
+    st.band(ws, head - 1, 1, UPGRADE_INPUTS, "Inputs")
     st.band(ws, head - 1, 10, 14, "CP CPU")
     st.band(ws, head - 1, 15, 18, "Total CPU")
     st.band(ws, head - 1, 19, 20, "Basis (ZVM_BASIS of the total CPU per unit)")
@@ -514,7 +517,7 @@ def sheet_upgrade(book: Book):
     dv = {"transport": [], "workload": [], "level": [], "number": [], "count": []}
     kinds = ("text", "transport", "workload", "number", "count", "number", "number", "level",
              "level")
-    first = head + 2
+    first = UPGRADE_FIRST
     for i in range(UPGRADE_ROWS):
         r = first + i
         ex = UPGRADES[i] if i < len(UPGRADES) else (None,) * 9
@@ -551,6 +554,8 @@ def sheet_upgrade(book: Book):
     for text in (
         "Saved = before - after, in engines (CPU-seconds per second) for the load given; % is "
         "of the 'before' figure. A negative saving is a cost.",
+        "The rows above are examples, not a plan's links: zvmplan fill clears them. For your "
+        "links at another z/VM level, give a scenario that level (Scenarios sheet).",
         "Queued I/O Assist figures come from two guests in a dedicated 2-way LPAR; with many "
         "diverse guests, or CP work other than QDIO, expect less (003 Discussion of Results).",
     ):
