@@ -45,6 +45,11 @@ SPEED_COL = L(CAND_COL0 + len(CANDIDATES) + 1)   # the speed factor the row uses
 BAND_COL0 = CAND_COL0 + len(CANDIDATES) + 2      # low / high of CP, virtual and total CPU
 BASIS_COL = L(BAND_COL0 + 6)
 NOT_NORMALISED = "not normalised: measured on different processors"
+#: the printed Planner, one group of columns per A4 page across (the Link column and the
+#: headings repeat): inputs and CPU per unit; CPU needed, rate check, cheapest, totals;
+#: the candidates and processor basis; the bands and the basis
+PRINT_PAGES = [("A", "L"), ("M", STATUS_COL), (L(CAND_COL0), SPEED_COL),
+               (L(BAND_COL0), BASIS_COL)]
 #: the measured processors, in the order of the sources, and the transports of each
 PROCESSORS = tuple(dict.fromkeys(zvmplan.processor(t).name for t in names.TRANSPORTS))
 ASSUME_CAP_ROW = 7     # Assumptions: first processor row (capacity inputs in column B)
@@ -115,6 +120,10 @@ SCEN_COUNT_ROW = 12    # what the totals include and leave out
 SCEN_HEAD_ROW = 13
 SCEN_FIRST_ROW = 15    # row i of the Planner's table is row i here
 SCEN_LAST_ROW = SCEN_FIRST_ROW + N_ROWS - 1
+#: the printed Scenarios: two blocks per A4 page across
+SCENARIO_PRINT_PAGES = [(L(1 + b * SCENARIO_WIDTH), L(min(b + 2, SCENARIO_BLOCKS) *
+                                                       SCENARIO_WIDTH - 1))
+                        for b in range(0, SCENARIO_BLOCKS, 2)]
 
 EXAMPLES = (
     ("linux1-linux2 bulk copy (IUCV)", "IUCV", "STREAM", 9000, None, "3.1.0", 1.5, 40),
@@ -141,6 +150,8 @@ UPGRADE_ROWS = 10
 UPGRADE_HEAD = 6                         # Upgrade: header row; units below
 UPGRADE_FIRST = UPGRADE_HEAD + 2         # first what-if row
 UPGRADE_INPUTS = 9                       # input columns A..I of each what-if row
+#: the printed Upgrade: inputs and CP CPU; total CPU and the basis before; the basis after
+UPGRADE_PRINT_PAGES = [("A", "N"), ("O", "S"), ("T", "T")]
 
 
 # ------------------------------------------------------------- formulas -------
@@ -386,7 +397,7 @@ def sheet_planner(book: Book):
     c_cand0 = CAND_COL0
     widths = {"A": 30, "B": 14, "C": 10, "D": 11, "E": 12, "F": 9, "G": 10, "H": 11, "I": 7,
               "J": 12, "K": 12, "L": 12, "M": 11, "N": 11, "O": 11, "P": 10, "Q": 13, "R": 12,
-              "S": 14, "T": 11, STATUS_COL: 11}
+              "S": 56, "T": 11, STATUS_COL: 11}
     widths.update({L(c_cand0 + i): 14 for i in range(ncand)})
     widths.update({PROC_COL: 16, SPEED_COL: 10})
     widths.update({L(BAND_COL0 + i): 10 for i in range(6)})
@@ -397,8 +408,8 @@ def sheet_planner(book: Book):
              "Fill the yellow cells, one link per row. Green cells compute CPU in engines "
              "(CPU-seconds per second) from the published measurements; Basis (far right) says "
              "how each figure was obtained. How to read it: the Assumptions sheet.",
-             width_cols=16)
-    st.warning(ws, WARN_CELL, warning_formula(), 16)
+             width_cols=12)
+    st.warning(ws, WARN_CELL, warning_formula(), 12)
     st.label(ws["A4"], "LPAR engines available [engines]", bold=True)
     ws.merge_cells("A4:B4")
     st.input_cell(ws[ENGINES_CELL], 2, "0.0")
@@ -418,8 +429,8 @@ def sheet_planner(book: Book):
                 "overwrite or clear them.")
     ws["A6"].font = st.NOTE_FONT
     ws["A6"].alignment = st.WRAP
-    ws.merge_cells("A6:P6")
-    ws.row_dimensions[6].height = 26
+    ws.merge_cells("A6:L6")   # within the first printed page
+    ws.row_dimensions[6].height = 40
 
     st.band(ws, HEAD_ROW - 1, 1, len(INPUTS), "Inputs")
     st.band(ws, HEAD_ROW - 1, 9, 12, "CPU per unit of load")
@@ -470,7 +481,11 @@ def sheet_planner(book: Book):
                 cell.alignment = st.Alignment(horizontal="center")
         for col, (f, fmt) in planner_row(r).items():
             st.output(ws[f"{col}{r}"], f, fmt)
-        ws[f"{BASIS_COL}{r}"].alignment = st.WRAP
+        # one line, cut at the cell's edge (as on screen): a wrapped text in a 15-point
+        # row prints over the rows below it
+        ws[f"{BASIS_COL}{r}"].alignment = st.Alignment(vertical="top")
+        # "not normalised: ...; lowest as published: IUCV" whole, in a smaller font
+        ws[f"S{r}"].alignment = st.Alignment(shrink_to_fit=True)
         ws.row_dimensions[r].height = 15
     dv: dict[str, list[str]] = {"number": [ENGINES_CELL]}
     for c in INPUTS:
@@ -492,14 +507,14 @@ def sheet_planner(book: Book):
 def sheet_upgrade(book: Book):
     ws = book.wb.create_sheet(UPGRADE)
     st.widths(ws, {"A": 26, "B": 14, "C": 10, "D": 10, "E": 12, "F": 10, "G": 10, "H": 9,
-                   "I": 9, "J": 7, **{L(i): 11 for i in range(11, 19)}, "S": 70, "T": 70})
+                   "I": 9, "J": 7, **{L(i): 11 for i in range(11, 19)}, "S": 100, "T": 140})
     ws.sheet_view.zoomScale = 90
     st.title(ws, "Upgrade what-if - what a z/VM level change saves for a given load",
              "4.3.0 -> 4.4.0 brings Queued I/O Assist to OSA_GBE and HIPERSOCKETS (003, "
              "measured); 3.1.0 -> 4.1.0 brings fast CCW translation to LCS and ESCON_CTC (001, "
              "measured). Other transports change little or nothing (see Assumptions).",
-             width_cols=16)
-    st.warning(ws, WARN_CELL, warning_formula(), 16)
+             width_cols=14)
+    st.warning(ws, WARN_CELL, warning_formula(), 14)
     head = UPGRADE_HEAD
     st.band(ws, head - 1, 1, UPGRADE_INPUTS, "Inputs")
     st.band(ws, head - 1, 10, 14, "CP CPU")
@@ -514,6 +529,9 @@ def sheet_upgrade(book: Book):
     for i, (h, u) in enumerate(heads):
         st.header(ws, head, i + 1, h, u)
     ws.row_dimensions[head].height = 30
+    ws.row_dimensions[head + 1].height = 26
+    for c in range(1, len(heads) + 1):
+        ws.cell(head + 1, c).alignment = st.CENTER
     dv = {"transport": [], "workload": [], "level": [], "number": [], "count": []}
     kinds = ("text", "transport", "workload", "number", "count", "number", "number", "level",
              "level")
@@ -545,7 +563,8 @@ def sheet_upgrade(book: Book):
         for col, lv in (("S", l0), ("T", l1)):
             st.output(ws[f"{col}{r}"], f'=IF({blank},"",{basis(t, w, d, e, lv, sp, unit)})')
             ws[f"{col}{r}"].alignment = st.WRAP
-        ws.row_dimensions[r].height = 48 if i < len(UPGRADES) else 15
+        # the examples' bases: up to ~570 characters, five lines in these widths
+        ws.row_dimensions[r].height = 78 if i < len(UPGRADES) else 15
         for c in range(1, 21):
             cell = ws.cell(r, c)
             cell.alignment = st.Alignment(vertical="top", wrap_text=c >= 19)
@@ -559,7 +578,7 @@ def sheet_upgrade(book: Book):
         "Queued I/O Assist figures come from two guests in a dedicated 2-way LPAR; with many "
         "diverse guests, or CP work other than QDIO, expect less (003 Discussion of Results).",
     ):
-        row = st.note(ws, row, text, width_cols=18)
+        row = st.note(ws, row, text, width_cols=14)
     _stack_changes(ws, row + 1)
     ws.freeze_panes = f"B{first}"
     st.protect(ws)
@@ -580,6 +599,7 @@ def _stack_changes(ws, row: int) -> int:
                                 ("Throughput high", "%"), ("CPU per unit low", "%"),
                                 ("CPU per unit high", "%"))):
         st.header(ws, row, 1 + k, h, u)
+    ws.row_dimensions[row].height = 30
     row += 2
     for t in STACK_TRANSPORTS + ("ALL",):
         for w in STACK_WORKLOADS:
@@ -694,8 +714,9 @@ def sheet_scenarios(book: Book):
              "optionally one z/VM level, one transport or one speed factor for every link. "
              "Fill the yellow cells (or: zvmplan fill ... --scenarios file). A block without "
              "a name stays empty. Highlighted: "
-             + "; ".join(x[3] for x in SCENARIO_RULES) + ".", width_cols=width)
-    st.warning(ws, WARN_CELL, warning_formula(), width)
+             + "; ".join(x[3] for x in SCENARIO_RULES) + ".", width_cols=2 * SCENARIO_WIDTH - 1)
+    ws.row_dimensions[2].height = 45   # the subtitle within the first printed page
+    st.warning(ws, WARN_CELL, warning_formula(), 2 * SCENARIO_WIDTH - 1)
     dv = {"transport": [], "level": [], "number": []}
     for b in range(SCENARIO_BLOCKS):
         c0 = scenario_col(b)
@@ -729,6 +750,7 @@ def sheet_scenarios(book: Book):
                  ("In totals", "yes / total only / no")]
         for k, (h, u) in enumerate(heads):
             st.header(ws, SCEN_HEAD_ROW, c0 + k, h, u)
+            ws.cell(SCEN_HEAD_ROW + 1, c0 + k).alignment = st.CENTER
         for i in range(N_ROWS):
             r = SCEN_FIRST_ROW + i
             for col, (f, fmt) in scenario_row(b, r).items():
@@ -745,6 +767,8 @@ def sheet_scenarios(book: Book):
             else:
                 st.attention(ws, rng, f'{col}{SCEN_FIRST_ROW}="no"', fill=st.LEFT_OUT_FILL)
     ws.row_dimensions[SCEN_COUNT_ROW].height = 50
+    ws.row_dimensions[SCEN_HEAD_ROW].height = 30
+    ws.row_dimensions[SCEN_HEAD_ROW + 1].height = 26
     _add_validations(ws, dv)
     ws.freeze_panes = f"A{SCEN_FIRST_ROW}"
     st.protect(ws)
@@ -843,4 +867,5 @@ def sheet_assumptions(book: Book, notes: dict):
         st.label(ws.cell(row, 2), text, wrap=True)
         ws.row_dimensions[row].height = 30
         row += 1
+    st.fit_heights(ws, ASSUME_CAP_ROW - 1, row)   # no wrapped text over the next row
     return ws
