@@ -193,3 +193,112 @@ def test_the_executable_says_what_to_do_without_the_render_libraries(monkeypatch
     spec = (Path(__file__).resolve().parents[1] / "build" / "zvmplan.spec").read_text()
     assert 'RENDER = ("pypdfium2", "pypdfium2_raw")' in spec and '"PIL.Image"' in spec
     assert "binaries=binaries" in spec
+
+
+# ---------------------------------------------------------------- prints ----
+def _pages(path) -> list:
+    pdfium = pytest.importorskip("pypdfium2")
+    return pdfium.PdfDocument(str(path))
+
+
+def _font_size_of(page, text: str) -> float:
+    """The font size [pt] of the first character of ``text`` as printed on ``page``."""
+    import pypdfium2.raw as raw
+    tp = page.get_textpage()
+    found = tp.search(text).get_next()
+    assert found is not None, text
+    return raw.FPDFText_GetFontSize(tp.raw, found[0])
+
+
+@pytest.fixture(scope="module")
+def printed(tmp_path_factory):
+    """Every printed page of the template's Planner, Upgrade and Assumptions (PDFs)."""
+    pytest.importorskip("pypdfium2")
+    pytest.importorskip("PIL")
+    out = tmp_path_factory.mktemp("printed")
+    files = render.render(build.TEMPLATE, out, dpi=20, pdf=True, all_pages=True,
+                          sheets=["Planner", "Upgrade", "Assumptions", "Plan"])
+    return {p.stem.split("_", 1)[1]: p for p in files if p.suffix == ".pdf"}
+
+
+def test_printed_planner_is_legible(printed):
+    """The Planner prints on A4 landscape in four column groups, one page each across, at
+    one scale: body text of about 8.6 points (it was ~3.4 with ~45 columns on one page),
+    the Link column and the headings on every page."""
+    doc = _pages(printed["Planner"])
+    assert len(doc) == 4
+    texts = [doc[i].get_textpage().get_text_bounded() for i in range(4)]
+    w, h = doc[0].get_size()
+    assert (round(w), round(h)) == (842, 595)  # A4 landscape [pt]
+    link = planner.EXAMPLES[0][0]
+    for i, (text, heading) in enumerate(zip(texts, ("Required", "Cheapest", "VCTC",
+                                                    "Basis of the total CPU"))):
+        assert link in text and "Link" in text and heading in text, i
+        assert _font_size_of(doc[i], link) >= 8, i
+    # the cheapest transport whole, the totals' sentence, the candidates' error codes
+    assert f"{planner.NOT_NORMALISED}; lowest as published: HIPERSOCKETS" in texts[1]
+    assert "Total CPU counts 4 of 4 links" in texts[1]
+    assert "#N/A" in texts[2] and "Required" not in texts[2]
+
+
+def _lines(text: str, width: float, bold: bool, size: float) -> int:
+    import math
+    per_line = max(1, int(width * (1.0 if bold else 1.1) * 11 / size))
+    return sum(math.ceil(max(len(p), 1) / per_line) for p in text.split("\n"))
+
+
+def _overfull(ws, rows) -> list:
+    """Wrapped texts (not merged) taller than their row, by the layout's own measure:
+    ~1.1 characters of 11-point text per unit of column width (1.0 in bold), 15 points a
+    line (12 for 9-point text)."""
+    merged = {c.coordinate for rng in ws.merged_cells.ranges for row in ws[rng.coord]
+              for c in (row if isinstance(row, tuple) else (row,))}
+    bad = []
+    for r in rows:
+        for cell in ws[r]:
+            text = cell.value
+            if not isinstance(text, str) or text.startswith("=") or cell.coordinate in merged:
+                continue
+            if not (cell.alignment and cell.alignment.wrap_text):
+                continue
+            width = ws.column_dimensions[cell.column_letter].width or 8.43
+            size = (cell.font.sz if cell.font and cell.font.sz else 11)
+            line = 12 if size <= 9 else 15
+            need = _lines(text, width, bool(cell.font and cell.font.b), size) * line
+            if need > (ws.row_dimensions[r].height or 15) + 3:
+                bad.append((ws.title, cell.coordinate, text))
+    return bad
+
+
+def test_headings_fit_their_rows():
+    """No heading is cut on the Planner, Upgrade, Scenarios or Plan and no wrapped text
+    on the Assumptions runs over the next row: each row is as tall as its texts need."""
+    import openpyxl
+    from zvmplan_workbook import charts
+    wb = openpyxl.load_workbook(build.TEMPLATE)
+    bad = []
+    bad += _overfull(wb[planner.PLANNER], range(planner.HEAD_ROW - 1, planner.HEAD_ROW + 2))
+    bad += _overfull(wb[planner.UPGRADE], range(planner.UPGRADE_HEAD - 1,
+                                                 planner.UPGRADE_HEAD + 2))
+    bad += _overfull(wb[planner.SCENARIOS], range(planner.SCEN_HEAD_ROW,
+                                                   planner.SCEN_HEAD_ROW + 2))
+    bad += _overfull(wb[charts.PLAN], (charts.PLAN_HEAD, charts.PLAN_HEAD + 1,
+                                       charts.PLAN_SCEN_HEAD, charts.PLAN_EVERY_HEAD))
+    ws = wb[planner.ASSUMPTIONS]
+    bad += _overfull(ws, range(1, ws.max_row + 1))
+    ws = wb[planner.UPGRADE]
+    stack = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 3).value == "Throughput low")
+    bad += _overfull(ws, (stack,))
+    assert bad == []
+
+
+def test_printed_upgrade_shows_each_basis(printed):
+    """The Upgrade's bases print whole (the longest example basis, 003 HiperSockets STRG,
+    ends with its hardware section) and the what-if names repeat on every page across."""
+    doc = _pages(printed["Upgrade"])
+    texts = [doc[i].get_textpage().get_text_bounded() for i in range(len(doc))]
+    assert len(doc) == 6    # three across, two down; across first
+    assert all("OSA web tier, RR" in t for t in texts[:3])
+    assert "Before" in texts[1] and "After" in texts[2]
+    flat = " ".join(" ".join(t.split()) for t in texts)
+    assert "2-way LPAR (001 hardware)." in flat

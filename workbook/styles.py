@@ -145,8 +145,8 @@ def label(cell, text, bold: bool = False, wrap: bool = False):
 def fit_heights(ws, first_row: int, last_row: int, line: float = 15.0) -> None:
     """Make each row from ``first_row`` to ``last_row`` tall enough for its wrapped texts
     (never lower than it is): LibreOffice and Excel print a wrapped text that does not fit
-    over the next row's. Rough, as :func:`note`: ~1.1 characters per unit of column
-    width (1.0 in bold), ``line`` points per line."""
+    over the next row's. Rough, as :func:`note`: ~1.1 characters of 11-point text per unit
+    of column width (1.0 in bold), ``line`` points per line."""
     import math
     merged = {c for rng in ws.merged_cells.ranges for row in ws[rng.coord] for c in
               (row if isinstance(row, tuple) else (row,))}
@@ -159,7 +159,9 @@ def fit_heights(ws, first_row: int, last_row: int, line: float = 15.0) -> None:
             if not (cell.alignment and cell.alignment.wrap_text):
                 continue
             width = ws.column_dimensions[cell.column_letter].width or 8.43
-            per_line = max(1, int(width * (1.0 if cell.font and cell.font.b else 1.1)))
+            size = cell.font.sz if cell.font and cell.font.sz else FONT_SIZE
+            per_line = max(1, int(width * (1.0 if cell.font and cell.font.b else 1.1)
+                                  * FONT_SIZE / size))
             lines = max(lines, sum(math.ceil(max(len(part), 1) / per_line)
                                    for part in text.split("\n")))
         now = ws.row_dimensions[r].height
