@@ -8,12 +8,12 @@
                                            points ends in "(extrapolated)"
     zvmplan functions [--json]             every worksheet function, with its arguments
 
-Adding a subcommand: write a :class:`Command` (a name, a one-line help, ``configure``
-to declare its arguments on an argparse parser and ``run`` returning the exit code)
-and pass it to :func:`register`; either here, or in a module listed in
-:data:`PLUGINS`, which is imported when the command line starts if it exists (so keep
-its top-level imports light and import heavy packages inside ``run``: ``zvmplan eval``
-must start without ``formulas`` or ``openpyxl``).
+Subcommands live in the registry of :mod:`zvmplan_addin.commands`: the three above are
+registered here, the others (``fill``, ``render``, ``export-lite``) by the modules listed in
+:data:`PLUGINS`, which the command line imports by name when it starts. A plugin imports
+:mod:`zvmplan_addin.commands`, never this module, so the dependency runs one way
+(cli -> plugin -> commands) and ``python -m zvmplan_addin.cli`` sees the same registry as
+the ``zvmplan`` script.
 
 Exit codes: 0 success (also when the reader of stdout stops early, as ``| head`` does:
 nothing more is printed, and no "Broken pipe"); 1 an error value from ``eval``, or a file
@@ -26,37 +26,19 @@ import importlib
 import json
 import os
 import sys
-from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
+
+from .commands import COMMANDS, PROGRESS_DELAY, Command, UserError, progress_bar, register
+
+__all__ = ["main", "build_parser", "PLUGINS", "COMMANDS", "Command", "UserError", "register",
+           "progress_bar", "PROGRESS_DELAY"]
 
 PROG = "zvmplan"
 #: modules that may add subcommands (``fill``, ``render``, ``template``, ``export-lite``);
 #: missing ones are skipped
 PLUGINS = ("zvmplan_workbook.fill", "zvmplan_workbook.render", "zvmplan_workbook.template",
            "zvmplan_addin.export_lite")
-
-
-class UserError(Exception):
-    """Something the user can fix; printed as one line, exit code 1."""
-
-
-@dataclass
-class Command:
-    name: str
-    help: str
-    configure: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace], int]
-
-
-COMMANDS: dict[str, Command] = {}
-
-
-def register(command: Command) -> Command:
-    """Add (or replace) a subcommand."""
-    COMMANDS[command.name] = command
-    return command
 
 
 # ------------------------------------------------------------------- calc ----
@@ -124,54 +106,6 @@ def _plan_totals(path) -> list[str]:
     except (results.ResultsError, OSError, KeyError, ValueError):
         return []  # not a plan: the counts above are all there is
     return results.totals_lines(res)
-
-
-class _Bar:
-    """A tqdm bar fed by the engine's ``progress(done, total)``. Nothing is drawn for the
-    first ``delay`` seconds, so a quick recalculation stays silent; after that a thread
-    redraws it twice a second, so the elapsed time moves even while the engine reads,
-    compiles, or evaluates a long column without reporting."""
-
-    def __init__(self, stream, delay: float):
-        import threading
-        from tqdm import tqdm
-        self.bar = tqdm(total=None, unit="cell", desc="calc", leave=False, file=stream,
-                        delay=delay, dynamic_ncols=True)
-        self._stop = threading.Event()
-        self._drawn = False
-        self._thread = threading.Thread(target=self._tick, args=(delay,), daemon=True)
-        self._thread.start()
-
-    def _tick(self, delay: float) -> None:
-        if self._stop.wait(delay):
-            return
-        while not self._stop.wait(0.5):
-            self.bar.refresh()
-            self._drawn = True
-
-    def update(self, done: int, total: int) -> None:
-        self.bar.total = total
-        self.bar.update(done - self.bar.n)
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join()
-        if self._drawn:  # tqdm clears only what its own update() drew
-            self.bar.clear()
-        self.bar.close()
-
-
-#: seconds a recalculation runs before its progress bar appears
-PROGRESS_DELAY = 2.0
-
-
-def progress_bar(stream=None, delay: float = PROGRESS_DELAY) -> _Bar | None:
-    """A progress bar on ``stream`` (stderr) if it is an interactive terminal, else None."""
-    stream = sys.stderr if stream is None else stream
-    try:
-        return _Bar(stream, delay) if stream.isatty() else None
-    except (AttributeError, ValueError):
-        return None
 
 
 # ------------------------------------------------------------------- eval ----

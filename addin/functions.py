@@ -6,6 +6,8 @@ and import the functions. Headless: ``zvmplan calc``. Every function is listed b
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 import zvmplan
@@ -74,86 +76,79 @@ PER_MB_PARAMS = [TRANSPORT, SIZE, LEVEL, SPEED, STRG_CONNS]
 PER_TX_PARAMS = [TRANSPORT, WORKLOAD, MTU, CONNS, LEVEL, SPEED]
 
 
-# ------------------------------------------------------------- per MB -------
-@worksheet_function(description="Data rate of a streaming transfer [MB/s]",
-                    example='=MB_PER_SEC("IUCV",9000)', returns="MB/s", params=PER_MB_PARAMS)
-def mb_per_sec(transport, size_bytes, level=None, speed_factor=None, connections=None):
-    return _per_mb("mb_per_sec", transport, size_bytes, level, speed_factor, connections)
+# ------------------------------------------------------------- metrics -------
+class MetricFunction(NamedTuple):
+    """One worksheet function per metric of :data:`zvmplan.names.METRICS`, whose unit is
+    written there only: the description ends with it in brackets and ``returns`` is it."""
+    name: str      # the Excel name
+    metric: str    # a key of names.METRICS
+    what: str      # the description, without the unit
+    example: str
+    note: str = ""  # after the unit
+
+    @property
+    def description(self) -> str:
+        unit = f" [{names.UNITS[self.metric]}]"
+        return self.what + unit + (f"; {self.note}" if self.note else "")
 
 
-@worksheet_function(description="MB moved per CPU-second of total (CP + virtual) CPU [MB/CPU-s]",
-                    example='=MB_PER_CPUSEC("CMS_IUCV",32764)', returns="MB/CPU-s",
-                    params=PER_MB_PARAMS)
-def mb_per_cpusec(transport, size_bytes, level=None, speed_factor=None, connections=None):
-    return _per_mb("mb_per_cpusec", transport, size_bytes, level, speed_factor, connections)
+ESCON_GUEST_ONLY = ("ESCON_CTC: the Linux guest only (001 did not measure the VM TCP/IP "
+                    "stack)")
+
+#: The metric functions, per MB (streaming) then per transaction, in the order they are
+#: listed (README, ``zvmplan functions``, the Lite export).
+METRIC_FUNCTIONS = (
+    MetricFunction("MB_PER_SEC", "mb_per_sec", "Data rate of a streaming transfer",
+                   '=MB_PER_SEC("IUCV",9000)'),
+    MetricFunction("MB_PER_CPUSEC", "mb_per_cpusec",
+                   "MB moved per CPU-second of total (CP + virtual) CPU",
+                   '=MB_PER_CPUSEC("CMS_IUCV",32764)'),
+    MetricFunction("CPCPU_PER_MB", "cp_cpusec_per_mb",
+                   "CP (Control Program) CPU-seconds per MB transferred",
+                   '=CPCPU_PER_MB("IUCV",9000)'),
+    MetricFunction("VCPU_PER_MB", "v_cpusec_per_mb",
+                   "Virtual (guest) CPU-seconds per MB transferred", '=VCPU_PER_MB("VCTC",32764)'),
+    MetricFunction("TOTCPU_PER_MB", "tot_cpusec_per_mb",
+                   "Total (CP + virtual) CPU-seconds per MB transferred",
+                   '=TOTCPU_PER_MB("LCS",1500,"4.1.0")', ESCON_GUEST_ONLY),
+    MetricFunction("CPUSEC_PER_SEC", "cpusec_per_sec",
+                   "CPU-seconds consumed per elapsed second while streaming",
+                   '=CPUSEC_PER_SEC("CMS_IUCV",8000)'),
+    MetricFunction("PCT_CP", "pct_cp", "CP share of total CPU while streaming",
+                   '=PCT_CP("VCTC",9000)'),
+    MetricFunction("TX_PER_SEC", "tx_per_sec", "Transactions per second",
+                   '=TX_PER_SEC("OSA_GBE","CRR",1492,1,"4.3.0")'),
+    MetricFunction("CPCPU_PER_TX", "cp_cpumsec_per_tx", "CP CPU-milliseconds per transaction",
+                   '=CPCPU_PER_TX("OSA_GBE","RR",1492,50,"4.4.0")'),
+    MetricFunction("VCPU_PER_TX", "v_cpumsec_per_tx",
+                   "Virtual (guest) CPU-milliseconds per transaction",
+                   '=VCPU_PER_TX("HIPERSOCKETS","STRG",57344,20,"4.4.0")'),
+    MetricFunction("TOTCPU_PER_TX", "tot_cpumsec_per_tx", "Total CPU-milliseconds per transaction",
+                   '=TOTCPU_PER_TX("GUEST_LAN","CRR",57344,50,"4.3.0")', ESCON_GUEST_ONLY),
+)
 
 
-@worksheet_function(description="CP (Control Program) CPU-seconds per MB transferred [CPU-s/MB]",
-                    example='=CPCPU_PER_MB("IUCV",9000)', returns="CPU-s/MB",
-                    params=PER_MB_PARAMS)
-def cpcpu_per_mb(transport, size_bytes, level=None, speed_factor=None, connections=None):
-    return _per_mb("cp_cpusec_per_mb", transport, size_bytes, level, speed_factor, connections)
+def _declare_metric(f: MetricFunction) -> None:
+    """Register ``f``: a per-MB metric takes :data:`PER_MB_PARAMS`, a per-transaction one
+    :data:`PER_TX_PARAMS`; both delegate to the model with the metric's name."""
+    metric = f.metric
+    if metric in names.PER_MB_METRICS:
+        def impl(transport, size_bytes, level=None, speed_factor=None, connections=None):
+            return _per_mb(metric, transport, size_bytes, level, speed_factor, connections)
+        params = PER_MB_PARAMS
+    else:
+        def impl(transport, workload, mtu, connections, level=None, speed_factor=None):
+            return _per_tx(metric, transport, workload, mtu, connections, level, speed_factor)
+        params = PER_TX_PARAMS
+    impl.__name__ = impl.__qualname__ = f.name.lower()  # the registry's Excel name
+    impl.__doc__ = f.description
+    worksheet_function(description=f.description, example=f.example,
+                       returns=names.UNITS[metric], params=params)(impl)
 
 
-@worksheet_function(description="Virtual (guest) CPU-seconds per MB transferred [CPU-s/MB]",
-                    example='=VCPU_PER_MB("VCTC",32764)', returns="CPU-s/MB",
-                    params=PER_MB_PARAMS)
-def vcpu_per_mb(transport, size_bytes, level=None, speed_factor=None, connections=None):
-    return _per_mb("v_cpusec_per_mb", transport, size_bytes, level, speed_factor, connections)
-
-
-@worksheet_function(description="Total (CP + virtual) CPU-seconds per MB transferred [CPU-s/MB]; "
-                    "ESCON_CTC: the Linux guest only (001 did not measure the VM TCP/IP stack)",
-                    example='=TOTCPU_PER_MB("LCS",1500,"4.1.0")', returns="CPU-s/MB",
-                    params=PER_MB_PARAMS)
-def totcpu_per_mb(transport, size_bytes, level=None, speed_factor=None, connections=None):
-    return _per_mb("tot_cpusec_per_mb", transport, size_bytes, level, speed_factor, connections)
-
-
-@worksheet_function(description="CPU-seconds consumed per elapsed second while streaming "
-                    "[CPU-s/s]", example='=CPUSEC_PER_SEC("CMS_IUCV",8000)', returns="CPU-s/s",
-                    params=PER_MB_PARAMS)
-def cpusec_per_sec(transport, size_bytes, level=None, speed_factor=None, connections=None):
-    return _per_mb("cpusec_per_sec", transport, size_bytes, level, speed_factor, connections)
-
-
-@worksheet_function(description="CP share of total CPU while streaming [%]",
-                    example='=PCT_CP("VCTC",9000)', returns="%", params=PER_MB_PARAMS)
-def pct_cp(transport, size_bytes, level=None, speed_factor=None, connections=None):
-    return _per_mb("pct_cp", transport, size_bytes, level, speed_factor, connections)
-
-
-# ------------------------------------------------------- per transaction -------
-@worksheet_function(description="Transactions per second [tx/s]",
-                    example='=TX_PER_SEC("OSA_GBE","CRR",1492,1,"4.3.0")', returns="tx/s",
-                    params=PER_TX_PARAMS)
-def tx_per_sec(transport, workload, mtu, connections, level=None, speed_factor=None):
-    return _per_tx("tx_per_sec", transport, workload, mtu, connections, level, speed_factor)
-
-
-@worksheet_function(description="CP CPU-milliseconds per transaction [CPU-ms/tx]",
-                    example='=CPCPU_PER_TX("OSA_GBE","RR",1492,50,"4.4.0")', returns="CPU-ms/tx",
-                    params=PER_TX_PARAMS)
-def cpcpu_per_tx(transport, workload, mtu, connections, level=None, speed_factor=None):
-    return _per_tx("cp_cpumsec_per_tx", transport, workload, mtu, connections, level,
-                   speed_factor)
-
-
-@worksheet_function(description="Virtual (guest) CPU-milliseconds per transaction [CPU-ms/tx]",
-                    example='=VCPU_PER_TX("HIPERSOCKETS","STRG",57344,20,"4.4.0")',
-                    returns="CPU-ms/tx", params=PER_TX_PARAMS)
-def vcpu_per_tx(transport, workload, mtu, connections, level=None, speed_factor=None):
-    return _per_tx("v_cpumsec_per_tx", transport, workload, mtu, connections, level,
-                   speed_factor)
-
-
-@worksheet_function(description="Total CPU-milliseconds per transaction [CPU-ms/tx]; "
-                    "ESCON_CTC: the Linux guest only (001 did not measure the VM TCP/IP stack)",
-                    example='=TOTCPU_PER_TX("GUEST_LAN","CRR",57344,50,"4.3.0")',
-                    returns="CPU-ms/tx", params=PER_TX_PARAMS)
-def totcpu_per_tx(transport, workload, mtu, connections, level=None, speed_factor=None):
-    return _per_tx("tot_cpumsec_per_tx", transport, workload, mtu, connections, level,
-                   speed_factor)
+for _metric_function in METRIC_FUNCTIONS:
+    _declare_metric(_metric_function)
+del _metric_function
 
 
 # --------------------------------------------------- explanation, discovery -------

@@ -8,7 +8,7 @@ with cached values. Measured in process: reading it (:func:`read_sheet`) and rew
 every formula cell's cached value (:func:`rewrite_sheet`, bytes in and out). Targets at
 100,000 rows (1.4 M cells, 900 k cached values): read <= 3 s, rewrite <= 3 s.
 ``--workbook`` reads the largest sheet part of a real workbook instead (for instance the
-planner sheet of ``build/planner_sheet.py``, as openpyxl writes it: inline strings, and
+planner sheet of ``workbook/planner_sheet.py``, as openpyxl writes it: inline strings, and
 ``<v />`` after every formula), best of ``--repeat`` runs.
 """
 from __future__ import annotations

@@ -23,7 +23,7 @@ Measured:
 * ``zvmplan fill`` of the template with 1,000 and 10,000 links (``examples/links.csv``
   repeated), as a planner runs it (the results table printed): time and peak memory of
   the child process.
-* the realistic planner sheet of ``build/planner_sheet.py`` (inputs A..E, nine formula
+* the realistic planner sheet of ``workbook/planner_sheet.py`` (inputs A..E, nine formula
   columns: three zvmplan functions, arithmetic, IF, VLOOKUP, INDEX/MATCH, text, a share
   of a column total) at 1k/10k/100k rows: ``zvmplan calc`` on it and on its builtin
   variant, and LibreOffice headless with forced recalculation on the builtin variant in
@@ -334,7 +334,7 @@ PLANNER = []  # (rows, what, seconds, peak MB)
 
 def _soffice_child(src, out_dir, profile):
     """LibreOffice headless on ``src`` with forced recalculation, measured from outside."""
-    import planner_sheet
+    from zvmplan_workbook import planner_sheet
     exe = planner_sheet.soffice()
     return measure_child([exe, planner_sheet.libreoffice_profile(profile), "--headless",
                           "--norestore", "--convert-to", "xlsx:Calc MS Excel 2007 XML",
@@ -361,10 +361,10 @@ def _compare_cells(a_path, b_path, sheet="Plan"):
 
 
 def bench_planner(cmd, rows_list, tmp, lo=True, check_upto=10_000):
-    """The issue-11 planner sheet (build/planner_sheet.py): zvmplan calc on its zvmplan and
+    """The issue-11 planner sheet (workbook/planner_sheet.py): zvmplan calc on its zvmplan and
     builtin variants, LibreOffice headless (forced recalculation) on the builtin variant,
     values compared cell by cell up to ``check_upto`` rows; a fit time = a + b*rows."""
-    import planner_sheet
+    from zvmplan_workbook import planner_sheet
     if cmd is None:
         report("planner", "planner sheet", "n/a: no `zvmplan calc` yet")
         return

@@ -12,17 +12,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import api as _api  # zvmplan.api imports this module: look its views up at call time
-
-
-def size_curve(transport, drop=()):
-    return _api.size_curve(transport, drop)
-
-
-def conn_grid(transport, workload, level, drop_conns=()):
-    return _api.conn_grid(transport, workload, level, drop_conns)
 from .data import find
 from .interp import pchip
+from .tables import conn_grid, outlier_runs, size_curve
 
 SIZE_METRICS = ("mb_per_sec", "mb_per_cpusec", "cpusec_per_sec", "cp_cpusec_per_mb", "pct_cp")
 
@@ -68,7 +60,7 @@ def summary(errors: dict[str, np.ndarray]) -> dict[str, tuple[float, float]]:
 
 # ------------------------------------------------- leave-one-out, for the bands ----
 # Signed relative errors r = published / predicted - 1, per metric, of each projection method
-# on the table it projects: zvmplan.api turns them into the band of a projected answer
+# on the table it projects: zvmplan.streaming and zvmplan.transactions turn them into the band of a projected answer
 # (predicted x (1 + min(0, min r)) .. predicted x (1 + max(0, max r))), which therefore
 # contains every held-out published value it was derived from.
 BAND_SIZE_METRICS = ("mb_per_sec", "mb_per_cpusec", "cpusec_per_sec", "cp_cpusec_per_mb",
@@ -110,9 +102,9 @@ def conn_errors(transport: str, workload: str) -> dict[str, dict[str, np.ndarray
     """Per metric, over every MTU and level of one 003 device and workload: ``interp``,
     predicting each interior connection count from the others (PCHIP in log-log), and
     ``flat``, predicting the largest count by holding the next largest flat. A series holding
-    a flagged outlier run (:func:`zvmplan.api.outlier_runs`) is left out."""
+    a flagged outlier run (:func:`zvmplan.tables.outlier_runs`) is left out."""
     out: dict[str, dict[str, list]] = {}
-    bad = _api.outlier_runs()
+    bad = outlier_runs()
     for lvl in _levels(transport, workload):
         full = conn_grid(transport, workload, lvl)
         for mtu in full.mtus:
@@ -137,7 +129,7 @@ def mtu_errors(transport: str, workload: str) -> dict[str, np.ndarray]:
     two MTUs were measured (OSA GbE): no MTU can be left out. A row holding a flagged
     outlier run is left out."""
     out: dict[str, list] = {}
-    bad = _api.outlier_runs()
+    bad = outlier_runs()
     for lvl in _levels(transport, workload):
         full = conn_grid(transport, workload, lvl)
         mt = full.mtus

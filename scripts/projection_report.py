@@ -5,9 +5,9 @@ the cost-fit parameters and residuals per transport, and the recomputed summary 
 """
 from __future__ import annotations
 
-from zvmplan.api import size_curve
+from zvmplan.tables import size_curve
 from zvmplan.derived import summary_003
-from zvmplan.api import outlier_runs
+from zvmplan.tables import outlier_runs
 from zvmplan.validation import (BAND_SIZE_METRICS, conn_errors, loo_connections, loo_size,
                                  mtu_errors, size_errors, spread, summary)
 

@@ -14,6 +14,8 @@ import pytest
 from zvmplan_addin import cli
 from zvmplan_addin.registry import MISSING, REGISTRY
 
+from builders import write_book
+
 # Declared in the child processes too (they start from a fresh registry).
 DECLARE = textwrap.dedent('''
     from zvmplan_addin.registry import REGISTRY, Param, as_number, worksheet_function
@@ -46,13 +48,8 @@ def run_cli(*args, code=""):
 
 @pytest.fixture
 def book(tmp_path):
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "Plan"
-    ws["A1"], ws["B1"], ws["C1"] = 21, "=ZC_DOUBLE(A1)", "=IFERROR(ZC_DOUBLE(13),-1)"
-    path = tmp_path / "book.xlsx"
-    wb.save(path)
-    return path
+    return write_book(tmp_path / "book.xlsx", {"Plan": {
+        "A1": 21, "B1": "=ZC_DOUBLE(A1)", "C1": "=IFERROR(ZC_DOUBLE(13),-1)"}})
 
 
 # ------------------------------------------------------------------- calc ----
@@ -270,6 +267,26 @@ def test_subcommands_can_be_added():
         assert seen == ["world"]
     finally:
         del cli.COMMANDS["hello"]
+
+
+@pytest.mark.parametrize("command", ["fill", "render", "export-lite"])
+def test_python_m_cli_sees_the_plugin_subcommands(command):
+    """``python -m zvmplan_addin.cli`` runs the module as ``__main__``: the plugins register
+    in :mod:`zvmplan_addin.commands`, the one registry both entry points read (they used to
+    register into a second copy of the cli module, and ``fill`` was an invalid choice)."""
+    proc = subprocess.run([sys.executable, "-m", "zvmplan_addin.cli", command, "--help"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"usage: zvmplan {command} ")
+
+
+def test_plugin_errors_are_one_line_under_python_m(tmp_path):
+    """A plugin's UserError is the command line's own: one line, exit 1, no 'this is a bug'."""
+    proc = subprocess.run([sys.executable, "-m", "zvmplan_addin.cli", "render",
+                           str(tmp_path / "none.xlsx"), "-o", str(tmp_path), "--dpi", "5"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr == "zvmplan: error: --dpi 5: give 10 to 600\n"
 
 
 def test_usage_errors_exit_2(capsys):

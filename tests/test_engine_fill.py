@@ -18,6 +18,8 @@ from zvmplan_addin.recalc import columnar
 from zvmplan_addin.recalc.engine import Engine
 from zvmplan_addin.recalc.values import quiet
 
+from builders import values_of, write_book
+
 ROWS = range(2, 42)
 TRANSPORTS = ["IUCV", "iucv", None, "OSA_GBE", "IUVC"]
 SIZES = [9000, 1500, None, -3, "text"]
@@ -32,22 +34,19 @@ FORMULAS = {
 
 
 def _book(path):
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "Plan"
+    cells = {}
     for k, r in enumerate(ROWS):
         for col, cycle in (("A", TRANSPORTS), ("B", SIZES), ("C", FLAGS)):
             v = cycle[k % len(cycle)]
             if v is not None:
-                ws[f"{col}{r}"] = v
+                cells[f"{col}{r}"] = v
         for col, text in FORMULAS.items():
-            ws[f"{col}{r}"] = text.format(r=r)
-    wb.save(path)
-    return path
+            cells[f"{col}{r}"] = text.format(r=r)
+    return write_book(path, {"Plan": cells})
 
 
 def _cells(path):
-    ws = openpyxl.load_workbook(path, data_only=True)["Plan"]
+    ws = values_of(path)
     return {f"{c}{r}": ws[f"{c}{r}"].value for c in FORMULAS for r in ROWS}
 
 
@@ -122,18 +121,15 @@ ROW_FORMULAS = {
 def _row_book(path):
     """B:E hold the values of :data:`ROW_VALUES` in turn; F is a formula (=B*10) that the
     row ranges of J read, so F must be evaluated before J."""
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "Plan"
+    cells = {}
     for k, r in enumerate(ROWS):
         for c, v in zip("BCDE", ROW_VALUES[k % len(ROW_VALUES)]):
             if v is not None:
-                ws[f"{c}{r}"] = v
-        ws[f"F{r}"] = f"=B{r}*10"
+                cells[f"{c}{r}"] = v
+        cells[f"F{r}"] = f"=B{r}*10"
         for col, text in ROW_FORMULAS.items():
-            ws[f"{col}{r}"] = text.format(r=r)
-    wb.save(path)
-    return path
+            cells[f"{col}{r}"] = text.format(r=r)
+    return write_book(path, {"Plan": cells})
 
 
 def test_a_range_of_one_row_per_cell_is_a_column(tmp_path, monkeypatch):

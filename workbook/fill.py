@@ -404,7 +404,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import sys
-    from zvmplan_addin.cli import UserError, progress_bar
+    from zvmplan_addin.commands import UserError, progress_bar
     bar = None if args.quiet else progress_bar()
     try:
         rep = fill(args.template, args.links, args.output, args.scenarios, args.engines,
@@ -451,7 +451,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _register() -> None:
     try:
-        from zvmplan_addin.cli import Command, register
+        from zvmplan_addin.commands import Command, register
     except ImportError:  # the command line is not installed: the library still works
         return
     register(Command("fill", "write links (and scenarios) into the template's inputs and "

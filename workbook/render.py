@@ -240,7 +240,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from zvmplan_addin.cli import UserError
+    from zvmplan_addin.commands import UserError
     if not 10 <= args.dpi <= 600:
         raise UserError(f"--dpi {args.dpi}: give 10 to 600")
     try:
@@ -255,7 +255,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _register() -> None:
     try:
-        from zvmplan_addin.cli import Command, register
+        from zvmplan_addin.commands import Command, register
     except ImportError:  # pragma: no cover - the command line is not installed
         return
     register(Command("render", "PNG pictures of a plan's sheets (LibreOffice prints them)",
