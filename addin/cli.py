@@ -9,7 +9,7 @@
     zvmplan functions [--json]             every worksheet function, with its arguments
 
 Subcommands live in the registry of :mod:`zvmplan_addin.commands`: the three above are
-registered here, the others (``fill``, ``render``, ``export-lite``) by the modules listed in
+registered here, the others (``fill``, ``render``, ``template``, ``export-lite``) by the modules listed in
 :data:`PLUGINS`, which the command line imports by name when it starts. A plugin imports
 :mod:`zvmplan_addin.commands`, never this module, so the dependency runs one way
 (cli -> plugin -> commands) and ``python -m zvmplan_addin.cli`` sees the same registry as

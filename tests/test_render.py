@@ -190,7 +190,8 @@ def test_the_executable_says_what_to_do_without_the_render_libraries(monkeypatch
     monkeypatch.delattr(sys, "frozen")
     with pytest.raises(render.RenderError, match=r"needs pypdfium2: pip install 'zvmplan\[render\]'"):
         render._tools()
-    spec = (Path(__file__).resolve().parents[1] / "build" / "zvmplan.spec").read_text()
+    # the spec's text, read (never imported: tests import nothing from build/)
+    spec = Path(__file__).resolve().parents[1].joinpath("build/zvmplan.spec").read_text()
     assert 'RENDER = ("pypdfium2", "pypdfium2_raw")' in spec and '"PIL.Image"' in spec
     assert "binaries=binaries" in spec
 

@@ -143,7 +143,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from zvmplan_addin.cli import UserError
+    from zvmplan_addin.commands import UserError
     out = Path(args.output)
     if not out.parent.is_dir():
         raise UserError(f"{out.parent}: no such directory")
@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _register() -> None:
     try:
-        from zvmplan_addin.cli import Command, register
+        from zvmplan_addin.commands import Command, register
     except ImportError:  # pragma: no cover - the command line is not installed
         return
     register(Command("template", "write the template workbook from the installed package "
