@@ -303,3 +303,17 @@ def test_printed_upgrade_shows_each_basis(printed):
     assert "Before" in texts[1] and "After" in texts[2]
     flat = " ".join(" ".join(t.split()) for t in texts)
     assert "2-way LPAR (001 hardware)." in flat
+
+
+def test_rendered_plan_of_a_long_plan_shows_its_heaviest_links(shop42, tmp_path):
+    """The picture of the 42-link plan's Plan sheet names the three heaviest links (the
+    Planner's last rows, which the first-20-rows chart left out), in the table and as
+    the chart's labels, and the "all others" bar."""
+    path, _ = shop42
+    files = render.render(path, tmp_path, dpi=20, pdf=True, sheets=["plan"])
+    text = pdf_text(next(p for p in files if p.suffix == ".pdf"))
+    for name in ("core db replication", "nightly backup to z/OS", "web farm to app tier",
+                 "all others (27 links)"):
+        assert text.count(name) >= 2, name   # the table and the chart's label
+    assert "zvmplan functions unavailable" not in text
+    assert "42 links in the totals, heaviest first." in text
