@@ -73,7 +73,9 @@ def test_render_shows_the_real_error_codes(template_pdfs):
 
 def test_cached_only_replaces_formulas_by_their_values():
     """Numbers, formula strings, errors and booleans keep their cached value and type; a
-    formula without a cached value becomes an empty cell; other cells are untouched."""
+    formula without a cached value (none, or an empty one that is not text) shows
+    "(not computed)" -- never a blank that reads as nothing -- and is listed; other cells
+    are untouched."""
     xml = (b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
            b'<sheetData><row r="1">'
            b'<c r="A1" s="3"><f>1+1</f><v>2</v></c>'
@@ -81,17 +83,22 @@ def test_cached_only_replaces_formulas_by_their_values():
            b'<c r="C1" t="e"><f>NA()</f><v>#N/A</v></c>'
            b'<c r="D1" t="b"><f>TRUE</f><v>1</v></c>'
            b'<c r="E1"><f>X()</f></c>'
+           b'<c r="H1"><f>1+1</f><v /></c>'
            b'<c r="F1" s="2"><v>7</v></c>'
            b'<c r="G1" t="str"><f t="shared" si="0" ref="G1:G2">A1</f><v></v></c>'
            b'</row></sheetData></worksheet>')
-    out = render.cached_only(xml)
+    missing = []
+    out = render.cached_only(xml, missing=missing)
+    assert missing == ["E1", "H1"]
     assert b"<f" not in out
     assert b'<c r="A1" s="3"><v>2</v></c>' in out
     assert (b'<c r="B1" s="4" t="inlineStr"><is><t xml:space="preserve">a&lt;</t></is></c>'
             in out)
     assert b'<c r="C1" t="e"><v>#N/A</v></c>' in out
     assert b'<c r="D1" t="b"><v>1</v></c>' in out
-    assert b'<c r="E1"/>' in out
+    for ref in (b"E1", b"H1"):
+        assert (b'<c r="' + ref + b'" t="inlineStr"><is><t xml:space="preserve">(not computed)'
+                b'</t></is></c>') in out
     assert b'<c r="F1" s="2"><v>7</v></c>' in out
     assert b'<c r="G1" t="inlineStr"><is><t xml:space="preserve"></t></is></c>' in out
 
@@ -317,3 +324,22 @@ def test_rendered_plan_of_a_long_plan_shows_its_heaviest_links(shop42, tmp_path)
         assert text.count(name) >= 2, name   # the table and the chart's label
     assert "zvmplan functions unavailable" not in text
     assert "42 links in the totals, heaviest first." in text
+
+
+def test_a_file_never_recalculated_says_so(tmp_path, capsys):
+    """A workbook whose formulas hold no value (saved by a program that does not
+    calculate) pictures "(not computed)" in those cells and warns, never blanks."""
+    import openpyxl
+    from zvmplan_addin import cli
+    pytest.importorskip("pypdfium2")
+    wb = openpyxl.Workbook()
+    wb.active.title = "Plan"
+    wb.active["A1"], wb.active["B1"], wb.active["B2"] = "Total", "=1+1", 5
+    wb.save(tmp_path / "raw.xlsx")
+    assert cli.main(["render", str(tmp_path / "raw.xlsx"), "-o", str(tmp_path / "png"),
+                     "--pdf", "--dpi", "20"]) == 0
+    err = capsys.readouterr().err
+    assert err == ("zvmplan render: warning: Plan: 1 formula cell(s) hold no computed value "
+                   "(first B1) and show (not computed): run zvmplan calc on the file first\n")
+    text = pdf_text(tmp_path / "png" / "01_Plan.pdf")
+    assert "(not computed)" in text and "5" in text

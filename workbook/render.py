@@ -42,16 +42,22 @@ def sheet_names(pkg) -> list[str]:
     return [s.get("name", "") for s in root.iter(f"{MAIN_NS}sheet")]
 
 
-def cached_only(data: bytes, name: str = "sheet") -> bytes:
+#: what a picture shows in a formula cell the file holds no value for
+NOT_COMPUTED = "(not computed)"
+
+
+def cached_only(data: bytes, name: str = "sheet", missing: list | None = None) -> bytes:
     """The worksheet part ``data`` with every formula replaced by the value cached for it.
 
     LibreOffice does not have the zvmplan functions: printing a sheet, it recalculates
     the volatile cells (the "zvmplan functions unavailable" warning, which then fires)
     and shows ``#NAME?`` for every cell whose cached value is an error. Without formulas
     it shows exactly what ``zvmplan calc`` or Excel cached: numbers, texts, booleans and
-    the real error codes (``t="e"`` cells). A formula cell with no cached value becomes
-    an empty cell; a formula string (``t="str"``) becomes an inline string. Conditional
-    formats, validations, styles and everything else are kept byte for byte."""
+    the real error codes (``t="e"`` cells). A formula cell with no cached value (a file
+    never recalculated) shows :data:`NOT_COMPUTED`, never a blank that would read as
+    nothing, and its reference is appended to ``missing``; a formula string
+    (``t="str"``) becomes an inline string. Conditional formats, validations, styles
+    and everything else are kept byte for byte."""
     from zvmplan_addin.xlsx import xml as xmlparse
     found = xmlparse.elements(data, name, {"c", "f", "v"})
     inner = [x for x in found if x[0] != "c"]
@@ -78,9 +84,11 @@ def cached_only(data: bytes, name: str = "sheet") -> bytes:
         value = b"" if v is None or v[4].group(3) else \
             data[v[4].end():data.rindex(b"</", v[2], v[3])]
         t = attrs.get("t", "n")
-        if v is None:
-            cell = head + b"/>"
-        elif t == "str":
+        if v is None or (not value and t != "str"):  # only a text can be empty
+            if missing is not None:
+                missing.append(attrs.get("r", "?"))
+            value, t = NOT_COMPUTED.encode(), "str"
+        if t == "str":
             cell = (head + b' t="inlineStr"><' + prefix + b"is><" + prefix +
                     b't xml:space="preserve">' + value + b"</" + prefix + b"t></" + prefix +
                     b"is></" + qname + b">")
@@ -94,13 +102,15 @@ def cached_only(data: bytes, name: str = "sheet") -> bytes:
     return b"".join(out)
 
 
-def only_sheet(pkg, dst: Path, keep: int) -> None:
+def only_sheet(pkg, dst: Path, keep: int, missing: list | None = None) -> None:
     """Copy the package to ``dst`` with every sheet but the ``keep``-th hidden, and that
     one active; other sheets' print areas are dropped (LibreOffice prints a hidden sheet
     that has one). Every worksheet shows its cached values (:func:`cached_only`) and
-    the calculation chain is left out (it lists formula cells there no longer are)."""
+    the calculation chain is left out (it lists formula cells there no longer are); the
+    kept sheet's formula cells without a cached value are appended to ``missing``."""
     from zvmplan_addin.xlsx.zipwrite import drop_calc_chain
     worksheets = set(_worksheet_parts(pkg))
+    kept = _sheet_parts(pkg)[keep]
     replaced: dict[str, bytes] = {}
     dropped = drop_calc_chain(pkg, replaced)
     with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
@@ -127,8 +137,18 @@ def only_sheet(pkg, dst: Path, keep: int) -> None:
                               count=1)
                 data = text.encode("utf-8")
             elif name in worksheets:
-                data = cached_only(data.replace(b' tabSelected="1"', b""), name)
+                data = cached_only(data.replace(b' tabSelected="1"', b""), name,
+                                   missing if name == kept else None)
             zout.writestr(info, data)
+
+
+def _sheet_parts(pkg) -> list[str]:
+    """The zip path of each sheet's part, in tab order ("" for one not found)."""
+    import defusedxml.ElementTree as DET
+    rel = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+    target = {rid: t for rid, _, t in pkg.rels(pkg.main)}
+    root = DET.fromstring(pkg.read(pkg.main), forbid_dtd=True)
+    return [target.get(s.get(rel, ""), "") for s in root.iter(f"{MAIN_NS}sheet")]
 
 
 def _worksheet_parts(pkg) -> list[str]:
@@ -167,10 +187,12 @@ def _sheet_named(workbook: Path, names: list[str], asked: str) -> str:
 
 
 def render(workbook, outdir, dpi: int = 70, sheets: list[str] | None = None,
-           all_pages: bool = False, pdf: bool = False) -> list[Path]:
+           all_pages: bool = False, pdf: bool = False,
+           warnings: list[str] | None = None) -> list[Path]:
     """Write PNGs of the sheets of ``workbook`` (all, or those named, in any case) into
     ``outdir``; with ``pdf``, also the PDF LibreOffice printed of each sheet (``NN_<sheet>.pdf``,
-    every page). Returns the files written."""
+    every page). Returns the files written; a sheet with formula cells the file holds no
+    value for (they show :data:`NOT_COMPUTED`) adds a line to ``warnings``."""
     from zvmplan_addin.xlsx import safe_open_xlsx
     soffice, pdfium = _tools()
     workbook, outdir = Path(workbook), Path(outdir)
@@ -186,8 +208,13 @@ def render(workbook, outdir, dpi: int = 70, sheets: list[str] | None = None,
                     continue
                 safe = re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_") or f"sheet{i + 1}"
                 copy = tmp / f"{i + 1:02d}_{safe}.xlsx"
-                only_sheet(pkg, copy, i)
+                missing: list[str] = []
+                only_sheet(pkg, copy, i, missing)
                 copies.append(copy)
+                if missing and warnings is not None:
+                    warnings.append(f"{name}: {len(missing)} formula cell(s) hold no computed "
+                                    f"value (first {missing[0]}) and show {NOT_COMPUTED}: "
+                                    "run zvmplan calc on the file first")
             pkg.close()
             profile = (tmp / "profile").as_uri()
             try:
@@ -243,11 +270,15 @@ def run(args: argparse.Namespace) -> int:
     from zvmplan_addin.commands import UserError
     if not 10 <= args.dpi <= 600:
         raise UserError(f"--dpi {args.dpi}: give 10 to 600")
+    import sys
+    warnings: list[str] = []
     try:
         pngs = render(args.workbook, args.outdir, args.dpi, args.sheet, args.all_pages,
-                      args.pdf)
+                      args.pdf, warnings)
     except RenderError as exc:
         raise UserError(str(exc)) from None
+    for line in warnings:
+        print(f"zvmplan render: warning: {line}", file=sys.stderr)
     for png in pngs:
         print(png)
     return 0
