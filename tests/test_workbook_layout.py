@@ -181,11 +181,15 @@ def test_dropdowns_refuse_bad_values(book):
         dv = by_cell[f"{planner.COL[key]}{r}"]
         assert dv.type == "list" and dv.showErrorMessage and dv.errorStyle == "stop"
         assert dv.formula1.strip('"').split(",") == list(items)
-    for key in ("size_bytes", "speed_factor", "load"):
+    for key in ("speed_factor", "load"):
         dv = by_cell[f"{planner.COL[key]}{r}"]
         assert dv.type == "decimal" and dv.operator == "greaterThan" and dv.showErrorMessage
     dv = by_cell[f"{planner.COL['connections']}{r}"]
     assert dv.type == "whole" and dv.showErrorMessage
+    # an MTU or transfer size is whole bytes (9000.5 refused), as fill refuses it
+    dv = by_cell[f"{planner.COL['size_bytes']}{r}"]
+    assert (dv.type, dv.operator, dv.formula1) == ("whole", "greaterThanOrEqual", "1")
+    assert dv.error == "A whole number of bytes, 1 or more" and dv.showErrorMessage
 
 
 def test_headers_carry_units(book):

@@ -80,7 +80,7 @@ class InputCol:
     key: str        # links CSV column
     label: str
     unit: str
-    kind: str       # text | transport | workload | level | number | count
+    kind: str       # text | transport | workload | level | number | bytes | count
     required: bool
     help: str
 
@@ -91,7 +91,7 @@ INPUTS = (
              "how the guests are connected"),
     InputCol("workload", "Workload", "", "workload", True,
              "STREAM (000), FTP_GET (001), RR, CRR, STRG (002/003)"),
-    InputCol("size_bytes", "MTU or transfer size", "bytes", "number", True,
+    InputCol("size_bytes", "MTU or transfer size", "bytes", "bytes", True,
              "MTU; for CMS_IUCV the transfer size"),
     InputCol("connections", "Connections", "count", "count", False,
              "concurrent connections (RR, CRR, STRG); blank for STREAM and FTP_GET"),
@@ -104,6 +104,8 @@ INPUTS = (
              "MB/s for STREAM, FTP_GET and STRG; tx/s for RR and CRR"),
 )
 COL = {c.key: L(i + 1) for i, c in enumerate(INPUTS)}
+#: number formats of the input kinds that are numbers (whole bytes show no decimals)
+INPUT_FORMATS = {"number": "#,##0.###", "bytes": "#,##0"}
 
 SCENARIO_BLOCKS = 5
 SCENARIO_WIDTH = 7
@@ -221,6 +223,10 @@ def validation(kind: str, blank_ok: bool = True) -> DataValidation:
         dv = DataValidation(type="whole", operator="greaterThanOrEqual", formula1="1",
                             allow_blank=blank_ok)
         dv.error = "A whole number of connections, 1 or more"
+    elif kind == "bytes":
+        dv = DataValidation(type="whole", operator="greaterThanOrEqual", formula1="1",
+                            allow_blank=blank_ok)
+        dv.error = "A whole number of bytes, 1 or more"
     else:
         dv = DataValidation(type="decimal", operator="greaterThan", formula1="0",
                             allow_blank=blank_ok)
@@ -476,7 +482,7 @@ def sheet_planner(book: Book):
         ex = EXAMPLES[i] if i < len(EXAMPLES) else (None,) * len(INPUTS)
         for j, c in enumerate(INPUTS):
             cell = ws.cell(r, j + 1)
-            st.input_cell(cell, ex[j], "General" if c.kind != "number" else "#,##0.###")
+            st.input_cell(cell, ex[j], INPUT_FORMATS.get(c.kind, "General"))
             if c.kind == "level":
                 cell.alignment = st.Alignment(horizontal="center")
         for col, (f, fmt) in planner_row(r).items():
@@ -532,15 +538,15 @@ def sheet_upgrade(book: Book):
     ws.row_dimensions[head + 1].height = 26
     for c in range(1, len(heads) + 1):
         ws.cell(head + 1, c).alignment = st.CENTER
-    dv = {"transport": [], "workload": [], "level": [], "number": [], "count": []}
-    kinds = ("text", "transport", "workload", "number", "count", "number", "number", "level",
+    dv = {"transport": [], "workload": [], "level": [], "number": [], "bytes": [], "count": []}
+    kinds = ("text", "transport", "workload", "bytes", "count", "number", "number", "level",
              "level")
     first = UPGRADE_FIRST
     for i in range(UPGRADE_ROWS):
         r = first + i
         ex = UPGRADES[i] if i < len(UPGRADES) else (None,) * 9
         for j, k in enumerate(kinds):
-            st.input_cell(ws.cell(r, j + 1), ex[j], "#,##0.###" if k == "number" else "General")
+            st.input_cell(ws.cell(r, j + 1), ex[j], INPUT_FORMATS.get(k, "General"))
             if k != "text":
                 dv[k].append(ws.cell(r, j + 1).coordinate)
         t, w, d, e, load, l0, l1 = (f"$B{r}", f"$C{r}", f"$D{r}", f"$E{r}", f"$G{r}",
