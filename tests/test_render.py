@@ -136,26 +136,30 @@ def test_plan_sheet_charts_the_heaviest_links_of_a_long_plan(shop42):
     from zvmplan_workbook import charts
     _, wb = shop42
     pl, ws = wb[planner.PLANNER], wb[charts.PLAN]
-    links = [(pl[f"O{r}"].value, pl[f"A{r}"].value, pl[f"M{r}"].value, pl[f"N{r}"].value)
+    # no target machine: not normalised, so each name says whose engines its figures are
+    assert pl[f"{planner.ON_COL}{planner.TOTAL_ROW}"].value == planner.NOT_NORMALISED
+    links = [(pl[f"O{r}"].value, f'{pl[f"A{r}"].value} [{pl[f"{planner.ON_COL}{r}"].value}]',
+              pl[f"M{r}"].value, pl[f"N{r}"].value)
              for r in range(planner.FIRST_ROW, planner.FIRST_ROW + 42)]
     assert all(pl[f"{planner.STATUS_COL}{planner.FIRST_ROW + i}"].value == "yes"
                for i in range(42))
     heaviest = sorted(links, key=lambda x: -x[0])
-    assert [h[1] for h in heaviest[:3]] == ["core db replication", "nightly backup to z/OS",
-                                            "web farm to app tier"]
+    assert [h[1] for h in heaviest[:3]] == [
+        "core db replication [2084-C24 (z990)]", "nightly backup to z/OS [9672-XZ7]",
+        "web farm to app tier [2084-C24 (z990)]"]
     for k, (tot, name, cp, v) in enumerate(heaviest[:charts.PLAN_TOP]):
         r = charts.PLAN_TOP_FIRST + k
         assert (ws[f"A{r}"].value, ws[f"B{r}"].value, ws[f"C{r}"].value, ws[f"E{r}"].value) \
             == (name, cp, v, tot)
     r = charts.PLAN_OTHERS_ROW
-    assert ws[f"A{r}"].value == "all others (27 links)"
+    assert ws[f"A{r}"].value == "all others (27 links) [NOT NORMALISED]"
     rest = heaviest[charts.PLAN_TOP:]
     assert ws[f"B{r}"].value == pytest.approx(sum(x[2] for x in rest), rel=1e-12)
     assert ws[f"C{r}"].value == pytest.approx(sum(x[3] for x in rest), rel=1e-12)
     assert ws[f"E{r}"].value == pytest.approx(sum(x[0] for x in rest), rel=1e-12)
     assert ws[f"A{charts.PLAN_NOTE_ROW}"].value == "42 links in the totals, heaviest first."
     last = charts.PLAN_EVERY_FIRST + 41
-    assert ws[f"A{last}"].value == "nightly backup to z/OS"
+    assert ws[f"A{last}"].value == "nightly backup to z/OS [9672-XZ7]"
     assert ws[f"{charts.PLAN_RANK}{last}"].value == 2
     assert sorted(ws[f"{charts.PLAN_RANK}{r}"].value
                   for r in range(charts.PLAN_EVERY_FIRST, last + 1)) == list(range(1, 43))

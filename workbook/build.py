@@ -39,6 +39,7 @@ PRINT_PAGES = {
     "Upgrade": {"pages": planner.UPGRADE_PRINT_PAGES, "title_cols": "A:A",
                 "title_rows": f"{planner.UPGRADE_HEAD - 1}:{planner.UPGRADE_HEAD + 1}"},
     "Scenarios": {"pages": planner.SCENARIO_PRINT_PAGES},
+    "Plan": {"pages": charts.PLAN_PRINT_PAGES, "row_breaks": charts.PLAN_ROW_BREAKS},
 }
 SHEET_ORDER = ("About", "Planner", "Upgrade", "Scenarios", "Plan", "Assumptions", "Conclusions",
                "Charts", "000", "001", "002", "003", "004")

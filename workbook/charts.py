@@ -195,6 +195,10 @@ PLAN_COLORS = {"cp": "2E75B6", "v": "9DC3E6", "tot": "C55A11", "lpar": "C00000"}
 #: link, total CPU; and the rank in the every-link table
 PLAN_COLS = ("A", "B", "C", "D", "E")
 PLAN_RANK = "F"
+#: the printed Plan: the tables and the charts beside them (16 cm, to about column Q),
+#: a page for the links, one for the scenarios, then every link
+PLAN_PRINT_PAGES = [("A", "Q")]
+PLAN_ROW_BREAKS = (PLAN_SCEN_HEAD - 2, PLAN_EVERY_HEAD - 2)
 
 
 def _text_categories(chart, ws, col: int, first: int, last: int):
@@ -217,7 +221,10 @@ def plan_link_row(r: int, last: int) -> dict[str, tuple[str, str]]:
     stat = f"{P.PLANNER}!${P.STATUS_COL}${pr}"
     key, rank = f"$E{r}", f"${PLAN_RANK}{r}"
     keys = f"$E${PLAN_EVERY_FIRST}:$E${last}"
-    out = {"A": (f'=IF({P.PLANNER}!$B{pr}="","",{P.PLANNER}!$A{pr})', "General")}
+    # in a plan that is not normalised, each name says whose engines its figures are
+    on = f"{P.PLANNER}!${P.ON_COL}${P.TOTAL_ROW}"
+    out = {"A": (f'=IF({P.PLANNER}!$B{pr}="","",{P.PLANNER}!$A{pr}&IF({on}='
+                 f'{s(P.NOT_NORMALISED)}," ["&{P.PLANNER}!${P.ON_COL}${pr}&"]",""))', "General")}
     for col, src, want in (("B", "M", "yes"), ("C", "N", "yes"), ("D", "O", "total only")):
         out[col] = (f'=IF({stat}="{want}",{P.PLANNER}!${src}${pr},"")', "0.000")
     out["E"] = (f'=IF(OR({stat}="yes",{stat}="total only"),{P.PLANNER}!$O${pr},'
@@ -244,8 +251,10 @@ def plan_top(last: int) -> dict[str, tuple[str, str]]:
             out[f"{col}{r}"] = (f'=IF(ISERROR({guard}),{guard},IF({k}>{ranked},"",'
                                 f'INDEX({rng},{at})))', "General" if col == "A" else "0.000")
     r = PLAN_OTHERS_ROW
+    on = f"{P.PLANNER}!${P.ON_COL}${P.TOTAL_ROW}"
     out[f"A{r}"] = (f'=IF(ISERROR({guard}),{guard},IF({ranked}>{PLAN_TOP},"all others ("&'
-                    f'({ranked}-{PLAN_TOP})&" links)",""))', "General")
+                    f'({ranked}-{PLAN_TOP})&" links)"&IF({on}={s(P.NOT_NORMALISED)},'
+                    f'" [NOT NORMALISED]",""),""))', "General")
     for col in PLAN_COLS[1:]:
         rng = f"${col}${PLAN_EVERY_FIRST}:${col}${last}"
         out[f"{col}{r}"] = (f'=IF(ISERROR({guard}),{guard},IF({ranked}>{PLAN_TOP},'
@@ -267,15 +276,20 @@ def sheet_plan(book: Book):
     at the bottom of the sheet."""
     from . import planner as P
     ws = book.wb.create_sheet(PLAN)
-    st.widths(ws, {"A": 34, "B": 11, "C": 11, "D": 11, "E": 11, PLAN_RANK: 9, "G": 2})
+    st.widths(ws, {"A": 40, "B": 11, "C": 11, "D": 11, "E": 11, PLAN_RANK: 9, "G": 2})
     ws.sheet_view.zoomScale = 90
     st.title(ws, "Plan - CPU by link and by scenario, against the LPAR's engines",
              f"By link: the {PLAN_TOP} links with the most total CPU, heaviest first, and the "
              "others summed; every link of the Planner is listed, ranked, at the bottom. By "
              "scenario: each named Scenarios block's total CPU beside the LPAR's engines on the "
-             "Planner; a bar above the line needs more than the LPAR has.", width_cols=6)
+             "Planner; a bar above the line needs more than the LPAR has. A name says so when "
+             "its total is not normalised (it adds engines of different processors: no "
+             "capacity of any one machine, so not comparable with the line), when links stay "
+             "on their own transport, and when it counts fewer links than the Planner; in a "
+             "plan not on one machine each link's name gives its processor in [ ].",
+             width_cols=6)
     st.warning(ws, P.WARN_CELL, P.warning_formula(), 6)
-    ws.row_dimensions[2].height = 45
+    ws.row_dimensions[2].height = 75
     eng = f"{P.PLANNER}!${P.ENGINES_CELL[0]}${P.ENGINES_CELL[1:]}"
     link_heads = (("Link", ""), ("CP CPU", "engines"), ("Virtual CPU", "engines"),
                   ("Total CPU, total only", "engines"), ("Total CPU", "engines"))
@@ -296,7 +310,8 @@ def sheet_plan(book: Book):
     ch.grouping = "stacked"
     ch.overlap = 100
     ch.gapWidth = 60
-    ch.title = f"CPU by link (the {PLAN_TOP} heaviest, then all others)"
+    ch.title = (f"CPU by link: the {PLAN_TOP} heaviest, then all others (engines of the "
+                "machine in [ ] if not all on one)")
     ch.height, ch.width = 11.5, 16
     _axes(ch, None, "engines (CPU-seconds per second)")
     ch.x_axis.scaling.orientation = "maxMin"   # the heaviest link at the top
@@ -319,14 +334,21 @@ def sheet_plan(book: Book):
     first = PLAN_SCEN_FIRST
     for b in range(P.SCENARIO_BLOCKS):
         r = first + b
-        name = P.scenario_refs(b)["name"]
-        st.output(ws.cell(r, 1), f'=IF({P.SCENARIOS}!{name}="","",{P.SCENARIOS}!{name})')
+        name = f'{P.SCENARIOS}!{P.scenario_refs(b)["name"]}'
+        ref = {k: book.refs[f"scenario.{b}.{k}"] for k in ("on", "kept", "counted")}
+        counted = book.refs["planner.counted"]
+        label = (f'{name}&IF({ref["on"]}={s(P.NOT_NORMALISED)}," (NOT NORMALISED)","")'
+                 f'&IF(N({ref["kept"]})>0," ("&{ref["kept"]}&" on own transport)","")'
+                 f'&IF(AND(ISNUMBER({ref["counted"]}),ISNUMBER({counted}),'
+                 f'N({ref["counted"]})<N({counted}))," (counts "&{ref["counted"]}&" of "&'
+                 f'{counted}&" links)","")')
+        st.output(ws.cell(r, 1), f'=IF({name}="","",{label})')
         st.output(ws.cell(r, 2), f"={book.refs[f'scenario.{b}.total']}", "0.000")
         st.output(ws.cell(r, 3), f"={eng}", "0.0")
     s_last = first + P.SCENARIO_BLOCKS - 1
     bars = BarChart()
     bars.type = "col"
-    bars.title = "Total CPU by scenario against the LPAR's engines"
+    bars.title = "Total CPU by scenario against the LPAR's engines (see each name)"
     bars.height, bars.width = 8.5, 16
     _axes(bars, None, "engines (CPU-seconds per second)")
     ser = Series(Reference(ws, min_col=2, min_row=first, max_row=s_last), title="Total CPU")

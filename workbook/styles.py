@@ -227,20 +227,22 @@ def column_points(ws, letter: str) -> float:
     """The printed width of column ``letter`` at 100% [pt]: Excel's width unit is the
     width of a digit of the body font (7 px for Calibri 11 at 96 dpi) plus 5 px of
     padding."""
-    width = ws.column_dimensions[letter].width or 8.43
+    dim = ws.column_dimensions.get(letter)   # (indexing would add one, 13 wide)
+    width = dim.width if dim is not None and dim.customWidth else 8.43
     return int(width * 7 + 5) * 0.75
 
 
 def page_setup(ws, wide: bool = False, print_area: str | None = None,
                pages: list[tuple[str, str]] | None = None, title_cols: str | None = None,
-               title_rows: str | None = None):
+               title_rows: str | None = None, row_breaks: tuple[int, ...] = ()):
     """Landscape, one page wide (A3 for wide sheets), as many pages down as needed.
 
     ``pages`` instead prints the sheet on A4 landscape in column groups, one group per
     page across (``[("A", "L"), ("M", "U"), ...]``: a page break after each group but
     the last), at the one scale that fits the widest group with the ``title_cols``
     repeated on every page (``"A:A"``); ``title_rows`` (``"7:9"``) repeat on every page
-    down. Pages go across first, so a link's columns print one after the other."""
+    down; ``row_breaks`` start a new page after each of these rows. Pages go across
+    first, so a link's columns print one after the other."""
     ws.page_setup.orientation = "landscape"
     ws.page_setup.paperSize = ws.PAPERSIZE_A3 if wide and not pages else ws.PAPERSIZE_A4
     ws.print_options.gridLines = False
@@ -269,6 +271,8 @@ def page_setup(ws, wide: bool = False, print_area: str | None = None,
     ws.page_setup.pageOrder = "overThenDown"
     for _, last in pages[:-1]:
         ws.col_breaks.append(Break(id=ci(last)))
+    for row in row_breaks:
+        ws.row_breaks.append(Break(id=row))
     if title_cols:
         ws.print_title_cols = title_cols
     if title_rows:
@@ -279,6 +283,7 @@ WARN_FONT = Font(bold=True, size=12, color="C00000")
 ATTENTION_FILL = PatternFill("solid", fgColor="FF9999")   # red: needs attention
 LEFT_OUT_FILL = PatternFill("solid", fgColor="F8CBAD")    # orange: left out of the totals
 GREY_FONT = Font(color="A6A6A6")
+KEPT_FILL = PatternFill("solid", fgColor="BDD7EE")        # blue: kept on its own transport
 
 
 def warning(ws, ref: str, formula: str, width_cols: int):
