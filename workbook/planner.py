@@ -482,7 +482,7 @@ def sheet_planner(book: Book):
               "J": 12, "K": 12, "L": 12, "M": 11, "N": 11, "O": 11, "P": 11, "Q": 13, "R": 12,
               "S": 56, "T": 11, STATUS_COL: 11}
     widths.update({L(c_cand0 + i): 14 for i in range(ncand)})
-    widths.update({PROC_COL: 16, SPEED_COL: 10, ON_COL: 16})
+    widths.update({PROC_COL: 18, SPEED_COL: 10, ON_COL: 16})  # "(ZVM_PROCESSOR)" on a line
     widths.update({L(BAND_COL0 + i): 10 for i in range(6)})
     widths[BASIS_COL] = 80
     st.widths(ws, widths)
