@@ -4,19 +4,21 @@
 
     zvmplan calc IN.xlsx -o OUT.xlsx       recalculate; OUT keeps formulas and caches values
     zvmplan calc IN.xlsx --in-place        ... writing IN itself (atomically)
-    zvmplan eval '=CPCPU_PER_MB("IUCV",9000)' [--basis]
+    zvmplan eval '=CPCPU_PER_MB("IUCV",9000)' [--basis]   an answer outside the measured
+                                           points ends in "(extrapolated)"
     zvmplan functions [--json]             every worksheet function, with its arguments
 
 Subcommands live in the registry of :mod:`zvmplan_addin.commands`: the three above are
-registered here, the others (``fill``, ``render``, ``export-lite``) by the modules listed in
+registered here, the others (``fill``, ``render``, ``template``, ``export-lite``) by the modules listed in
 :data:`PLUGINS`, which the command line imports by name when it starts. A plugin imports
 :mod:`zvmplan_addin.commands`, never this module, so the dependency runs one way
 (cli -> plugin -> commands) and ``python -m zvmplan_addin.cli`` sees the same registry as
 the ``zvmplan`` script.
 
-Exit codes: 0 success; 1 an error value from ``eval``, or a file refused or not
-written (one line on stderr, never a traceback); 2 a usage error; ``fill`` and ``report``
-also 4 (the plan does not fit) and 5 (the plan cannot tell whether it fits).
+Exit codes: 0 success (also when the reader of stdout stops early, as ``| head`` does:
+nothing more is printed, and no "Broken pipe"); 1 an error value from ``eval``, or a file
+refused or not written (one line on stderr, never a traceback); 2 a usage error; ``fill``
+and ``report`` also 4 (the plan does not fit) and 5 (the plan cannot tell whether it fits).
 """
 from __future__ import annotations
 
@@ -34,8 +36,10 @@ __all__ = ["main", "build_parser", "PLUGINS", "COMMANDS", "Command", "UserError"
            "progress_bar", "PROGRESS_DELAY"]
 
 PROG = "zvmplan"
-#: modules that may add subcommands (``fill``, ``export-lite``); missing ones are skipped
+#: modules that may add subcommands (``fill``, ``render``, ``report``, ``template``,
+#: ``export-lite``); missing ones are skipped
 PLUGINS = ("zvmplan_workbook.fill", "zvmplan_workbook.render", "zvmplan_workbook.report",
+           "zvmplan_workbook.template",
            "zvmplan_addin.export_lite")
 
 
@@ -125,7 +129,8 @@ def _eval_args(p: argparse.ArgumentParser) -> None:
                    help="also print the basis of the answer (ZVM_BASIS), for each element "
                    "of an array")
     p.add_argument("--no-unit", action="store_true",
-                   help="print the value alone, without its unit (for scripts)")
+                   help="print the value alone, without its unit or the (extrapolated) "
+                   "mark, which then goes to stderr (for scripts)")
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -143,27 +148,44 @@ def _eval(args: argparse.Namespace) -> int:
     if fn is not None:
         result = fn(*call[1])
     else:  # anything more than one literal call of a zvmplan function
+        from .syntax import syntax_error
+        bad = syntax_error(args.formula)
+        if bad:  # Excel would not take it either: no value, a usage error
+            raise UserError(f"{args.formula.strip()}: {bad}")
         result = _eval_with_engine(args.formula)
+        if isinstance(result, ExcelError) and result.reason == "cannot read the formula":
+            raise UserError(f"{args.formula.strip()}: not a formula Excel can read")
     result = excel_value(result)  # a non-finite number is #NUM!, whichever path gave it
     if isinstance(result, ExcelError):
         print(f"{result.code} {result.reason}".rstrip())
         return 1
     unit_fn = fn or resolve(outer_function(args.formula) or "")
     unit = "" if args.no_unit or unit_fn is None else unit_fn.unit
+    basis = fn.explain_each(*call[1]) if fn is not None else None
     if not isinstance(result, np.ndarray):
         text = format_value(result)
         numeric = isinstance(result, (int, float)) and not isinstance(result, bool)
-        print(f"{text} {unit}" if unit and numeric else text)
+        line = f"{text} {unit}" if unit and numeric else text
+        marked = numeric and not args.basis and _extrapolated(basis)
+        if marked and not args.no_unit:
+            line += f" {EXTRAPOLATED}"
+        print(line)
+        if marked and args.no_unit:  # stdout stays a number for scripts
+            print(f"{PROG}: note: the answer is extrapolated (--basis says how)",
+                  file=sys.stderr)
         if args.basis:
-            print(fn.explain_each(*call[1]))
+            print(basis)
         return 0
     grid = np.atleast_2d(result)
     print(format_value(grid))
     if unit:
         print(f"unit: {unit}")
     errors = [(idx, v) for idx, v in np.ndenumerate(grid) if isinstance(v, ExcelError)]
+    if not args.basis and isinstance(basis, np.ndarray) and basis.shape == grid.shape:
+        for (r, c), why in np.ndenumerate(basis):
+            if _extrapolated(why) and not isinstance(grid[r, c], ExcelError):
+                print(f"({r + 1},{c + 1}) {EXTRAPOLATED}")
     if args.basis:
-        basis = fn.explain_each(*call[1])
         if isinstance(basis, np.ndarray) and basis.shape == grid.shape:
             for (r, c), why in np.ndenumerate(basis):
                 print(f"({r + 1},{c + 1}) {why}")
@@ -173,6 +195,15 @@ def _eval(args: argparse.Namespace) -> int:
         for (r, c), err in errors:
             print(f"({r + 1},{c + 1}) {err.code} {err.reason}".rstrip())
     return 1 if errors else 0
+
+
+#: how ``eval`` marks an answer outside the measured points (``--basis`` says how)
+EXTRAPOLATED = "(extrapolated)"
+
+
+def _extrapolated(basis) -> bool:
+    """True when the basis text of an answer (:meth:`explain`) says it is extrapolated."""
+    return isinstance(basis, str) and basis.startswith("extrapolated")
 
 
 def _eval_with_engine(formula: str):
@@ -266,7 +297,11 @@ def main(argv: list[str] | None = None) -> int:
     _load_plugins()
     args = build_parser().parse_args(argv)
     try:
-        return args._run(args)
+        code = args._run(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        return code
+    except BrokenPipeError:
+        return _reader_gone()
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
@@ -275,6 +310,20 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"{PROG}: error: {_message(exc)}", file=sys.stderr)
         return 1
+
+
+def _reader_gone() -> int:
+    """stdout's reader went away (``zvmplan functions | head -1``): it asked for no more,
+    so stop quietly with exit 0, and point stdout at the null device so that Python's
+    final flush of what is still buffered cannot complain either (Python's documented
+    recipe, "Note on SIGPIPE" in the signal module's documentation)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, AttributeError, ValueError):  # pragma: no cover - no real stdout
+        pass
+    return 0
 
 
 def _message(exc: BaseException) -> str:

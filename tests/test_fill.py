@@ -157,6 +157,30 @@ def test_everything_else_is_kept(filled):
                     assert got[c.coordinate].value == c.value, (ws.title, c.coordinate)
 
 
+def test_the_upgrade_examples_are_cleared(values):
+    """The template's 7 example what-ifs (an OSA web tier, HiperSockets bulk, ...) are not
+    the planner's links: a filled plan shows none of them, every Upgrade input and
+    result is empty, and fill says so (a note on stderr)."""
+    ws = values[planner.UPGRADE]
+    template = openpyxl.load_workbook(TEMPLATE, data_only=True)[planner.UPGRADE]
+    first = planner.UPGRADE_FIRST
+    assert [template[f"A{first + i}"].value for i in range(len(planner.UPGRADES))] == \
+        [u[0] for u in planner.UPGRADES]
+    for r in range(first, first + planner.UPGRADE_ROWS):
+        for c in range(1, 21):
+            assert ws.cell(r, c).value in (None, ""), (r, c, ws.cell(r, c).value)
+    assert "zvmplan fill clears them" in " ".join(
+        str(ws.cell(r, 1).value) for r in range(first + planner.UPGRADE_ROWS, ws.max_row + 1))
+
+
+def test_fill_says_it_cleared_the_upgrade_examples(tmp_path, capsys):
+    links = _file(tmp_path, HEADER + "\na,IUCV,STREAM,9000,,,,1\n")
+    assert cli(["fill", "--links", str(links), "-o", str(tmp_path / "o.xlsx")]) == 0
+    err = capsys.readouterr().err
+    assert f"zvmplan fill: note: {fill.UPGRADE_CLEARED}\n" in err
+    assert fill.UPGRADE_CLEARED.startswith("the Upgrade sheet's example what-ifs were cleared")
+
+
 def test_scenarios_as_csv(tmp_path):
     """A scenario's speed_factor column (its name before issue 17) is read as speed_up:
     it always meant a speed-up vs today's machine."""
@@ -195,6 +219,8 @@ BAD = [
      "required for RR"),
     ("speed", "a,IUCV,STREAM,9000,,,0,1\n", "row 1 (line 2), column speed_factor",
      "greater than 0"),
+    ("MTU in whole bytes", "a,IUCV,STREAM,9000.5,,,,1\n", "row 1 (line 2), column size_bytes",
+     "'9000.5' must be a whole number"),
     ("empty link", ",IUCV,STREAM,9000,,,,1\n", "row 1 (line 2), column link", "required"),
 ]
 
@@ -231,6 +257,24 @@ def test_bad_scenarios_are_refused(tmp_path):
         fill.read_scenarios(s)
     s.write_text('[[scenario]]\nname = "x"\n[[scenario]]\nname = "x"\n', encoding="utf-8")
     with pytest.raises(fill.FillError, match="given twice"):
+        fill.read_scenarios(s)
+    # the same name to a reader: case (as Excel compares text) and Unicode form (NFC
+    # e-acute and e + combining acute) do not make two names
+    for a, b in (("High", "high"), ("caf\u00e9", "cafe\u0301")):
+        s.write_text(f'[[scenario]]\nname = "{a}"\n[[scenario]]\nname = "{b}"\n',
+                     encoding="utf-8")
+        with pytest.raises(fill.FillError, match=f"s.toml scenario 2, key name: scenario "
+                           f"'{b}' given twice \\(as '{a}'; names that differ only in case "
+                           "or Unicode form are the same name\\)"):
+            fill.read_scenarios(s)
+    c = tmp_path / "s.csv"
+    c.write_text("name,load_factor\nBase,1\nBASE,2\n", encoding="utf-8")
+    with pytest.raises(fill.FillError, match="s.csv row 2 .*scenario 'BASE' given twice"):
+        fill.read_scenarios(c)
+    # nested 5,000 deep: tomllib recurses; one line, no RecursionError
+    s.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n", encoding="utf-8")
+    with pytest.raises(fill.FillError, match=r"^s.toml: not a file zvmplan can read \(arrays "
+                       r"or tables nested too deep\)$"):
         fill.read_scenarios(s)
     s.write_text("".join(f'[[scenario]]\nname = "s{i}"\n' for i in range(9)), encoding="utf-8")
     with pytest.raises(fill.FillError, match=f"room for {planner.SCENARIO_BLOCKS}"):
@@ -394,10 +438,11 @@ def _engines(link, kind):
 
 
 def test_the_example_files_fill(tmp_path, capsys):
-    """examples/links.csv with examples/scenarios.toml fills; ``--format json`` prints
+    """examples/links.csv with examples/scenarios.toml fills, with the template installed
+    with the package as the README runs it (no template given); ``--format json`` prints
     every link's engines as the model gives them, and the totals, and nothing else."""
     out = tmp_path / "plan.xlsx"
-    rc = cli(["fill", str(TEMPLATE), "--links", str(EXAMPLES / "links.csv"), "--scenarios",
+    rc = cli(["fill", "--links", str(EXAMPLES / "links.csv"), "--scenarios",
               str(EXAMPLES / "scenarios.toml"), "-o", str(out), "--format", "json",
               "--engines", "2"])
     captured = capsys.readouterr()

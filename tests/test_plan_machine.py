@@ -18,7 +18,7 @@ from openpyxl.utils import get_column_letter as L
 import zvmplan
 from zvmplan import api
 from zvmplan_addin.cli import main as cli
-from zvmplan_workbook import build, fill, machine, planner, results
+from zvmplan_workbook import build, charts, fill, machine, planner, results
 
 TEMPLATE = build.TEMPLATE
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -171,7 +171,7 @@ def test_without_a_machine_the_total_is_labelled_and_subtotalled(bare):
 def test_the_plan_chart_names_say_not_normalised(bare, named):
     for (wb, _), flag in ((bare, True), (named, False)):
         plan = wb["Plan"]
-        names = [plan.cell(8 + b, 6).value for b in range(4)]
+        names = [plan.cell(charts.PLAN_SCEN_FIRST + b, 1).value for b in range(4)]
         assert names[TODAY].startswith("today")
         assert ("(NOT NORMALISED)" in names[TODAY]) is flag
         assert all(("(NOT NORMALISED)" in n) is flag for n in names)
@@ -251,7 +251,8 @@ def test_links_a_scenario_cannot_carry_stay_on_their_own_transport(plan, request
     assert _scen_total(ws, HIPER, 6) == len(kept)
     assert "17 link(s) that HIPERSOCKETS cannot carry stay on their own transport" in \
         ws.cell(planner.SCEN_COUNT_ROW, planner.scenario_col(HIPER)).value
-    assert wb["Plan"].cell(8 + HIPER, 6).value.endswith("(17 on own transport)")
+    assert wb["Plan"].cell(charts.PLAN_SCEN_FIRST + HIPER, 1).value.endswith(
+        "(17 on own transport)")
 
 
 # --------------------------------------------------- naming the machine ----

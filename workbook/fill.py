@@ -1,6 +1,7 @@
-"""``zvmplan fill TEMPLATE.xlsx --links links.csv [--scenarios FILE] -o OUT.xlsx``
+"""``zvmplan fill [TEMPLATE.xlsx] --links links.csv [--scenarios FILE] -o OUT.xlsx``
 
-Writes a links CSV into the Planner's input rows of the template (and a scenarios file
+Writes a links CSV into the Planner's input rows of the template (the one installed with
+the package unless TEMPLATE.xlsx is given; ``zvmplan template`` writes a copy) (and a scenarios file
 into the Scenarios blocks), recalculates headlessly and writes OUT. Every value is
 validated first; on the first bad one a single line names the file, row and column, and
 nothing is written.
@@ -68,6 +69,7 @@ class FillReport:
     calc: object = None                          # the engine's CalcReport
     warnings: list[str] = field(default_factory=list)
     results: object = None                       # results.Results, read from ``out``
+    notes: list[str] = field(default_factory=list)   # what fill changed beside the inputs
 
 
 # ------------------------------------------------------------- validation ----
@@ -202,7 +204,7 @@ def read_links(path, warnings: list[str] | None = None) -> list[dict]:
             elif col in ("transport", "workload", "level"):
                 link[col] = _name(col, _level_text(text, mark) if col == "level" else text,
                                   where(col))
-            elif col == "connections":
+            elif col in ("connections", "size_bytes"):  # a count, and whole bytes
                 link[col] = _number(text, where(col), whole=True, minimum=1, mark=mark,
                                     separator=sep)
             else:
@@ -232,6 +234,9 @@ def _read_toml(path: Path) -> dict:
         raise FillError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise FillError(f"{path.name}: not valid TOML ({exc})") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise FillError(f"{path.name}: not a file zvmplan can read (arrays or tables nested "
+                        "too deep)") from None
 
 
 def _read_scenarios(path, warnings: list[str] | None = None):
@@ -271,7 +276,7 @@ def _read_scenarios(path, warnings: list[str] | None = None):
         rows, mark, sep = _read_csv(path, scenario_aliases(), ("name",), SCENARIO_NUMBERS,
                                     warnings)
         raw = [(f"{path.name} row {n} (line {line})", r) for n, line, r in rows]
-    out, seen = [], set()
+    out, seen = [], {}
     for where, r in raw:
         sc = {}
         for col in SCENARIO_COLUMNS:
@@ -284,9 +289,13 @@ def _read_scenarios(path, warnings: list[str] | None = None):
                 sc[col] = None
             elif col == "name":
                 text = _scenario_name(text, w)
-                if text in seen:
-                    raise FillError(f"{w}: scenario {text!r} given twice")
-                seen.add(text)
+                key = _name_key(text)
+                if key in seen:
+                    raise FillError(f"{w}: scenario {text!r} given twice (as {seen[key]!r}; "
+                                    "names that differ only in case or Unicode form are "
+                                    "the same name)" if seen[key] != text else
+                                    f"{w}: scenario {text!r} given twice")
+                seen[key] = text
                 sc[col] = text
             elif col in ("level", "transport"):
                 text = text if isinstance(text, str) else str(text)
@@ -300,6 +309,14 @@ def _read_scenarios(path, warnings: list[str] | None = None):
         raise FillError(f"{path.name}: {len(out)} scenarios; the template's Scenarios sheet has "
                         f"room for {SCENARIO_BLOCKS}")
     return out, target
+
+
+def _name_key(name: str) -> str:
+    """What makes two scenario names the same to a reader: case ("High" and "high", as
+    Excel compares text) and Unicode form ("é" typed as one character or as e and a
+    combining accent) do not count."""
+    import unicodedata
+    return unicodedata.normalize("NFKC", name).casefold()
 
 
 def _scenario_name(value, where: str) -> str:
@@ -326,7 +343,7 @@ def input_cells(links: list[dict], scenarios: list[dict] | None,
     from openpyxl.utils import get_column_letter as L
     from .planner import (ASSUME_CAP_ROW, ASSUMPTIONS, COL, ENGINES_CELL, FIRST_ROW, INPUTS,
                           N_ROWS, PLANNER, PROCESSORS, SCEN_PARAM_ROW, SCENARIO_BLOCKS,
-                          SCENARIO_PARAMS, SCENARIOS, scenario_col)
+                          SCENARIO_PARAMS, SCENARIOS, UPGRADE, scenario_col)
     planner = {}
     # the template's rows (unused ones cleared), or as many as there are links: the fill
     # adds the rows beyond the template's (zvmplan_workbook.rows)
@@ -336,7 +353,7 @@ def input_cells(links: list[dict], scenarios: list[dict] | None,
             planner[f"{COL[c.key]}{FIRST_ROW + i}"] = link.get(c.key)
     if engines is not None:
         planner[ENGINES_CELL] = engines
-    cells = {PLANNER: planner}
+    cells = {PLANNER: planner, UPGRADE: upgrade_examples_cleared()}
     if scenarios is not None:
         sc_cells = {}
         for b in range(SCENARIO_BLOCKS):
@@ -351,11 +368,27 @@ def input_cells(links: list[dict], scenarios: list[dict] | None,
     return cells
 
 
+#: said once a plan is filled: the Upgrade sheet's example what-ifs are gone
+UPGRADE_CLEARED = ("the Upgrade sheet's example what-ifs were cleared (they are not your "
+                   "links); for your links at another z/VM level give a scenario that level")
+
+
+def upgrade_examples_cleared() -> dict[str, None]:
+    """The Upgrade sheet's input cells, every one emptied: the template's example rows
+    (an OSA web tier, HiperSockets bulk, ...) are not the planner's links, and a filled
+    plan handed over must not show them as if they were."""
+    from openpyxl.utils import get_column_letter as L
+    from .planner import UPGRADE_FIRST, UPGRADE_INPUTS, UPGRADE_ROWS
+    return {f"{L(c)}{UPGRADE_FIRST + i}": None for i in range(UPGRADE_ROWS)
+            for c in range(1, UPGRADE_INPUTS + 1)}
+
+
 # -------------------------------------------------------------------- fill ----
 def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
          progress=None, machine=None) -> FillReport:
     """Validate, write the inputs, recalculate, write ``out``. Raises :class:`FillError`
-    (nothing written) for a bad file.
+    (nothing written) for a bad file. ``template`` None: the template installed with the
+    package.
 
     ``machine``: the target machine (:class:`.machine.Machine`, e.g. from
     :func:`.machine.read` or :func:`.machine.parse`), or None; a scenarios TOML file may
@@ -363,6 +396,9 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
     from . import machine as mach
     from . import xlsxio
     from .rows import grow
+    if template is None:
+        from .template import packaged_template
+        template = packaged_template()
     template, out = Path(template), Path(out)
     notes: list[str] = []
     links = read_links(links_csv, notes)
@@ -407,12 +443,15 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
     else:
         notes.extend(rep.results.errors())
     rep.warnings = notes
+    rep.notes.append(UPGRADE_CLEARED)
     return rep
 
 
 # ---------------------------------------------------------------- command ----
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("template", metavar="TEMPLATE.xlsx", help="the zvmplan template workbook")
+    p.add_argument("template", metavar="TEMPLATE.xlsx", nargs="?",
+                   help="the zvmplan template workbook (default: the one installed with "
+                   "zvmplan, as zvmplan template writes it)")
     p.add_argument("--links", required=True, metavar="links.csv",
                    help="one link per row: " + ", ".join(LINK_COLUMNS))
     p.add_argument("--scenarios", metavar="FILE", help="scenarios as CSV or TOML: "
@@ -528,6 +567,8 @@ def run(args: argparse.Namespace) -> int:
                 raise UserError(f"{rep.out} was written, but stdout ({sys.stdout.encoding}) "
                                 f"cannot show {exc.object[exc.start:exc.end]!r}; set "
                                 "PYTHONIOENCODING=utf-8") from None
+    for note in rep.notes:  # after the answer: on stderr, so csv and json stay data
+        print(f"zvmplan fill: note: {note}", file=sys.stderr)
     return code
 
 

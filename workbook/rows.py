@@ -3,7 +3,10 @@
 level (charts and everything else untouched), each with the formulas
 :func:`~zvmplan_workbook.planner.planner_row` / :func:`~zvmplan_workbook.planner.scenario_row`
 write in the template (one definition), the style of the template's last row, and the
-totals, highlights, dropdowns and print area stretched to the new last row.
+totals, highlights, dropdowns and print area stretched to the new last row. The Plan
+sheet's every-link table (:func:`~zvmplan_workbook.charts.plan_link_row`) grows with them,
+and its ranks and heaviest-links table (:func:`~zvmplan_workbook.charts.plan_top`) cover
+the new rows.
 
 Works on a template as ``python -m zvmplan_workbook.build`` writes it: nothing below the
 tables (the totals sit above them). Anything else is refused with :class:`GrowError`.
@@ -15,6 +18,7 @@ from xml.sax.saxutils import escape
 
 from defusedxml import ElementTree
 
+from . import charts as C
 from . import planner as P
 
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
@@ -52,6 +56,14 @@ def grow(entries: dict[str, bytes], n_rows: int) -> None:
         totals.update(P.scenario_totals(b, s_last))
     _grow_sheet(entries, paths[P.SCENARIOS], P.SCEN_FIRST_ROW, P.SCEN_LAST_ROW, s_last,
                 scenario_rows, totals)
+    if C.PLAN in paths:  # the Plan sheet's every-link table and what is read from it
+        e_last = C.PLAN_EVERY_FIRST + n_rows - 1
+        e_old = C.PLAN_EVERY_FIRST + P.N_ROWS - 1
+        cells = C.plan_top(e_last)
+        for r in range(C.PLAN_EVERY_FIRST, e_old + 1):  # the ranks over the longer table
+            cells[f"{C.PLAN_RANK}{r}"] = C.plan_link_row(r, e_last)[C.PLAN_RANK]
+        _grow_sheet(entries, paths[C.PLAN], C.PLAN_EVERY_FIRST, e_old, e_last,
+                    lambda r: C.plan_link_row(r, e_last), cells)
     wb = entries["xl/workbook.xml"].decode("utf-8")
     old = f"'{P.PLANNER}'!$A$1:${P.BASIS_COL}${P.LAST_ROW}<"
     if old in wb:

@@ -379,10 +379,11 @@ class FormulaCompiler:
 
     def _broken(self, i, exc) -> Template:
         """A formula formulas cannot compile: keep the value cached in the file."""
+        from ..syntax import syntax_error
         self.log.kept_cached += 1
+        why = syntax_error("=" + self.nodes.n_text[i]) or type(exc).__name__
         self.log.warnings.append(f"{self.nodes.n_label[i]}: cannot evaluate "
-                                 f"={self.nodes.n_text[i]} ({type(exc).__name__}); "
-                                 "kept its cached value")
+                                 f"={self.nodes.n_text[i]} ({why}); kept its cached value")
         return Template(None, [], [], False, set())
 
     def refused(self, i, why) -> Template:
