@@ -4,6 +4,8 @@
 
     zvmplan calc IN.xlsx -o OUT.xlsx       recalculate; OUT keeps formulas and caches values
     zvmplan calc IN.xlsx --in-place        ... writing IN itself (atomically)
+    zvmplan check IN.xlsx [--json]         recalculate in memory; list the formula cells
+                                           whose value differs from the one Excel saved
     zvmplan eval '=CPCPU_PER_MB("IUCV",9000)' [--basis]
     zvmplan functions [--json]             every worksheet function, with its arguments
 
@@ -15,7 +17,8 @@ its top-level imports light and import heavy packages inside ``run``: ``zvmplan 
 must start without ``formulas`` or ``openpyxl``).
 
 Exit codes: 0 success; 1 an error value from ``eval``, or a file refused or not
-written (one line on stderr, never a traceback); 2 a usage error.
+written (one line on stderr, never a traceback); 2 a usage error; ``check``: 4 some
+formula cells differ from the values Excel saved, 5 some could not be computed at all.
 """
 from __future__ import annotations
 
@@ -169,6 +172,26 @@ def progress_bar(stream=None, delay: float = PROGRESS_DELAY) -> _Bar | None:
         return None
 
 
+# ------------------------------------------------------------------ check ----
+def _check_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("input", metavar="IN.xlsx", help="an Excel-saved workbook (never modified)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--all", action="store_true",
+                   help="list every cell that differs (default: the first 50)")
+
+
+def _check(args: argparse.Namespace) -> int:
+    """Exit 0 when every formula cell agrees with the value Excel saved, 4 when some
+    differ, 5 when some could not be computed (see :mod:`zvmplan_addin.check`)."""
+    from .check import check, print_report
+    report = check(args.input)
+    if args.json:
+        print(report.to_json())
+    else:
+        print_report(report, limit=None if args.all else 50)
+    return report.exit_code()
+
+
 # ------------------------------------------------------------------- eval ----
 def _eval_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("formula", help="a formula, e.g. '=CPCPU_PER_MB(\"IUCV\",9000)'")
@@ -278,6 +301,8 @@ def _functions(args: argparse.Namespace) -> int:
 
 register(Command("calc", "recalculate a workbook; OUT keeps the formulas and caches the "
                  "values", _calc_args, _calc))
+register(Command("check", "recalculate a workbook in memory and list the formula cells "
+                 "whose value differs from the one Excel saved", _check_args, _check))
 register(Command("eval", "evaluate one formula and print the value (or the error and why)",
                  _eval_args, _eval))
 register(Command("functions", "list the worksheet functions with their arguments",
