@@ -15,8 +15,10 @@ Bounds (named constants below, stated in docs/engine.md):
   together, and at most :data:`MAX_RATIO`:1 compression for any part over
   :data:`RATIO_FLOOR`. A part that inflates to more or less than it declares, or whose
   CRC differs, is refused as damaged;
-* every part, whatever its name, is searched for a document type or entity declaration
-  (in UTF-8 and UTF-16), and every ``.xml`` and ``.rels`` part is parsed with the defused
+* every part read as XML -- by its name (``.xml``, ``.rels``, ``.vml``), by the content
+  type [Content_Types].xml gives it or its extension, or by its first bytes -- is
+  searched for a document type or entity declaration (in UTF-8 and UTF-16); binary
+  media are not (a Mac JPEG's XMP metadata holds a plist DOCTYPE). Every ``.xml`` and ``.rels`` part is parsed with the defused
   expat parser of :mod:`.xml` (no DTD, no entities), so a bomb is refused before use
   (the calculator leaves the parse of sheets and shared strings to the reader, which
   uses the same parser: ``safe_open_xlsx(parse_sheets=False)``).
