@@ -4,6 +4,7 @@
 
     zvmplan calc IN.xlsx -o OUT.xlsx       recalculate; OUT keeps formulas and caches values
     zvmplan calc IN.xlsx --in-place        ... writing IN itself (atomically)
+    zvmplan calc ... --keep-stale          ... even if some formulas could not be computed
     zvmplan check IN.xlsx [--json]         recalculate in memory; list the formula cells
                                            whose value differs from the one Excel saved
     zvmplan eval '=CPCPU_PER_MB("IUCV",9000)' [--basis]
@@ -17,7 +18,9 @@ its top-level imports light and import heavy packages inside ``run``: ``zvmplan 
 must start without ``formulas`` or ``openpyxl``).
 
 Exit codes: 0 success; 1 an error value from ``eval``, or a file refused or not
-written (one line on stderr, never a traceback); 2 a usage error; ``check``: 4 some
+written (one line on stderr, never a traceback); 2 a usage error; 3 ``calc``: some
+formulas could not be computed and would keep the values cached in the file, nothing
+written (the cells listed; ``--keep-stale`` writes them); ``check``: 4 some
 formula cells differ from the values Excel saved, 5 some could not be computed at all.
 """
 from __future__ import annotations
@@ -67,6 +70,22 @@ def _calc_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--in-place", action="store_true",
                    help="overwrite IN.xlsx (atomically) instead of writing -o")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    p.add_argument("--keep-stale", action="store_true",
+                   help="write OUT even if some formulas cannot be computed here: they keep "
+                   "the value cached in IN (listed, and the file asks Excel to recalculate "
+                   "on open); without it such a run writes nothing and exits 3")
+
+
+#: ``zvmplan calc``: some formula cells could not be computed; nothing written
+EXIT_STALE = 3
+STALE_SHOWN = 50        # stale cells listed before "... and N more"
+
+
+def _print_stale(stale: dict, stream) -> None:
+    for cell, why in list(stale.items())[:STALE_SHOWN]:
+        print(f"  {cell}: {why}", file=stream)
+    if len(stale) > STALE_SHOWN:
+        print(f"  ... and {len(stale) - STALE_SHOWN} more", file=stream)
 
 
 def _calc(args: argparse.Namespace) -> int:
@@ -81,25 +100,39 @@ def _calc(args: argparse.Namespace) -> int:
         out = args.input if args.in_place else args.output
         check_output_name(package, out)   # and a bad OUT before spending a recalculation
         target_of(out)
-        from .engine import calc
+        from .engine import StaleValues, calc
     except BaseException:
         package.close()
         raise
     bar = progress_bar() if not args.quiet else None
     try:
         report = calc(args.input, args.output, in_place=args.in_place,
-                      progress=bar.update if bar else None, package=package)
+                      progress=bar.update if bar else None, package=package,
+                      keep_stale=args.keep_stale)
+    except StaleValues as exc:
+        if bar:
+            bar.close()
+            bar = None
+        print(f"{PROG}: {exc}:", file=sys.stderr)
+        _print_stale(exc.report.stale, sys.stderr)
+        return EXIT_STALE
     finally:
         if bar:
             bar.close()
+    if report.stale:  # kept as asked: said even with -q
+        print(f"{PROG}: warning: {len(report.stale)} formula cells could not be computed "
+              "and keep the value cached in the input (the file asks Excel to recalculate "
+              "on open):", file=sys.stderr)
+        _print_stale(report.stale, sys.stderr)
     if not args.quiet:
         print(f"{report.out_path}: {report.summary()}")
         for cell, (code, reason) in list(report.errors.items())[:5]:
             print(f"  {cell}: {code} {reason}")
-        for line in report.warnings[:10]:
+        others = [w for w in report.warnings if w.partition(": ")[0] not in report.stale]
+        for line in others[:10]:
             print(f"  warning: {line}")
-        if len(report.warnings) > 10:
-            print(f"  ... and {len(report.warnings) - 10} more warnings")
+        if len(others) > 10:
+            print(f"  ... and {len(others) - 10} more warnings")
         if report.unsupported:
             print(f"  not implemented by the engine: {', '.join(sorted(report.unsupported))}")
         if report.full_calc_on_load:

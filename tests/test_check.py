@@ -13,11 +13,14 @@ import os
 import zipfile
 from xml.sax.saxutils import escape
 
+import openpyxl
 import pytest
 
 from zvmplan_addin import cli
 from zvmplan_addin.check import (EXIT_AGREE, EXIT_DIFFERS, EXIT_NOT_COMPUTED, ErrorCode,
                                  check, same_value)
+from zvmplan_addin.engine import StaleValues, calc
+from zvmplan_addin.recalc.write import stale_cells
 
 _TYPES = """<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">
@@ -42,12 +45,14 @@ _BOOK_RELS = """<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 def workbook(path, cells: dict) -> str:
     """An .xlsx whose one sheet ``S`` holds ``cells``: ref -> a number or text (an input),
     or ``(formula, t, cached)`` (``cached`` None: no ``<v>``), or ``(formula, t, cached,
-    ref)`` for an array formula over ``ref``."""
+    ref)`` for an array formula over ``ref``, or bytes: the cell's own XML."""
     from zvmplan_addin.recalc.shapes import parse_area
     rows: dict[int, list] = {}
     for ref, spec in cells.items():
         r, c, _, _ = parse_area(ref)
-        if isinstance(spec, tuple):
+        if isinstance(spec, bytes):
+            xml = spec.decode()
+        elif isinstance(spec, tuple):
             formula, t, cached, *area = spec
             f = (f'<f t="array" ref="{area[0]}">{escape(formula)}</f>' if area
                  else f"<f>{escape(formula)}</f>" if formula is not None else "")
@@ -190,3 +195,69 @@ def test_a_refused_file_is_one_line_and_exit_1(tmp_path, capsys):
     assert run(str(path)) == 1
     err = capsys.readouterr().err
     assert err.startswith("zvmplan: error:") and len(err.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------------------------
+# Never a stale value: a formula the engine cannot compute keeps the value cached in
+# the file only when the user asks (``zvmplan calc --keep-stale``); otherwise nothing
+# is written, the cells are listed with why and the exit code is 3.
+
+#: a one-variable data table (What-If Analysis): Excel's TABLE(), which the engine
+#: does not compute; Excel cached 10 and 20 in B2:B3
+DATA_TABLE = {"A1": 1, "C1": ("A1*10", None, 10), "A2": 1, "A3": 2,
+              "B2": b'<c r="B2"><f t="dataTable" ref="B2:B3" dt2D="0" dtr="0" r1="A1"/>'
+                    b"<v>10</v></c>",
+              "B3": 20.0}
+
+
+def test_calc_refuses_to_write_stale_values(tmp_path, capsys):
+    src = workbook(tmp_path / "dt.xlsx", DATA_TABLE)
+    out = tmp_path / "out.xlsx"
+    assert cli.main(["calc", src, "-o", str(out)]) == cli.EXIT_STALE == 3
+    err = capsys.readouterr().err
+    assert "1 formula cell could not be computed" in err
+    assert "nothing written (--keep-stale writes them)" in err
+    assert "  S!B2: a data table" in err
+    assert not out.exists() and sorted(os.listdir(tmp_path)) == ["dt.xlsx"]
+
+
+def test_in_place_refusal_leaves_the_input_as_it_was(tmp_path):
+    src = workbook(tmp_path / "dt.xlsx", DATA_TABLE)
+    before = open(src, "rb").read()
+    assert cli.main(["calc", src, "--in-place", "-q"]) == cli.EXIT_STALE
+    assert open(src, "rb").read() == before
+
+
+def test_keep_stale_writes_them_and_still_lists_them(tmp_path, capsys):
+    src = workbook(tmp_path / "dt.xlsx", DATA_TABLE)
+    out = tmp_path / "out.xlsx"
+    assert cli.main(["calc", src, "-o", str(out), "--keep-stale", "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "1 formula cells could not be computed and keep the value cached" in err
+    assert "  S!B2: a data table" in err
+    ws = openpyxl.load_workbook(out, data_only=True)["S"]
+    assert (ws["B2"].value, ws["C1"].value) == (10, 10)
+
+
+def test_the_api_raises_only_when_asked(tmp_path):
+    src = workbook(tmp_path / "dt.xlsx", DATA_TABLE)
+    with pytest.raises(StaleValues) as info:
+        calc(src, tmp_path / "a.xlsx", keep_stale=False)
+    assert info.value.report.stale == {"S!B2": "a data table"}
+    assert not (tmp_path / "a.xlsx").exists()
+    report = calc(src, tmp_path / "b.xlsx")
+    assert report.stale == {"S!B2": "a data table"} and report.full_calc_on_load
+
+
+def test_stale_cells_read_the_engines_warnings():
+    """Both ways the engine keeps a cached value are listed, and only those."""
+    warnings = ["S!B2: a data table; kept its cached value",
+                "S!C9: cannot evaluate =Table1[Col] (FormulaError); kept its cached value",
+                "S!D1: the 3x1 result cannot spill into D1:D3 (not empty)"]
+    assert stale_cells(warnings) == {"S!B2": "a data table",
+                                     "S!C9": "cannot evaluate =Table1[Col] (FormulaError)"}
+
+
+def test_a_workbook_without_stale_cells_exits_0(tmp_path):
+    src = workbook(tmp_path / "ok.xlsx", {"A1": 1, "B1": ("A1*2", None, 0)})
+    assert cli.main(["calc", src, "-o", str(tmp_path / "o.xlsx"), "-q"]) == 0

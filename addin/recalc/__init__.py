@@ -65,6 +65,7 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {"calc": "calc", "CalcReport": "write", "Engine": "calc", "EngineError": "calc",
+            "StaleValues": "calc",
             "install_functions": "install", "evaluate_formula": "formula"}
 
 

@@ -25,6 +25,19 @@ class EngineError(Exception):
     """The recalculation could not be done; the message is one line."""
 
 
+class StaleValues(EngineError):
+    """Some formula cells could not be computed and would keep the value cached in the
+    file (:attr:`CalcReport.stale`); nothing was written. ``calc(..., keep_stale=True)``
+    writes them (flagged for recalculation on open)."""
+
+    def __init__(self, report: CalcReport):
+        self.report = report
+        n = len(report.stale)
+        super().__init__(f"{n} formula cell{'s' if n != 1 else ''} could not be computed "
+                         f"and would keep the value cached in {os.path.basename(report.in_path)}"
+                         "; nothing written (--keep-stale writes them)")
+
+
 class Engine(Nodes, Compiler, FormulaCompiler, CellIndex, Order, Evaluator, Columns, Results):
     """Recalculate one workbook read by :func:`zvmplan_addin.xlsxio.read_workbook`:
     :meth:`run`, then :meth:`updates` and :meth:`report`."""
@@ -60,22 +73,26 @@ class Engine(Nodes, Compiler, FormulaCompiler, CellIndex, Order, Evaluator, Colu
 
 def calc(in_path, out_path=None, *, in_place: bool = False,
          progress: Callable[[int, int], None] | None = None,
-         package: xlsxio.XlsxPackage | None = None) -> CalcReport:
+         package: xlsxio.XlsxPackage | None = None, keep_stale: bool = True) -> CalcReport:
     """Recalculate every formula of ``in_path`` and write ``out_path`` with the formulas
     kept and their values cached. ``in_path`` is never modified unless ``in_place``
     (then ``out_path`` must be None or the same file). ``package``: ``in_path`` already
     opened with :func:`~zvmplan_addin.xlsxio.safe_open_xlsx` (closed on return). Raises
     :class:`~zvmplan_addin.xlsxio.UnsafeWorkbookError` for a file it refuses and
-    :class:`EngineError` for a bad request."""
+    :class:`EngineError` for a bad request. A formula the engine cannot compute keeps
+    the value cached in the file (listed in the report's ``stale``, and the file is
+    flagged for recalculation on open); with ``keep_stale=False`` such a cell raises
+    :class:`StaleValues` instead and nothing is written (``zvmplan calc`` does so unless
+    given ``--keep-stale``)."""
     in_path = os.fspath(in_path)
     try:
-        return _calc(in_path, out_path, in_place, progress, package)
+        return _calc(in_path, out_path, in_place, progress, package, keep_stale)
     finally:
         if package is not None:
             package.close()
 
 
-def _calc(in_path, out_path, in_place, progress, package) -> CalcReport:
+def _calc(in_path, out_path, in_place, progress, package, keep_stale=True) -> CalcReport:
     if in_place:
         if out_path is not None and not _same_file(in_path, os.fspath(out_path)):
             raise EngineError("--in-place writes the input file; do not also give -o")
@@ -108,6 +125,8 @@ def _calc(in_path, out_path, in_place, progress, package) -> CalcReport:
                 replaced[sheet.part] = xlsxio.rewrite_sheet_blocks(  # made while written
                     pkg.read(sheet.part), rows, sheet.part, layout=sheet.layout)
         engine.report(report)
+        if report.stale and not keep_stale:
+            raise StaleValues(report)
         xlsxio.write_package(pkg, out_path, replaced, report.full_calc_on_load)
         t4 = time.perf_counter()
     report.seconds = t4 - t0

@@ -34,6 +34,9 @@ class CalcReport:
     full_calc_on_load: bool = False
     timings: dict = field(default_factory=dict)
     sheets: list = field(default_factory=list)    # the workbook's worksheet names
+    #: formula cells the engine could not compute, which keep the value cached in the
+    #: file (``Sheet!A1`` -> why): *stale* values, which ``calc`` writes only when asked
+    stale: dict = field(default_factory=dict)
 
     def summary(self) -> str:
         parts = [f"{self.formulas} formula cells recalculated in {self.seconds:.2f} s "
@@ -45,6 +48,21 @@ class CalcReport:
         if self.spills:
             parts.append(f"{self.spills} spilled arrays")
         return "; ".join(parts)
+
+
+#: how the engine's warning about a formula it could not compute ends
+KEPT_CACHED = "kept its cached value"
+
+
+def stale_cells(warnings) -> dict:
+    """``Sheet!A1`` -> why, for each warning that a formula cell kept its cached value
+    (a formula the engine cannot compile, a data table)."""
+    out = {}
+    for line in warnings:
+        cell, sep, why = line.partition(": ")
+        if sep and why.endswith(KEPT_CACHED):
+            out[cell] = why[:-len(KEPT_CACHED)].rstrip("; ")
+    return out
 
 
 class Results:
@@ -130,6 +148,7 @@ class Results:
         report.circular = sorted(self.n_label[i] for i in self.circular)
         report.spills = len(self.spill_area)
         report.warnings = list(self.warnings)
+        report.stale = stale_cells(self.warnings)
         report.unsupported = set(self.unsupported)
         bad = []            # the formula cells that show an error, in node order
         for s, (mine, _, _, values) in self._formula_values().items():
