@@ -18,7 +18,11 @@ Comparison rules (:func:`same_value`; docs/engine.md gives the evidence):
 * a formula whose result is an empty cell is cached by Excel as 0, and as ``""`` when it
   returns empty text: compared as written, so 0 and ``""`` differ;
 * a formula cell with no cached value (a file saved without values) is not compared and
-  is counted as such.
+  is counted as such;
+* a formula calling a volatile function whose value is drawn or read from the clock
+  (:data:`VOLATILE`: RAND, RANDBETWEEN, RANDARRAY, NOW, TODAY) cannot give Excel's value
+  again: it is not compared, and its saved value is kept as an input, so the formulas
+  that read it are compared with Excel's on the same draw.
 
 Each cell that does not agree is listed with why, when the engine knows: the reason of
 an error it returned, a function it does not implement, a formula it cannot compile.
@@ -27,12 +31,16 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 
 #: exit codes of ``zvmplan check`` (1: a file refused, 2: a usage error, as every command)
 EXIT_AGREE = 0
 EXIT_DIFFERS = 4          # some formula cells the engine computed differ from Excel's
 EXIT_NOT_COMPUTED = 5     # some formula cells the engine could not compute at all
+#: functions whose value Excel draws at random or reads from the clock
+VOLATILE = ("RAND", "RANDBETWEEN", "RANDARRAY", "NOW", "TODAY")
+_VOLATILE_CALL = re.compile(r"(?<![\w.])(?:_xlfn\.)?(?:%s)\s*\(" % "|".join(VOLATILE), re.I)
 SIGNIFICANT = 15
 RELATIVE = 0.5 * 10.0 ** (1 - SIGNIFICANT)   # 5e-15: equal to 15 significant digits
 
@@ -66,6 +74,7 @@ class CheckReport:
     compared: int = 0               # formula cells with a saved value, compared
     agreeing: int = 0
     unsaved: int = 0                # formula cells the file holds no value for
+    volatile: int = 0               # formula cells calling RAND, NOW...: kept, not compared
     mismatches: list = field(default_factory=list)
     sheets: list = field(default_factory=list)
     #: with ``check(..., keep_cells=True)``: every compared cell as (sheet index, row,
@@ -91,12 +100,15 @@ class CheckReport:
                 f"{len(self.not_computed)} could not be computed")
         if self.unsaved:
             text += f" ({self.unsaved} formula cells have no saved value to compare)"
+        if self.volatile:
+            text += (f" ({self.volatile} formula cells call {'/'.join(VOLATILE)}: not "
+                     "compared, their saved values read as inputs)")
         return text
 
     def as_dict(self) -> dict:
         return {"file": self.path, "compared": self.compared, "agreeing": self.agreeing,
                 "differing": len(self.differing), "not_computed": len(self.not_computed),
-                "unsaved": self.unsaved, "exit_code": self.exit_code(),
+                "unsaved": self.unsaved, "volatile": self.volatile, "exit_code": self.exit_code(),
                 "cells": [m.as_dict() for m in self.mismatches]}
 
     def to_json(self) -> str:
@@ -160,6 +172,7 @@ def check(path, keep_cells: bool = False) -> CheckReport:
     with xlsxio.safe_open_xlsx(path, parse_sheets=False) as pkg:
         book = xlsxio.read_workbook(pkg)
     report.sheets = [s.name for s in book.sheets]
+    report.volatile = _pin_volatile(book)
     saved = _strip_saved(book)
     install_functions()
     engine = Engine(book)
@@ -180,6 +193,27 @@ def check(path, keep_cells: bool = False) -> CheckReport:
         else:
             report.mismatches.append(record)
     return report
+
+
+def calls_volatile(formula: str) -> bool:
+    """Does ``formula`` call one of :data:`VOLATILE` (outside its text literals)?"""
+    return any(_VOLATILE_CALL.search(piece) for piece in formula.split('"')[::2])
+
+
+def _pin_volatile(book) -> int:
+    """Each formula cell of ``book`` calling a :data:`VOLATILE` function, with a saved
+    value, becomes an input holding that value (an array formula: each cell of its
+    range); returns how many cells."""
+    pinned = 0
+    for sheet in book.sheets:
+        for (r, c), f in list(sheet.formulas.items()):
+            if not calls_volatile(f.text) or (r, c) not in sheet.cached:
+                continue
+            del sheet.formulas[r, c]
+            sheet.values[r, c] = sheet.cached.pop((r, c))
+            area = f.area if f.kind == "array" and f.area else (r, c, r, c)
+            pinned += (area[2] - area[0] + 1) * (area[3] - area[1] + 1)
+    return pinned
 
 
 def _strip_saved(book) -> dict:

@@ -59,8 +59,8 @@ def _worker(path: str, memory_mib: int) -> None:
     report = check(path, keep_cells=True)
     cells = [[s, r, c, m.cell, m.formula, to_json(m.saved), to_json(m.recalculated),
               m.computed, m.reason, agree] for s, r, c, m, agree in report.cells]
-    json.dump({"sheets": report.sheets, "cells": cells, "unsaved": report.unsaved},
-              sys.stdout)
+    json.dump({"sheets": report.sheets, "cells": cells, "unsaved": report.unsaved,
+               "volatile": report.volatile}, sys.stdout)
 
 
 def run_zvmplan(path: str, seconds: float, memory_mib: int) -> dict:
@@ -187,9 +187,17 @@ def kind_of(saved, got, computed: bool, reason: str) -> str:
         return "not computed"
     if isinstance(got, ErrorCode):
         return "wrong error code" if isinstance(saved, ErrorCode) else "error where Excel has a value"
+    if isinstance(saved, ErrorCode) and reason:
+        return "value where Excel has an error (with a reason)"
+    if reason:
+        return "wrong value (with a reason)"
     if isinstance(saved, ErrorCode):
-        return "value where Excel has an error"
-    return "wrong value (with a reason)" if reason else "silent wrong value"
+        return "silent value where Excel has an error"
+    return "silent wrong value"
+
+
+def is_silent(kind: str) -> bool:
+    return kind.startswith("silent")
 
 
 def _cells_read_otherwise(path: str) -> dict:
@@ -226,10 +234,11 @@ def _cells_read_otherwise(path: str) -> dict:
 
 def score(rows: list[dict], results: dict, lo: dict | None, corpus: str) -> dict:
     from zvmplan_addin.check import same_value
-    total = agree_z = agree_lo = silent_z = silent_lo = 0
+    total = agree_z = agree_lo = silent_z = silent_lo = volatile = 0
     failed_z, failed_lo = [], []
     by_function = collections.defaultdict(lambda: [0, 0, [], set()])  # cells, silent, examples, files
     closeness = collections.Counter()   # numbers both computed: how close to Excel's
+    by_repo = collections.defaultdict(lambda: [0, 0, 0, 0, 0])  # books, cells, z, lo, volatile
     by_kind = collections.Counter()
     by_kind_examples = collections.defaultdict(list)
     by_reason = collections.Counter()
@@ -247,8 +256,14 @@ def score(rows: list[dict], results: dict, lo: dict | None, corpus: str) -> dict
                 total += row["formula_cells"]
                 continue
         sheets = res["sheets"]
+        repo = by_repo[row["repository"]]
+        repo[0] += 1
+        repo[4] += res.get("volatile", 0)
+        volatile += res.get("volatile", 0)
         for s, r, c, label, formula, saved, got, computed, reason, agree in res["cells"]:
             total += 1
+            repo[1] += 1
+            repo[2] += bool(agree)
             saved, got = _value(saved), _value(got)
             if type(saved) is float and type(got) is float:
                 closeness[_closeness(saved, got)] += 1
@@ -259,14 +274,14 @@ def score(rows: list[dict], results: dict, lo: dict | None, corpus: str) -> dict
                 by_kind[kind] += 1
                 if len(by_kind_examples[kind]) < 2:
                     by_kind_examples[kind].append(f"{name} {label} {formula}")
-                if kind == "silent wrong value":
+                if is_silent(kind):
                     silent_z += 1
                 if reason:
                     by_reason[_reason_class(reason)] += 1
                 for fn in functions_in(formula) or ["(operators and references only)"]:
                     entry = by_function[fn]
                     entry[0] += 1
-                    entry[1] += kind == "silent wrong value"
+                    entry[1] += is_silent(kind)
                     entry[3].add(name)
                     if len(entry[2]) < 2:
                         entry[2].append(f"{name} {label} {formula[:80]} saved={saved!r} "
@@ -277,6 +292,7 @@ def score(rows: list[dict], results: dict, lo: dict | None, corpus: str) -> dict
                 from zvmplan_addin.check import ErrorCode
                 if v is not None and same_value(saved, v):
                     agree_lo += 1
+                    repo[3] += 1
                 elif v is not None and not isinstance(v, ErrorCode):
                     silent_lo += 1
     return {"workbooks": len(rows), "cells": total, "agree_zvmplan": agree_z,
@@ -285,6 +301,10 @@ def score(rows: list[dict], results: dict, lo: dict | None, corpus: str) -> dict
             "failed_zvmplan": failed_z, "failed_libreoffice": failed_lo,
             "by_kind": dict(by_kind), "by_kind_examples": dict(by_kind_examples),
             "by_reason": dict(by_reason), "closeness": dict(closeness),
+            "volatile": volatile,
+            "by_repository": {k: dict(zip(("workbooks", "cells", "agree_zvmplan",
+                                           "agree_libreoffice", "volatile"), v))
+                              for k, v in by_repo.items()},
             "by_function": {k: {"cells": v[0], "silent": v[1], "examples": v[2],
                                 "workbooks": len(v[3])}
                             for k, v in by_function.items()}}
@@ -322,6 +342,18 @@ def print_score(s: dict, top: int) -> None:
               f"({100 * s['agree_libreoffice'] / cells:.1f}%) | {s['silent_libreoffice']} | "
               f"{len(s['failed_libreoffice'])} |")
     print()
+    print(f"({s['volatile']} formula cells calling RAND, RANDBETWEEN, RANDARRAY, NOW or TODAY "
+          "are not compared; zvmplan reads Excel's draw as an input, LibreOffice draws anew)")
+    print()
+    print("| repository | workbooks | cells | zvmplan | LibreOffice |")
+    print("| --- | --- | --- | --- | --- |")
+    for repo, e in sorted(s["by_repository"].items(), key=lambda kv: -kv[1]["cells"]):
+        n = e["cells"] or 1
+        lo = (f"{100 * e['agree_libreoffice'] / n:.1f}%" if s["agree_libreoffice"] is not None
+              else "")
+        print(f"| {repo} | {e['workbooks']} | {e['cells']} | "
+              f"{100 * e['agree_zvmplan'] / n:.1f}% | {lo} |")
+    print()
     print("zvmplan's disagreements by kind:")
     for kind, n in sorted(s["by_kind"].items(), key=lambda kv: -kv[1]):
         print(f"  {n:6d}  {kind}: e.g. {'; '.join(s['by_kind_examples'][kind])}")
@@ -356,6 +388,10 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="OUT.json", help="also write the whole score as JSON")
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--only", help="score only the files whose name contains this")
+    ap.add_argument("--results", metavar="FILE.json",
+                    help="keep zvmplan's per-workbook results in FILE (with --reuse: read "
+                    "them from it instead of recalculating, to study the classes)")
+    ap.add_argument("--reuse", action="store_true")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.one:
@@ -365,11 +401,16 @@ def main(argv=None) -> int:
     if args.only:
         rows = [r for r in rows if args.only in r["file"]]
     results = {}
+    if args.reuse and args.results and Path(args.results).exists():
+        results = json.loads(Path(args.results).read_text(encoding="utf-8"))
+    todo = [r for r in rows if r["blob"] not in results]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         futures = {pool.submit(run_zvmplan, os.path.join(args.corpus, r["file"]),
-                               args.seconds, args.memory_mib): r for r in rows}
+                               args.seconds, args.memory_mib): r for r in todo}
         for fut in concurrent.futures.as_completed(futures):
             results[futures[fut]["blob"]] = fut.result()
+    if args.results:
+        Path(args.results).write_text(json.dumps(results), encoding="utf-8")
     lo = None if args.no_libreoffice else libreoffice_values(rows, args.corpus, args.seconds)
     s = score(rows, results, lo, args.corpus)
     print_score(s, args.top)

@@ -189,6 +189,19 @@ def test_cells_without_a_saved_value_are_counted_not_compared(tmp_path, capsys):
     assert "1 formula cells have no saved value to compare" in capsys.readouterr().out
 
 
+def test_volatile_cells_are_read_as_saved_and_not_compared(tmp_path, capsys):
+    """RAND and TODAY cannot give Excel's value again: Excel's draw is read as an input,
+    so a formula reading it is compared on the same draw (C1 = 2 * 0.25)."""
+    path = workbook(tmp_path / "v.xlsx", {"A1": ("RAND()", None, 0.25),
+                                          "B1": ("TODAY()-1", None, 45000),
+                                          "C1": ("A1*2", None, 0.5),
+                                          "D1": ('"RAND()"&"x"', "str", "RAND()x")})
+    assert run(path) == EXIT_AGREE
+    out = capsys.readouterr().out
+    assert "2 formula cells compared: 2 agree" in out
+    assert "(2 formula cells call RAND/RANDBETWEEN/RANDARRAY/NOW/TODAY: not compared" in out
+
+
 def test_a_refused_file_is_one_line_and_exit_1(tmp_path, capsys):
     path = tmp_path / "x.xlsx"
     path.write_bytes(b"not a zip")
