@@ -149,8 +149,13 @@ def _convert(exe, profile, chunk, corpus, tmp, cache, timeout) -> None:
 
 
 def _read_values(path: Path) -> dict:
+    """The values LibreOffice cached in ``path``, read by zvmplan's reader with the
+    compression-ratio bound lifted (LibreOffice's own output of a corpus file, not a
+    file from outside: a sheet of one long repeated text compresses beyond 200:1)."""
     from zvmplan_addin import xlsxio
     from zvmplan_addin.check import _json, file_value
+    from zvmplan_addin.xlsx import package
+    package.MAX_RATIO = max(package.MAX_RATIO, 100_000)
     try:
         with xlsxio.safe_open_xlsx(str(path), parse_sheets=False) as pkg:
             book = xlsxio.read_workbook(pkg)
@@ -196,6 +201,32 @@ def kind_of(saved, got, computed: bool, reason: str) -> str:
     return "silent wrong value"
 
 
+_WRAPPERS = {"IF", "IFERROR", "IFNA", "AND", "OR", "NOT", "IFS"}
+
+
+def class_of(kind: str, formula: str, reason: str) -> str:
+    """A disagreement's class, for the helpers who fix them: what could not be computed
+    and why, or the kind of wrong answer and the function most likely at fault (the
+    first one in the formula that is not IF, IFERROR, AND...)."""
+    if kind == "workbook not read":
+        return kind
+    if "circular reference" in reason:
+        return f"{kind}: on a circular reference"
+    if "cannot spill" in reason:
+        return f"{kind}: an array that cannot spill"
+    if kind == "not computed":
+        if reason.startswith("not implemented by the engine:"):
+            return "not computed: not implemented: " + reason.split(":", 1)[1].strip()
+        if "[" in formula:
+            return "not computed: a structured reference (Table[Column])"
+        if reason.startswith("a data table"):
+            return "not computed: a data table"
+        return "not computed: " + (_reason_class(reason).split(" (")[0] or "no reason")
+    names = functions_in(formula)
+    main = next((n for n in names if n not in _WRAPPERS), names[0] if names else None)
+    return f"{kind}: {main or 'operators and references only'}"
+
+
 def is_silent(kind: str) -> bool:
     return kind.startswith("silent")
 
@@ -235,11 +266,13 @@ def _cells_read_otherwise(path: str) -> dict:
 def score(rows: list[dict], results: dict, lo: dict | None, corpus: str) -> dict:
     from zvmplan_addin.check import same_value
     total = agree_z = agree_lo = silent_z = silent_lo = volatile = 0
+    both = collections.Counter()    # on the workbooks LibreOffice opened
     failed_z, failed_lo = [], []
     by_function = collections.defaultdict(lambda: [0, 0, [], set()])  # cells, silent, examples, files
     closeness = collections.Counter()   # numbers both computed: how close to Excel's
     by_repo = collections.defaultdict(lambda: [0, 0, 0, 0, 0])  # books, cells, z, lo, volatile
     by_kind = collections.Counter()
+    by_class = collections.defaultdict(lambda: [0, set(), []])  # cells, workbooks, examples
     by_kind_examples = collections.defaultdict(list)
     by_reason = collections.Counter()
     for row in rows:
@@ -264,6 +297,9 @@ def score(rows: list[dict], results: dict, lo: dict | None, corpus: str) -> dict
             total += 1
             repo[1] += 1
             repo[2] += bool(agree)
+            lo_read = lo_res is not None and "failed" not in lo_res
+            both["cells"] += lo_read
+            both["agree_zvmplan"] += lo_read and bool(agree)
             saved, got = _value(saved), _value(got)
             if type(saved) is float and type(got) is float:
                 closeness[_closeness(saved, got)] += 1
@@ -276,6 +312,13 @@ def score(rows: list[dict], results: dict, lo: dict | None, corpus: str) -> dict
                     by_kind_examples[kind].append(f"{name} {label} {formula}")
                 if is_silent(kind):
                     silent_z += 1
+                    both["silent_zvmplan"] += lo_read
+                klass = by_class[class_of(kind, formula, reason)]
+                klass[0] += 1
+                klass[1].add(name)
+                if len(klass[2]) < 2 and not any(e.startswith(name) for e in klass[2]):
+                    klass[2].append(f"{name} {label} {formula[:70]} saved={saved!r} "
+                                    f"zvmplan={got!r}")
                 if reason:
                     by_reason[_reason_class(reason)] += 1
                 for fn in functions_in(formula) or ["(operators and references only)"]:
@@ -301,7 +344,9 @@ def score(rows: list[dict], results: dict, lo: dict | None, corpus: str) -> dict
             "failed_zvmplan": failed_z, "failed_libreoffice": failed_lo,
             "by_kind": dict(by_kind), "by_kind_examples": dict(by_kind_examples),
             "by_reason": dict(by_reason), "closeness": dict(closeness),
-            "volatile": volatile,
+            "by_class": {k: {"cells": v[0], "workbooks": len(v[1]), "examples": v[2]}
+                         for k, v in by_class.items()},
+            "volatile": volatile, "on_libreoffice_workbooks": dict(both),
             "by_repository": {k: dict(zip(("workbooks", "cells", "agree_zvmplan",
                                            "agree_libreoffice", "volatile"), v))
                               for k, v in by_repo.items()},
@@ -341,6 +386,13 @@ def print_score(s: dict, top: int) -> None:
         print(f"| LibreOffice | {s['agree_libreoffice']} "
               f"({100 * s['agree_libreoffice'] / cells:.1f}%) | {s['silent_libreoffice']} | "
               f"{len(s['failed_libreoffice'])} |")
+        b = s["on_libreoffice_workbooks"]
+        n = b.get("cells") or 1
+        print(f"| zvmplan, on the {s['workbooks'] - len(s['failed_libreoffice'])} workbooks "
+              f"LibreOffice opens ({b.get('cells', 0)} cells) | {b.get('agree_zvmplan', 0)} "
+              f"({100 * b.get('agree_zvmplan', 0) / n:.1f}%) | {b.get('silent_zvmplan', 0)} | |")
+        print(f"| LibreOffice, on the same | {s['agree_libreoffice']} "
+              f"({100 * s['agree_libreoffice'] / n:.1f}%) | {s['silent_libreoffice']} | |")
     print()
     print(f"({s['volatile']} formula cells calling RAND, RANDBETWEEN, RANDARRAY, NOW or TODAY "
           "are not compared; zvmplan reads Excel's draw as an input, LibreOffice draws anew)")
@@ -361,6 +413,12 @@ def print_score(s: dict, top: int) -> None:
         print("workbooks zvmplan did not read (every formula cell counted as disagreeing):")
         for name, why, n in s["failed_zvmplan"]:
             print(f"  {name} ({n} cells): {why}")
+    print(f"top {top} classes of zvmplan's disagreements:")
+    ranked = sorted(s["by_class"].items(), key=lambda kv: (-kv[1]["cells"], kv[0]))
+    for i, (klass, e) in enumerate(ranked[:top], 1):
+        print(f"{i:3d}. {e['cells']:6d} cells in {e['workbooks']:3d} workbooks  {klass}")
+        for ex in e["examples"]:
+            print(f"          {ex}")
     print(f"top {top} functions in the formulas that disagree (a cell counts once for each "
           "function it calls):")
     ranked = sorted(s["by_function"].items(), key=lambda kv: (-kv[1]["cells"], kv[0]))
@@ -383,6 +441,8 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seconds", type=float, default=120.0,
                     help="time budget of one workbook [s]")
+    ap.add_argument("--libreoffice-seconds", type=float, default=600.0,
+                    help="time budget of one workbook in LibreOffice [s]")
     ap.add_argument("--memory-mib", type=int, default=2048,
                     help="address-space budget of one workbook [MiB]")
     ap.add_argument("--json", metavar="OUT.json", help="also write the whole score as JSON")
@@ -411,7 +471,8 @@ def main(argv=None) -> int:
             results[futures[fut]["blob"]] = fut.result()
     if args.results:
         Path(args.results).write_text(json.dumps(results), encoding="utf-8")
-    lo = None if args.no_libreoffice else libreoffice_values(rows, args.corpus, args.seconds)
+    lo = None if args.no_libreoffice else libreoffice_values(rows, args.corpus,
+                                                             args.libreoffice_seconds)
     s = score(rows, results, lo, args.corpus)
     print_score(s, args.top)
     if args.json:
