@@ -141,8 +141,9 @@ def same_value(saved, recalculated) -> bool:
 
 
 def file_value(v):
-    """A value as read from the file (xlsxio) -> float, str, bool or ErrorCode."""
-    from .xlsxio import XlError
+    """A value as read from the file (:mod:`zvmplan_addin.xlsx`) -> float, str, bool or
+    ErrorCode."""
+    from .xlsx import XlError
     if isinstance(v, XlError):
         return ErrorCode(v)
     if isinstance(v, bool):
@@ -162,22 +163,22 @@ def engine_value(v):
 def check(path, keep_cells: bool = False) -> CheckReport:
     """Recalculate ``path`` in memory from its inputs and compare each formula cell with
     the value Excel saved (see the module docstring). Raises
-    :class:`~zvmplan_addin.xlsxio.UnsafeWorkbookError` for a file it refuses."""
+    :class:`~zvmplan_addin.xlsx.UnsafeWorkbookError` for a file it refuses."""
     import os
-    from . import xlsxio
-    from .recalc.calc import Engine
+    from . import xlsx
+    from .recalc.engine import Engine
     from .recalc.install import install_functions
     path = os.fspath(path)
     report = CheckReport(path, cells=[] if keep_cells else None)
-    with xlsxio.safe_open_xlsx(path, parse_sheets=False) as pkg:
-        book = xlsxio.read_workbook(pkg)
+    with xlsx.safe_open_xlsx(path, parse_sheets=False) as pkg:
+        book = xlsx.read_workbook(pkg)
     report.sheets = [s.name for s in book.sheets]
     report.volatile = _pin_volatile(book)
     saved = _strip_saved(book)
     install_functions()
     engine = Engine(book)
     engine.recalculate()
-    for cell in _engine_cells(engine, saved):
+    for cell in _engine_cells(engine, book, saved):
         where, label, formula, value, recalculated, computed, reason = cell
         if value is None:
             report.unsaved += 1
@@ -235,30 +236,33 @@ def _strip_saved(book) -> dict:
     return saved
 
 
-def _engine_cells(engine, saved: dict):
+def _engine_cells(engine, book, saved: dict):
     """((sheet, row, col), label, formula, saved, recalculated, computed, reason) for every formula cell of
     the engine's workbook and every cell its array formulas fill, in the engine's order.
 
-    The one place that reads the engine's node lists (``n_*``, ``template``, ``grids``,
-    ``reasons``, ``warnings``); what it reads is what :meth:`Engine.report` reads."""
-    from .recalc import shapes
+    The one place that reads the engine's collaborators (``nodes``, ``code``,
+    ``results``, ``log``): what :func:`~zvmplan_addin.recalc.write.fill_report` reads."""
     from .recalc.values import display
+    from .xlsx.cells import a1
+    nodes, log = engine.nodes, engine.log
+    templates = engine.code.template
     warned = {}
-    for line in engine.warnings:
+    for line in log.warnings:
         cell, sep, why = line.partition(": ")
         if sep:
             warned.setdefault(cell, why)
-    circular = {engine.n_label[i] for i in engine.circular}
-    sheets = engine.book.sheets
+    circular = {nodes.n_label[i] for i in engine.results.circular}
+    reasons = log.reasons.log
+    sheets = book.sheets
     done = set()
-    for i in range(engine.cells):
-        s, r, c = engine.n_sheet[i], engine.n_row[i], engine.n_col[i]
-        label, text = engine.n_label[i], engine.n_text[i]
-        template = engine.template[i]
+    for i in range(nodes.cells):
+        s, r, c = nodes.n_sheet[i], nodes.n_row[i], nodes.n_col[i]
+        label, text = nodes.n_label[i], nodes.n_text[i]
+        template = templates[i]
         computed = template is not None and template.pipe is not None
         reason = ""
-        if engine.reasons.get(label):
-            reason = " ".join(engine.reasons[label]).strip()
+        if reasons.get(label):
+            reason = " ".join(reasons[label]).strip()
         elif label in warned:
             reason = warned[label]
         if label in circular:
@@ -267,13 +271,13 @@ def _engine_cells(engine, saved: dict):
         if missing:  # a function (or name) the engine does not know: #NAME? here
             reason = reason or ("not implemented by the engine: "
                                 + ", ".join(sorted(map(str, missing))))
-        area = engine.n_area[i] or (r, c, r, c)
-        grid = engine.grids[s]
+        area = nodes.n_area[i] or (r, c, r, c)
+        grid = nodes.grids[s]
         prefix = display(sheets[s].name) + "!"
         for rr in range(area[0], area[2] + 1):
             for cc in range(area[1], area[3] + 1):
                 done.add((s, rr, cc))
-                here = label if (rr, cc) == (r, c) else prefix + shapes.a1(rr, cc)
+                here = label if (rr, cc) == (r, c) else prefix + a1(rr, cc)
                 value = saved.get((s, rr, cc))
                 got = engine_value(grid.get(rr, cc)) if computed else None
                 if missing and isinstance(got, ErrorCode) and not same_value(value, got):
@@ -284,7 +288,7 @@ def _engine_cells(engine, saved: dict):
     for (s, r, c), value in saved.items():
         if (s, r, c) in done:
             continue
-        label = display(sheets[s].name) + "!" + shapes.a1(r, c)
+        label = display(sheets[s].name) + "!" + a1(r, c)
         f = sheets[s].formulas.get((r, c))
         text = f.text if f is not None else ""
         yield ((s, r, c), label, text, value, None, False,

@@ -10,18 +10,18 @@
     zvmplan eval '=CPCPU_PER_MB("IUCV",9000)' [--basis]
     zvmplan functions [--json]             every worksheet function, with its arguments
 
-Adding a subcommand: write a :class:`Command` (a name, a one-line help, ``configure``
-to declare its arguments on an argparse parser and ``run`` returning the exit code)
-and pass it to :func:`register`; either here, or in a module listed in
-:data:`PLUGINS`, which is imported when the command line starts if it exists (so keep
-its top-level imports light and import heavy packages inside ``run``: ``zvmplan eval``
-must start without ``formulas`` or ``openpyxl``).
+Subcommands live in the registry of :mod:`zvmplan_addin.commands`: the four above are
+registered here, the others (``fill``, ``render``, ``export-lite``) by the modules listed in
+:data:`PLUGINS`, which the command line imports by name when it starts. A plugin imports
+:mod:`zvmplan_addin.commands`, never this module, so the dependency runs one way
+(cli -> plugin -> commands) and ``python -m zvmplan_addin.cli`` sees the same registry as
+the ``zvmplan`` script.
 
 Exit codes: 0 success; 1 an error value from ``eval``, or a file refused or not
 written (one line on stderr, never a traceback); 2 a usage error; 3 ``calc``: some
 formulas could not be computed and would keep the values cached in the file, nothing
-written (the cells listed; ``--keep-stale`` writes them); ``check``: 4 some
-formula cells differ from the values Excel saved, 5 some could not be computed at all.
+written (the cells listed; ``--keep-stale`` writes them); ``check``: 4 some formula
+cells differ from the values Excel saved, 5 some could not be computed at all.
 """
 from __future__ import annotations
 
@@ -30,35 +30,17 @@ import importlib
 import json
 import os
 import sys
-from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
+
+from .commands import COMMANDS, PROGRESS_DELAY, Command, UserError, progress_bar, register
+
+__all__ = ["main", "build_parser", "PLUGINS", "COMMANDS", "Command", "UserError", "register",
+           "progress_bar", "PROGRESS_DELAY"]
 
 PROG = "zvmplan"
 #: modules that may add subcommands (``fill``, ``export-lite``); missing ones are skipped
 PLUGINS = ("zvmplan_workbook.fill", "zvmplan_workbook.render", "zvmplan_addin.export_lite")
-
-
-class UserError(Exception):
-    """Something the user can fix; printed as one line, exit code 1."""
-
-
-@dataclass
-class Command:
-    name: str
-    help: str
-    configure: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace], int]
-
-
-COMMANDS: dict[str, Command] = {}
-
-
-def register(command: Command) -> Command:
-    """Add (or replace) a subcommand."""
-    COMMANDS[command.name] = command
-    return command
 
 
 # ------------------------------------------------------------------- calc ----
@@ -94,19 +76,20 @@ def _calc(args: argparse.Namespace) -> int:
     if args.in_place and args.output:
         raise UserError("give either -o OUT.xlsx or --in-place, not both")
     from .xlsx import check_output_name, target_of
-    from .xlsxio import safe_open_xlsx
+    from .xlsx import safe_open_xlsx
     package = safe_open_xlsx(args.input, parse_sheets=False)  # refuse a bad file first
     try:
         out = args.input if args.in_place else args.output
         check_output_name(package, out)   # and a bad OUT before spending a recalculation
         target_of(out)
-        from .engine import StaleValues, calc
+        from .recalc import Options, StaleValues, calc
     except BaseException:
         package.close()
         raise
     bar = progress_bar() if not args.quiet else None
     try:
         report = calc(args.input, args.output, in_place=args.in_place,
+                      options=Options.from_environ(),  # the engine's switches, read here once
                       progress=bar.update if bar else None, package=package,
                       keep_stale=args.keep_stale)
     except StaleValues as exc:
@@ -157,54 +140,6 @@ def _plan_totals(path) -> list[str]:
     return results.totals_lines(res)
 
 
-class _Bar:
-    """A tqdm bar fed by the engine's ``progress(done, total)``. Nothing is drawn for the
-    first ``delay`` seconds, so a quick recalculation stays silent; after that a thread
-    redraws it twice a second, so the elapsed time moves even while the engine reads,
-    compiles, or evaluates a long column without reporting."""
-
-    def __init__(self, stream, delay: float):
-        import threading
-        from tqdm import tqdm
-        self.bar = tqdm(total=None, unit="cell", desc="calc", leave=False, file=stream,
-                        delay=delay, dynamic_ncols=True)
-        self._stop = threading.Event()
-        self._drawn = False
-        self._thread = threading.Thread(target=self._tick, args=(delay,), daemon=True)
-        self._thread.start()
-
-    def _tick(self, delay: float) -> None:
-        if self._stop.wait(delay):
-            return
-        while not self._stop.wait(0.5):
-            self.bar.refresh()
-            self._drawn = True
-
-    def update(self, done: int, total: int) -> None:
-        self.bar.total = total
-        self.bar.update(done - self.bar.n)
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join()
-        if self._drawn:  # tqdm clears only what its own update() drew
-            self.bar.clear()
-        self.bar.close()
-
-
-#: seconds a recalculation runs before its progress bar appears
-PROGRESS_DELAY = 2.0
-
-
-def progress_bar(stream=None, delay: float = PROGRESS_DELAY) -> _Bar | None:
-    """A progress bar on ``stream`` (stderr) if it is an interactive terminal, else None."""
-    stream = sys.stderr if stream is None else stream
-    try:
-        return _Bar(stream, delay) if stream.isatty() else None
-    except (AttributeError, ValueError):
-        return None
-
-
 # ------------------------------------------------------------------ check ----
 def _check_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("input", metavar="IN.xlsx", help="an Excel-saved workbook (never modified)")
@@ -239,7 +174,7 @@ def _eval(args: argparse.Namespace) -> int:
     """Print the value, its unit, and (``--basis``) why; an error prints its code and
     reason instead. Exit 1 when the answer is an error or an array holding one."""
     from .errors import ExcelError
-    from .evaluate import format_value, load_functions, outer_function, parse_call, resolve
+    from .calls import format_value, load_functions, outer_function, parse_call, resolve
     from .registry import excel_value
     load_functions()
     call = parse_call(args.formula)
@@ -285,12 +220,9 @@ def _eval(args: argparse.Namespace) -> int:
 def _eval_with_engine(formula: str):
     """Evaluate with the formula engine; a call of a function neither zvmplan nor the
     engine knows is #NAME? naming it (even under IFERROR, which would hide it)."""
-    try:  # the recalculation engine's one parser (addin/recalc/, formerly addin/engine.py)
-        from .recalc import evaluate_formula
-    except ImportError:
-        from .engine import evaluate_formula
+    from .recalc import evaluate_formula  # the recalculation engine's one parser
     from .errors import NAME, ExcelError
-    from .evaluate import called_functions, did_you_mean, resolve
+    from .calls import called_functions, did_you_mean, resolve
     from formulas.functions import get_functions, not_implemented
     result = evaluate_formula(formula)
     table = get_functions()  # a defaultdict: a name it was asked for maps to not_implemented
@@ -309,7 +241,7 @@ def _functions_args(p: argparse.ArgumentParser) -> None:
 
 
 def _functions(args: argparse.Namespace) -> int:
-    from .evaluate import load_functions
+    from .calls import load_functions
     registry = load_functions()
     if args.json:
         print(json.dumps([{
@@ -391,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _message(exc: BaseException) -> str:
     """One line, whatever the exception."""
-    from .xlsxio import UnsafeWorkbookError
+    from .xlsx import UnsafeWorkbookError
     known = isinstance(exc, (UserError, UnsafeWorkbookError)) or \
         type(exc).__name__ == "EngineError"
     text = " ".join(str(exc).split())

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import functions  # noqa: F401  (registers the functions)
 from .errors import ExcelError
-from .evaluate import parse_call, resolve
+from .calls import parse_call, resolve
 from .registry import REGISTRY
 
 START, END = "<!-- functions:start -->", "<!-- functions:end -->"

@@ -1,13 +1,14 @@
 """``zvmplan export-lite OUTDIR``: main.py and requirements.txt for xlwings Lite.
 
-A plugin of :mod:`zvmplan_addin.cli` (listed in its ``PLUGINS``); the exporter itself is
+A plugin of :mod:`zvmplan_addin.cli` (listed in its ``PLUGINS``; registers through
+:mod:`zvmplan_addin.commands`); the exporter itself is
 :mod:`zvmplan_addin.lite`, imported only when the command runs.
 """
 from __future__ import annotations
 
 import argparse
 
-from .cli import Command, register
+from .commands import Command, register
 
 
 def _args(p: argparse.ArgumentParser) -> None:

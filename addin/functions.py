@@ -6,6 +6,8 @@ and import the functions. Headless: ``zvmplan calc``. Every function is listed b
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 import zvmplan
@@ -13,6 +15,7 @@ from zvmplan import names
 from zvmplan.answer import Pair
 from zvmplan.derived import STACK_NOTE_004, stack_change
 from zvmplan.errors import ArgumentTypeError
+from zvmplan.framing import payload_mb_per_sec
 
 from .errors import ExcelError
 from .registry import REGISTRY, Param, as_number, worksheet_function
@@ -53,7 +56,8 @@ SPEED = Param("speed_factor", "per-engine capacity of the target processor relat
               "measured one (ZVM_PROCESSOR; from zPCR or LSPR); default 1",
               number("speed_factor"), unit="x", optional=True)
 STRG_CONNS = Param("connections", "for OSA_GBE, HIPERSOCKETS, GUEST_LAN (from STRG): "
-                   "concurrent connections; default the fewest measured",
+                   "concurrent connections; default the measured count with the most CPU per MB "
+                   "at that MTU and level (OSA_GBE: 1, a single stream)",
                    number("connections"), unit="count", optional=True)
 
 
@@ -74,91 +78,131 @@ PER_MB_PARAMS = [TRANSPORT, SIZE, LEVEL, SPEED, STRG_CONNS]
 PER_TX_PARAMS = [TRANSPORT, WORKLOAD, MTU, CONNS, LEVEL, SPEED]
 
 
-# ------------------------------------------------------------- per MB -------
-@worksheet_function(description="Data rate of a streaming transfer [MB/s]",
-                    example='=MB_PER_SEC("IUCV",9000)', returns="MB/s", params=PER_MB_PARAMS)
-def mb_per_sec(transport, size_bytes, level=None, speed_factor=None, connections=None):
-    return _per_mb("mb_per_sec", transport, size_bytes, level, speed_factor, connections)
+# ------------------------------------------------------------- metrics -------
+class MetricFunction(NamedTuple):
+    """One worksheet function per metric of :data:`zvmplan.names.METRICS`, whose unit is
+    written there only: the description ends with it in brackets and ``returns`` is it."""
+    name: str      # the Excel name
+    metric: str    # a key of names.METRICS
+    what: str      # the description, without the unit
+    example: str
+    note: str = ""  # after the unit
+
+    @property
+    def description(self) -> str:
+        unit = f" [{names.UNITS[self.metric]}]"
+        return self.what + unit + (f"; {self.note}" if self.note else "")
 
 
-@worksheet_function(description="MB moved per CPU-second of total (CP + virtual) CPU [MB/CPU-s]",
-                    example='=MB_PER_CPUSEC("CMS_IUCV",32764)', returns="MB/CPU-s",
-                    params=PER_MB_PARAMS)
-def mb_per_cpusec(transport, size_bytes, level=None, speed_factor=None, connections=None):
-    return _per_mb("mb_per_cpusec", transport, size_bytes, level, speed_factor, connections)
+ONE_GUEST_ONLY = ("LCS and ESCON_CTC: one Linux guest only (001 did not measure the far "
+                    "end: a workstation for LCS, the VM TCP/IP stack for ESCON_CTC)")
+
+#: The metric functions, per MB (streaming) then per transaction, in the order they are
+#: listed (README, ``zvmplan functions``, the Lite export).
+METRIC_FUNCTIONS = (
+    MetricFunction("MB_PER_SEC", "mb_per_sec", "Data rate of a streaming transfer",
+                   '=MB_PER_SEC("IUCV",9000)'),
+    MetricFunction("MB_PER_CPUSEC", "mb_per_cpusec",
+                   "MB moved per CPU-second of total (CP + virtual) CPU",
+                   '=MB_PER_CPUSEC("CMS_IUCV",32764)'),
+    MetricFunction("CPCPU_PER_MB", "cp_cpusec_per_mb",
+                   "CP (Control Program) CPU-seconds per MB transferred",
+                   '=CPCPU_PER_MB("IUCV",9000)'),
+    MetricFunction("VCPU_PER_MB", "v_cpusec_per_mb",
+                   "Virtual (guest) CPU-seconds per MB transferred", '=VCPU_PER_MB("VCTC",32764)'),
+    MetricFunction("TOTCPU_PER_MB", "tot_cpusec_per_mb",
+                   "Total (CP + virtual) CPU-seconds per MB transferred",
+                   '=TOTCPU_PER_MB("LCS",1500,"4.1.0")', ONE_GUEST_ONLY),
+    MetricFunction("CPUSEC_PER_SEC", "cpusec_per_sec",
+                   "CPU-seconds consumed per elapsed second while streaming",
+                   '=CPUSEC_PER_SEC("CMS_IUCV",8000)'),
+    MetricFunction("PCT_CP", "pct_cp", "CP share of total CPU while streaming",
+                   '=PCT_CP("VCTC",9000)'),
+    MetricFunction("TX_PER_SEC", "tx_per_sec", "Transactions per second",
+                   '=TX_PER_SEC("OSA_GBE","CRR",1492,1,"4.3.0")'),
+    MetricFunction("CPCPU_PER_TX", "cp_cpumsec_per_tx", "CP CPU-milliseconds per transaction",
+                   '=CPCPU_PER_TX("OSA_GBE","RR",1492,50,"4.4.0")'),
+    MetricFunction("VCPU_PER_TX", "v_cpumsec_per_tx",
+                   "Virtual (guest) CPU-milliseconds per transaction",
+                   '=VCPU_PER_TX("HIPERSOCKETS","STRG",57344,20,"4.4.0")'),
+    MetricFunction("TOTCPU_PER_TX", "tot_cpumsec_per_tx", "Total CPU-milliseconds per transaction",
+                   '=TOTCPU_PER_TX("GUEST_LAN","CRR",57344,50,"4.3.0")', ONE_GUEST_ONLY),
+)
 
 
-@worksheet_function(description="CP (Control Program) CPU-seconds per MB transferred [CPU-s/MB]",
-                    example='=CPCPU_PER_MB("IUCV",9000)', returns="CPU-s/MB",
-                    params=PER_MB_PARAMS)
-def cpcpu_per_mb(transport, size_bytes, level=None, speed_factor=None, connections=None):
-    return _per_mb("cp_cpusec_per_mb", transport, size_bytes, level, speed_factor, connections)
+def _declare_metric(f: MetricFunction) -> None:
+    """Register ``f``: a per-MB metric takes :data:`PER_MB_PARAMS`, a per-transaction one
+    :data:`PER_TX_PARAMS`; both delegate to the model with the metric's name."""
+    metric = f.metric
+    if metric in names.PER_MB_METRICS:
+        def impl(transport, size_bytes, level=None, speed_factor=None, connections=None):
+            return _per_mb(metric, transport, size_bytes, level, speed_factor, connections)
+        params = PER_MB_PARAMS
+    else:
+        def impl(transport, workload, mtu, connections, level=None, speed_factor=None):
+            return _per_tx(metric, transport, workload, mtu, connections, level, speed_factor)
+        params = PER_TX_PARAMS
+    impl.__name__ = impl.__qualname__ = f.name.lower()  # the registry's Excel name
+    impl.__doc__ = f.description
+    worksheet_function(description=f.description, example=f.example,
+                       returns=names.UNITS[metric], params=params)(impl)
 
 
-@worksheet_function(description="Virtual (guest) CPU-seconds per MB transferred [CPU-s/MB]",
-                    example='=VCPU_PER_MB("VCTC",32764)', returns="CPU-s/MB",
-                    params=PER_MB_PARAMS)
-def vcpu_per_mb(transport, size_bytes, level=None, speed_factor=None, connections=None):
-    return _per_mb("v_cpusec_per_mb", transport, size_bytes, level, speed_factor, connections)
+for _metric_function in METRIC_FUNCTIONS:
+    _declare_metric(_metric_function)
+del _metric_function
 
 
-@worksheet_function(description="Total (CP + virtual) CPU-seconds per MB transferred [CPU-s/MB]; "
-                    "ESCON_CTC: the Linux guest only (001 did not measure the VM TCP/IP stack)",
-                    example='=TOTCPU_PER_MB("LCS",1500,"4.1.0")', returns="CPU-s/MB",
-                    params=PER_MB_PARAMS)
-def totcpu_per_mb(transport, size_bytes, level=None, speed_factor=None, connections=None):
-    return _per_mb("tot_cpusec_per_mb", transport, size_bytes, level, speed_factor, connections)
+# ------------------------------------------------------------- sizing -------
+BULK_OR_TX = ("tx/s for RR and CRR; MB/s for the bulk workloads (STREAM: CMS_IUCV, IUCV, "
+              "VCTC; FTP_GET: LCS, ESCON_CTC; STRG: OSA_GBE, HIPERSOCKETS, GUEST_LAN)")
+SIZING_CONNS = Param("connections", "concurrent connections: required for RR and CRR; for "
+                     "STRG optional (default as for the per-MB functions)",
+                     number("connections"), unit="count", optional=True)
+SIZING_SPEED = Param("speed_factor", "the machine to size for: its per-engine capacity "
+                     "relative to the measured processor (ZVM_PROCESSOR; from zPCR or LSPR); "
+                     "default 1, the measured processor", number("speed_factor"), unit="x",
+                     optional=True)
+SIZING_WORKLOAD = Param("workload", "workload the transport was measured with: RR or CRR "
+                        "(OSA_GBE, HIPERSOCKETS, GUEST_LAN), or its bulk workload: STREAM, "
+                        "FTP_GET or STRG", text("workload"))
+SIZING_SIZE = Param("size_bytes", "transfer size (CMS_IUCV) or MTU", number("size_bytes"),
+                    unit="bytes")
 
 
-@worksheet_function(description="CPU-seconds consumed per elapsed second while streaming "
-                    "[CPU-s/s]", example='=CPUSEC_PER_SEC("CMS_IUCV",8000)', returns="CPU-s/s",
-                    params=PER_MB_PARAMS)
-def cpusec_per_sec(transport, size_bytes, level=None, speed_factor=None, connections=None):
-    return _per_mb("cpusec_per_sec", transport, size_bytes, level, speed_factor, connections)
+@worksheet_function(description="Engines (CPU-seconds per second) one link needs to carry a "
+                    "load on the machine the speed_factor names: load x total CPU per unit; "
+                    "flagged where the load is above the measured rate or the wire [engines]",
+                    example='=ENGINES_NEEDED("OSA_GBE","RR",1492,1000,50,"4.4.0")',
+                    returns="engines",
+                    params=[TRANSPORT, SIZING_WORKLOAD, SIZING_SIZE,
+                            Param("load", "the load: " + BULK_OR_TX, number("load"),
+                                  unit="tx/s or MB/s"),
+                            SIZING_CONNS, LEVEL, SIZING_SPEED])
+def engines_needed(transport, workload, size_bytes, load, connections=None, level=None,
+                   speed_factor=None):
+    return zvmplan.engines_needed(transport, workload, size_bytes, load, connections, level,
+                                  speed_factor)
 
 
-@worksheet_function(description="CP share of total CPU while streaming [%]",
-                    example='=PCT_CP("VCTC",9000)', returns="%", params=PER_MB_PARAMS)
-def pct_cp(transport, size_bytes, level=None, speed_factor=None, connections=None):
-    return _per_mb("pct_cp", transport, size_bytes, level, speed_factor, connections)
-
-
-# ------------------------------------------------------- per transaction -------
-@worksheet_function(description="Transactions per second [tx/s]",
-                    example='=TX_PER_SEC("OSA_GBE","CRR",1492,1,"4.3.0")', returns="tx/s",
-                    params=PER_TX_PARAMS)
-def tx_per_sec(transport, workload, mtu, connections, level=None, speed_factor=None):
-    return _per_tx("tx_per_sec", transport, workload, mtu, connections, level, speed_factor)
-
-
-@worksheet_function(description="CP CPU-milliseconds per transaction [CPU-ms/tx]",
-                    example='=CPCPU_PER_TX("OSA_GBE","RR",1492,50,"4.4.0")', returns="CPU-ms/tx",
-                    params=PER_TX_PARAMS)
-def cpcpu_per_tx(transport, workload, mtu, connections, level=None, speed_factor=None):
-    return _per_tx("cp_cpumsec_per_tx", transport, workload, mtu, connections, level,
-                   speed_factor)
-
-
-@worksheet_function(description="Virtual (guest) CPU-milliseconds per transaction [CPU-ms/tx]",
-                    example='=VCPU_PER_TX("HIPERSOCKETS","STRG",57344,20,"4.4.0")',
-                    returns="CPU-ms/tx", params=PER_TX_PARAMS)
-def vcpu_per_tx(transport, workload, mtu, connections, level=None, speed_factor=None):
-    return _per_tx("v_cpumsec_per_tx", transport, workload, mtu, connections, level,
-                   speed_factor)
-
-
-@worksheet_function(description="Total CPU-milliseconds per transaction [CPU-ms/tx]; "
-                    "ESCON_CTC: the Linux guest only (001 did not measure the VM TCP/IP stack)",
-                    example='=TOTCPU_PER_TX("GUEST_LAN","CRR",57344,50,"4.3.0")',
-                    returns="CPU-ms/tx", params=PER_TX_PARAMS)
-def totcpu_per_tx(transport, workload, mtu, connections, level=None, speed_factor=None):
-    return _per_tx("tot_cpumsec_per_tx", transport, workload, mtu, connections, level,
-                   speed_factor)
+@worksheet_function(description="The most load N engines carry on one link (" + BULK_OR_TX +
+                    "): the least of engines / total CPU per unit, the rate the sources "
+                    "measured there and what the wire carries [tx/s or MB/s]",
+                    example='=MAX_LOAD("OSA_GBE","RR",1492,2,50,"4.4.0")',
+                    returns="tx/s or MB/s",
+                    params=[TRANSPORT, SIZING_WORKLOAD, SIZING_SIZE,
+                            Param("engines", "engines (CPU-seconds per second) available for "
+                                  "the link", number("engines"), unit="engines"),
+                            SIZING_CONNS, LEVEL, SIZING_SPEED])
+def max_load(transport, workload, size_bytes, engines, connections=None, level=None,
+             speed_factor=None):
+    return zvmplan.max_load(transport, workload, size_bytes, engines, connections, level,
+                            speed_factor)
 
 
 # --------------------------------------------------- explanation, discovery -------
 _ANY = [Param(f"arg{i}", f"argument {i} of that function", lambda v: v, optional=i > 1)
-        for i in range(1, 7)]
+        for i in range(1, 8)]
 
 
 @worksheet_function(description="Why a zvmplan answer is what it is: basis (measured, derived, "
@@ -167,8 +211,9 @@ _ANY = [Param(f"arg{i}", f"argument {i} of that function", lambda v: v, optional
                     example='=ZVM_BASIS("CPCPU_PER_MB","IUCV",9000)', returns="text",
                     params=[Param("function", "name of a zvmplan function, e.g. CPCPU_PER_MB",
                                   text("function"))] + _ANY)
-def zvm_basis(function, arg1=None, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None):
-    fn, args = _target(function, "ZVM_BASIS", [arg1, arg2, arg3, arg4, arg5, arg6])
+def zvm_basis(function, arg1=None, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None,
+              arg7=None):
+    fn, args = _target(function, "ZVM_BASIS", [arg1, arg2, arg3, arg4, arg5, arg6, arg7])
     return fn.explain(*args)
 
 
@@ -190,14 +235,16 @@ def _target(function, caller, args):
 
 @worksheet_function(description="How sure a zvmplan number is: its band (low, high) by the "
                     "rule its basis states (published rounding at measured points, 001's 95% "
-                    "confidence interval, leave-one-out errors of the same method on the same "
-                    "table for projections); spills across two cells",
+                    "confidence interval, for projections value / k .. value x k from the "
+                    "method's errors pooled across series and transports, with the coverage "
+                    "measured out of sample); spills across two cells",
                     example='=ZVM_RANGE("CPCPU_PER_MB","IUCV",16000)', returns="two numbers",
                     params=[Param("function", "name of a zvmplan function that returns a "
                                   "number, e.g. CPCPU_PER_MB", text("function"))] + _ANY,
                     spill=True)
-def zvm_range(function, arg1=None, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None):
-    fn, args = _target(function, "ZVM_RANGE", [arg1, arg2, arg3, arg4, arg5, arg6])
+def zvm_range(function, arg1=None, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None,
+              arg7=None):
+    fn, args = _target(function, "ZVM_RANGE", [arg1, arg2, arg3, arg4, arg5, arg6, arg7])
     result = fn._call(args, explain=True)
     if isinstance(result, ExcelError):
         return result
@@ -262,12 +309,24 @@ def zvm_processor(transport, level=None):
     return zvmplan.processor(transport, level).name
 
 
-@worksheet_function(description="Line or channel rate of a real device (MB = 10^6 bytes) [MB/s]: "
-                    "LCS (Fast Ethernet), OSA_GBE (Gigabit Ethernet), ESCON_CTC (channel); "
-                    "#N/A for memory-to-memory transports",
+@worksheet_function(description="Raw line or channel rate of a real device, every bit on the "
+                    "wire (MB = 10^6 bytes) [MB/s]: LCS (Fast Ethernet), OSA_GBE (Gigabit "
+                    "Ethernet), ESCON_CTC (channel); #N/A for memory-to-memory transports; a "
+                    "load is payload: compare it with ZVM_PAYLOAD_RATE",
                     example='=ZVM_LINE_RATE("OSA_GBE")', returns="MB/s", params=[TRANSPORT])
 def zvm_line_rate(transport):
     return zvmplan.line_rate_mb_per_sec(transport)
+
+
+@worksheet_function(description="Most TCP payload a real device's wire or channel carries at an "
+                    "MTU, after Ethernet framing (IEEE 802.3, RFC 894) and minimum IP and TCP "
+                    "headers (RFC 791, 793), in the sources' MB of 2^20 bytes: compare a planned "
+                    "load with this, not with ZVM_LINE_RATE; #N/A for memory-to-memory "
+                    "transports [MB/s]",
+                    example='=ZVM_PAYLOAD_RATE("OSA_GBE",1492)', returns="MB/s",
+                    params=[TRANSPORT, Param("mtu", "the IP MTU", number("mtu"), unit="bytes")])
+def zvm_payload_rate(transport, mtu):
+    return payload_mb_per_sec(transport, mtu)
 
 
 # Classic xlwings finds a function with getattr(module, <Excel name>): expose each under its

@@ -8,7 +8,7 @@ with cached values. Measured in process: reading it (:func:`read_sheet`) and rew
 every formula cell's cached value (:func:`rewrite_sheet`, bytes in and out). Targets at
 100,000 rows (1.4 M cells, 900 k cached values): read <= 3 s, rewrite <= 3 s.
 ``--workbook`` reads the largest sheet part of a real workbook instead (for instance the
-planner sheet of ``build/planner_sheet.py``, as openpyxl writes it: inline strings, and
+planner sheet of ``workbook/planner_sheet.py``, as openpyxl writes it: inline strings, and
 ``<v />`` after every formula), best of ``--repeat`` runs.
 """
 from __future__ import annotations
@@ -71,7 +71,7 @@ def run(rows: int, report=print) -> dict:
 
 def run_workbook(path: str, repeat: int = 1, report=print) -> dict:
     """Read the largest sheet part of the workbook at ``path``, ``repeat`` times."""
-    from zvmplan_addin import xlsxio
+    from zvmplan_addin import xlsx as xlsxio
     from zvmplan_addin.xlsx import SheetData, read_sheet
     from zvmplan_addin.xlsx.sheet import REL_WORKSHEET
     with xlsxio.safe_open_xlsx(path) as pkg:

@@ -23,7 +23,7 @@ Measured:
 * ``zvmplan fill`` of the template with 1,000 and 10,000 links (``examples/links.csv``
   repeated), as a planner runs it (the results table printed): time and peak memory of
   the child process.
-* the realistic planner sheet of ``build/planner_sheet.py`` (inputs A..E, nine formula
+* the realistic planner sheet of ``workbook/planner_sheet.py`` (inputs A..E, nine formula
   columns: three zvmplan functions, arithmetic, IF, VLOOKUP, INDEX/MATCH, text, a share
   of a column total) at 1k/10k/100k rows: ``zvmplan calc`` on it and on its builtin
   variant, and LibreOffice headless with forced recalculation on the builtin variant in
@@ -161,7 +161,7 @@ def zvmplan_command():
         helptext = ""
     if "eval" in helptext and "calc" in helptext:
         return cmd, "zvmplan"
-    probe = subprocess.run([sys.executable, "-c", "from zvmplan_addin.engine import calc, "
+    probe = subprocess.run([sys.executable, "-c", "from zvmplan_addin.recalc import calc, "
                             "evaluate_formula"], capture_output=True)
     if probe.returncode == 0:
         return [sys.executable, "-c", _ENGINE_API], "engine API (no zvmplan command yet)"
@@ -172,10 +172,10 @@ def zvmplan_command():
 _ENGINE_API = r"""
 import sys
 if sys.argv[1] == "eval":
-    from zvmplan_addin.engine import evaluate_formula
+    from zvmplan_addin.recalc import evaluate_formula
     print(evaluate_formula(sys.argv[2]))
 else:
-    from zvmplan_addin.engine import calc
+    from zvmplan_addin.recalc import calc
     calc(sys.argv[2], sys.argv[4])
 """
 
@@ -334,7 +334,7 @@ PLANNER = []  # (rows, what, seconds, peak MB)
 
 def _soffice_child(src, out_dir, profile):
     """LibreOffice headless on ``src`` with forced recalculation, measured from outside."""
-    import planner_sheet
+    from zvmplan_workbook import planner_sheet
     exe = planner_sheet.soffice()
     return measure_child([exe, planner_sheet.libreoffice_profile(profile), "--headless",
                           "--norestore", "--convert-to", "xlsx:Calc MS Excel 2007 XML",
@@ -361,10 +361,10 @@ def _compare_cells(a_path, b_path, sheet="Plan"):
 
 
 def bench_planner(cmd, rows_list, tmp, lo=True, check_upto=10_000):
-    """The issue-11 planner sheet (build/planner_sheet.py): zvmplan calc on its zvmplan and
+    """The issue-11 planner sheet (workbook/planner_sheet.py): zvmplan calc on its zvmplan and
     builtin variants, LibreOffice headless (forced recalculation) on the builtin variant,
     values compared cell by cell up to ``check_upto`` rows; a fit time = a + b*rows."""
-    import planner_sheet
+    from zvmplan_workbook import planner_sheet
     if cmd is None:
         report("planner", "planner sheet", "n/a: no `zvmplan calc` yet")
         return

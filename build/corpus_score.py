@@ -152,7 +152,7 @@ def _read_values(path: Path) -> dict:
     """The values LibreOffice cached in ``path``, read by zvmplan's reader with the
     compression-ratio bound lifted (LibreOffice's own output of a corpus file, not a
     file from outside: a sheet of one long repeated text compresses beyond 200:1)."""
-    from zvmplan_addin import xlsxio
+    from zvmplan_addin import xlsx as xlsxio
     from zvmplan_addin.check import _json, file_value
     from zvmplan_addin.xlsx import package
     package.MAX_RATIO = max(package.MAX_RATIO, 100_000)

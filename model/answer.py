@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .errors import ZvmplanError
+
 #: The basis labels, each defined once.
 BASES = {
     "measured": "a number printed in the source, returned as published",
@@ -122,3 +124,20 @@ class Many:
     """Results of a vectorised call: values (NaN where refused) and the refusals by index."""
     values: np.ndarray
     errors: dict[int, Exception] = field(default_factory=dict)
+
+
+def many_of(fn, xs) -> Many:
+    """``fn`` (returning an :class:`Answer`) over ``xs`` one by one, as a :class:`Many`:
+    each distinct argument computed once, each refusal kept by index."""
+    values = np.full(len(xs), np.nan)
+    errors = {}
+    cache = {}
+    for i, x in enumerate(xs):
+        key = tuple(np.atleast_1d(x))
+        try:
+            if key not in cache:
+                cache[key] = fn(x).value
+            values[i] = cache[key]
+        except ZvmplanError as exc:
+            errors[i] = exc
+    return Many(values, errors)

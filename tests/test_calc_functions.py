@@ -9,7 +9,7 @@ import zvmplan
 import zvmplan_addin.functions  # noqa: F401
 from zvmplan_addin.cli import main as cli
 from zvmplan_addin.errors import ExcelError
-from zvmplan_addin.evaluate import parse_call
+from zvmplan_addin.calls import parse_call
 from zvmplan_addin.registry import REGISTRY
 
 OURS = [fn for fn in REGISTRY.values() if fn.impl.__module__ == "zvmplan_addin.functions"]

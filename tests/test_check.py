@@ -19,7 +19,7 @@ import pytest
 from zvmplan_addin import cli
 from zvmplan_addin.check import (EXIT_AGREE, EXIT_DIFFERS, EXIT_NOT_COMPUTED, ErrorCode,
                                  check, same_value)
-from zvmplan_addin.engine import StaleValues, calc
+from zvmplan_addin.recalc import StaleValues, calc
 from zvmplan_addin.recalc.write import stale_cells
 
 _TYPES = """<?xml version="1.0" encoding="UTF-8" standalone="yes"?>

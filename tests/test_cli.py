@@ -14,6 +14,8 @@ import pytest
 from zvmplan_addin import cli
 from zvmplan_addin.registry import MISSING, REGISTRY
 
+from builders import write_book
+
 # Declared in the child processes too (they start from a fresh registry).
 DECLARE = textwrap.dedent('''
     from zvmplan_addin.registry import REGISTRY, Param, as_number, worksheet_function
@@ -46,13 +48,8 @@ def run_cli(*args, code=""):
 
 @pytest.fixture
 def book(tmp_path):
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "Plan"
-    ws["A1"], ws["B1"], ws["C1"] = 21, "=ZC_DOUBLE(A1)", "=IFERROR(ZC_DOUBLE(13),-1)"
-    path = tmp_path / "book.xlsx"
-    wb.save(path)
-    return path
+    return write_book(tmp_path / "book.xlsx", {"Plan": {
+        "A1": 21, "B1": "=ZC_DOUBLE(A1)", "C1": "=IFERROR(ZC_DOUBLE(13),-1)"}})
 
 
 # ------------------------------------------------------------------- calc ----
@@ -78,7 +75,7 @@ def test_calc_refuses_a_bad_output_before_recalculating(book, tmp_path, capsys, 
                                                         out):
     """A refused OUT (a macro-enabled name for a plain workbook, a directory) is refused
     before the engine runs: one line, nothing written, no recalculation spent."""
-    import zvmplan_addin.engine as engine
+    import zvmplan_addin.recalc as engine
 
     def engine_ran(*a, **k):
         raise AssertionError("the engine ran before OUT was checked")
@@ -162,7 +159,7 @@ def test_bad_files_are_refused_with_one_line(tmp_path):
 
 
 def test_refusals_from_the_api(tmp_path):
-    from zvmplan_addin.xlsxio import UnsafeWorkbookError, safe_open_xlsx
+    from zvmplan_addin.xlsx import UnsafeWorkbookError, safe_open_xlsx
     for label, path in _bad_files(tmp_path).items():
         with pytest.raises(UnsafeWorkbookError) as info:
             safe_open_xlsx(path)
@@ -203,7 +200,7 @@ def test_eval_falls_back_to_the_engine(capsys):
 
 
 def test_parse_call_takes_literals_only():
-    from zvmplan_addin.evaluate import parse_call
+    from zvmplan_addin.calls import parse_call
     assert parse_call('=CPCPU_PER_MB("IUCV",9000)') == ("CPCPU_PER_MB", ["IUCV", 9000.0])
     name, args = parse_call('=F("a""b",,TRUE,-1.5e3,{1,2;3,4})')
     assert name == "F" and args[:4] == ['a"b', MISSING, True, -1500.0]  # skipped: missing
@@ -223,7 +220,7 @@ def test_eval_basis_prints_the_basis(capsys):
 
 
 def _loaded():
-    from zvmplan_addin.evaluate import load_functions
+    from zvmplan_addin.calls import load_functions
     return load_functions()
 
 
@@ -270,6 +267,26 @@ def test_subcommands_can_be_added():
         assert seen == ["world"]
     finally:
         del cli.COMMANDS["hello"]
+
+
+@pytest.mark.parametrize("command", ["fill", "render", "export-lite"])
+def test_python_m_cli_sees_the_plugin_subcommands(command):
+    """``python -m zvmplan_addin.cli`` runs the module as ``__main__``: the plugins register
+    in :mod:`zvmplan_addin.commands`, the one registry both entry points read (they used to
+    register into a second copy of the cli module, and ``fill`` was an invalid choice)."""
+    proc = subprocess.run([sys.executable, "-m", "zvmplan_addin.cli", command, "--help"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"usage: zvmplan {command} ")
+
+
+def test_plugin_errors_are_one_line_under_python_m(tmp_path):
+    """A plugin's UserError is the command line's own: one line, exit 1, no 'this is a bug'."""
+    proc = subprocess.run([sys.executable, "-m", "zvmplan_addin.cli", "render",
+                           str(tmp_path / "none.xlsx"), "-o", str(tmp_path), "--dpi", "5"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr == "zvmplan: error: --dpi 5: give 10 to 600\n"
 
 
 def test_usage_errors_exit_2(capsys):

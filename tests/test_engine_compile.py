@@ -12,9 +12,9 @@ import zipfile
 import numpy as np
 import openpyxl
 
-from zvmplan_addin import xlsxio
+from zvmplan_addin import xlsx as xlsxio
 from zvmplan_addin.recalc import filldown, shapes
-from zvmplan_addin.recalc.calc import Engine, calc
+from zvmplan_addin.recalc.engine import Engine, calc
 from zvmplan_addin.recalc.install import install_functions
 
 MAX_ROW = shapes.MAX_ROW
@@ -52,34 +52,34 @@ def _compiled(e: Engine) -> dict:
     node its rects, literals, what it reads, and which nodes share a template (and what
     that template's program computes once for all of them)."""
     groups: dict[int, list] = {}
-    for i, t in enumerate(e.template):
+    for i, t in enumerate(e.code.template):
         groups.setdefault(id(t), []).append(i)
     shared = []
     for members in groups.values():
-        t = e.template[members[0]]
+        t = e.code.template[members[0]]
         shared.append((members, sorted(map(str, t.program.shared)) if t.program else None))
-    return {"rects": e.rects, "lits": e.lits, "used": e.used, "names": e.name_deps,
-            "reads": e._reads, "templates": sorted(shared), "compiled": e.compiled}
+    return {"rects": e.code.rects, "lits": e.code.lits, "used": e.code.used, "names": e.code.name_deps,
+            "reads": e.code.reads, "templates": sorted(shared), "compiled": e.compiler.compiled}
 
 
 def _values(e: Engine, col: int, rows) -> list:
-    return [e.grids[0].get(r, col) for r in rows]
+    return [e.nodes.grids[0].get(r, col) for r in rows]
 
 
 def _followers(book) -> set:
     """(row, col) of the cells that some run takes after its first cell."""
     e = Engine(book)
     shaper = shapes.Shaper(book.sheets[0].name)
-    runs = filldown.find_runs(e.n_sheet, e.n_row, e.n_col, e.n_text, e.cells,
+    runs = filldown.find_runs(e.nodes.n_sheet, e.nodes.n_row, e.nodes.n_col, e.nodes.n_text, e.nodes.cells,
                               lambda s: shaper)
-    return {(e.n_row[i], e.n_col[i]) for run in runs.values() for i in run.members.tolist()}
+    return {(e.nodes.n_row[i], e.nodes.n_col[i]) for run in runs.values() for i in run.members.tolist()}
 
 
 def _same_as_cell_by_cell(book_factory, monkeypatch) -> Engine:
     fast = _run(book_factory())
     slow = _run(book_factory(), runs=False, monkeypatch=monkeypatch)
     assert _compiled(fast) == _compiled(slow)
-    assert np.array_equal(fast.grids[0].a, slow.grids[0].a)
+    assert np.array_equal(fast.nodes.grids[0].a, slow.nodes.grids[0].a)
     return fast
 
 
@@ -99,7 +99,7 @@ def test_a_filled_column_is_one_run_with_the_values_of_cell_by_cell(monkeypatch)
     assert _followers(book()) == {(r, 2) for r in range(3, 41)}
     e = _same_as_cell_by_cell(book, monkeypatch)
     assert _values(e, 2, [2, 7, 40]) == [2 * 1.5 * 2 + 3 * 1.5, 33.0, 40 * 1.5 * 2 + 41 * 1.5]
-    assert e.compiled == 1
+    assert e.compiler.compiled == 1
 
 
 def test_a_row_in_the_middle_whose_formula_differs_ends_the_run(monkeypatch):
@@ -121,7 +121,7 @@ def test_absolute_references_stay_in_every_row(monkeypatch):
     assert _followers(book()) == {(r, 2) for r in range(2, 30)}
     e = _same_as_cell_by_cell(book, monkeypatch)
     assert _values(e, 2, [1, 5]) == [1.5 * 1.5 + 3, 14.25]
-    rects = e.rects[e.n_row.index(5)]
+    rects = e.code.rects[e.nodes.n_row.index(5)]
     assert rects == (("PLAN", 1, 1, 1, 1), ("PLAN", 5, 1, 5, 1), ("PLAN", 2, 1, 2, 1))
 
 
@@ -163,8 +163,8 @@ def test_a_range_with_one_fixed_end_is_ordered_in_every_row(monkeypatch):
     assert _followers(book()) == {(r, 2) for r in range(2, 10)}
     e = _same_as_cell_by_cell(book, monkeypatch)
     assert _values(e, 2, [2, 5, 9]) == [21.0, 7.5, 52.5]
-    assert e.rects[e.n_row.index(2)] == (("PLAN", 2, 1, 5, 1),)
-    assert e.rects[e.n_row.index(9)] == (("PLAN", 5, 1, 9, 1),)
+    assert e.code.rects[e.nodes.n_row.index(2)] == (("PLAN", 2, 1, 5, 1),)
+    assert e.code.rects[e.nodes.n_row.index(9)] == (("PLAN", 5, 1, 9, 1),)
 
 
 def test_references_that_coincide_in_one_row_only(monkeypatch):
@@ -174,7 +174,7 @@ def test_references_that_coincide_in_one_row_only(monkeypatch):
     book = lambda: _column("A{r}+$A$3", range(3, 12))  # noqa: E731
     e = _same_as_cell_by_cell(book, monkeypatch)
     assert _values(e, 2, [3, 4]) == [9.0, 10.5]
-    assert e.template[0] is not e.template[1] and e.template[1] is e.template[2]
+    assert e.code.template[0] is not e.code.template[1] and e.code.template[1] is e.code.template[2]
 
 
 def test_a_cell_read_twice_in_every_row_follows(monkeypatch):
@@ -184,7 +184,7 @@ def test_a_cell_read_twice_in_every_row_follows(monkeypatch):
     assert _followers(book()) == {(r, 2) for r in range(3, 12)}
     e = _same_as_cell_by_cell(book, monkeypatch)
     assert _values(e, 2, [2, 3]) == [0, 4.5]
-    assert len({id(t) for t in e.template}) == 1
+    assert len({id(t) for t in e.code.template}) == 1
 
 
 def test_formulas_that_cannot_share_a_compiled_form_are_compiled_per_cell(monkeypatch):
@@ -194,7 +194,7 @@ def test_formulas_that_cannot_share_a_compiled_form_are_compiled_per_cell(monkey
     assert _followers(book()) == {(r, 2) for r in range(3, 8)}
     e = _same_as_cell_by_cell(book, monkeypatch)
     assert _values(e, 2, [4]) == [24.0]
-    assert e.compiled == 6
+    assert e.compiler.compiled == 6
 
 
 def test_mixed_columns_and_braces_and_text_without_digits(monkeypatch):
@@ -211,7 +211,7 @@ def test_mixed_columns_and_braces_and_text_without_digits(monkeypatch):
             f[(r, 5)] = f"A{r}&\"-{{x}}\"&D{r}"
         return _book(f, {(r, 1): float(r) for r in range(1, 26)})
     e = _same_as_cell_by_cell(book, monkeypatch)
-    grid = e.grids[0]
+    grid = e.nodes.grids[0]
     assert grid.get(3, 2) == 6.0 and grid.get(3, 3) == sum(range(1, 26))
     assert grid.get(2, 4) == (2 + 5) / 7 and grid.get(5, 4) == (5 + 8) / 9
     assert grid.get(2, 5) == "2-{x}1"  # Excel's & writes the number 1 as 1
@@ -269,11 +269,11 @@ def test_nodes_are_in_row_then_column_order_whatever_order_the_reader_gives():
         max_row=3, max_col=3)
     book = xlsxio.Workbook(sheets=[sheet], names=[], other_sheets=[])
     e = Engine(book)
-    assert list(zip(e.n_row, e.n_col)) == [(1, 2), (1, 3), (2, 2), (3, 2)]
+    assert list(zip(e.nodes.n_row, e.nodes.n_col)) == [(1, 2), (1, 3), (2, 2), (3, 2)]
     assert _followers(book) == {(2, 2), (3, 2)}
     e = _run(book)
-    assert [str(e.grids[0].get(1, c)) for c in (2, 3)] == ["#N/A", "#N/A"]
-    assert e.grids[0].get(3, 2) == 9.0 and e.taken[0].mask.sum() == 7
+    assert [str(e.nodes.grids[0].get(1, c)) for c in (2, 3)] == ["#N/A", "#N/A"]
+    assert e.nodes.grids[0].get(3, 2) == 9.0 and e.nodes.taken[0].mask.sum() == 7
 
 
 def test_a_copy_grown_past_the_longest_formula_is_refused_on_its_own(monkeypatch):
@@ -286,7 +286,7 @@ def test_a_copy_grown_past_the_longest_formula_is_refused_on_its_own(monkeypatch
     book = lambda: _column(pattern, range(8, 12))  # noqa: E731
     assert _followers(book()) == {(9, 2)}
     e = _same_as_cell_by_cell(book, monkeypatch)
-    assert e.grids[0].get(9, 2) == "13.5" + filler
+    assert e.nodes.grids[0].get(9, 2) == "13.5" + filler
     assert [str(v) for v in _values(e, 2, [10, 11])] == ["#VALUE!", "#VALUE!"]
     assert "8,193 characters" in e.reasons["Plan!B10"][1]
 
@@ -302,4 +302,4 @@ def test_a_column_of_differing_formulas_is_tried_less_and_less(monkeypatch):
         return _book(f, {(r, 1): r * 1.5 for r in range(1, 41)})
     assert _followers(book()) == {(r, 3) for r in range(5, 34)}
     e = _same_as_cell_by_cell(book, monkeypatch)
-    assert _values(e, 2, [7, 8]) == [21.0, 13.0] and e.grids[0].get(5, 3) == 22.5
+    assert _values(e, 2, [7, 8]) == [21.0, 13.0] and e.nodes.grids[0].get(5, 3) == 22.5

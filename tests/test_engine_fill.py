@@ -13,10 +13,12 @@ from __future__ import annotations
 import openpyxl
 import pytest
 
-from zvmplan_addin import engine, xlsxio
+from zvmplan_addin import recalc as engine, xlsx as xlsxio
 from zvmplan_addin.recalc import columnar
-from zvmplan_addin.recalc.calc import Engine
+from zvmplan_addin.recalc.engine import Engine
 from zvmplan_addin.recalc.values import quiet
+
+from builders import values_of, write_book
 
 ROWS = range(2, 42)
 TRANSPORTS = ["IUCV", "iucv", None, "OSA_GBE", "IUVC"]
@@ -32,22 +34,19 @@ FORMULAS = {
 
 
 def _book(path):
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "Plan"
+    cells = {}
     for k, r in enumerate(ROWS):
         for col, cycle in (("A", TRANSPORTS), ("B", SIZES), ("C", FLAGS)):
             v = cycle[k % len(cycle)]
             if v is not None:
-                ws[f"{col}{r}"] = v
+                cells[f"{col}{r}"] = v
         for col, text in FORMULAS.items():
-            ws[f"{col}{r}"] = text.format(r=r)
-    wb.save(path)
-    return path
+            cells[f"{col}{r}"] = text.format(r=r)
+    return write_book(path, {"Plan": cells})
 
 
 def _cells(path):
-    ws = openpyxl.load_workbook(path, data_only=True)["Plan"]
+    ws = values_of(path)
     return {f"{c}{r}": ws[f"{c}{r}"].value for c in FORMULAS for r in ROWS}
 
 
@@ -122,18 +121,15 @@ ROW_FORMULAS = {
 def _row_book(path):
     """B:E hold the values of :data:`ROW_VALUES` in turn; F is a formula (=B*10) that the
     row ranges of J read, so F must be evaluated before J."""
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "Plan"
+    cells = {}
     for k, r in enumerate(ROWS):
         for c, v in zip("BCDE", ROW_VALUES[k % len(ROW_VALUES)]):
             if v is not None:
-                ws[f"{c}{r}"] = v
-        ws[f"F{r}"] = f"=B{r}*10"
+                cells[f"{c}{r}"] = v
+        cells[f"F{r}"] = f"=B{r}*10"
         for col, text in ROW_FORMULAS.items():
-            ws[f"{col}{r}"] = text.format(r=r)
-    wb.save(path)
-    return path
+            cells[f"{col}{r}"] = text.format(r=r)
+    return write_book(path, {"Plan": cells})
 
 
 def test_a_range_of_one_row_per_cell_is_a_column(tmp_path, monkeypatch):
@@ -232,7 +228,7 @@ def test_only_volatile_steps_run_cell_by_cell_in_a_column(tmp_path, monkeypatch)
         ws.cell(r, 2, f"=INDEX($F$1:$F$3,MATCH(A{r},$E$1:$E$3,0))")
     path = tmp_path / "index.xlsx"
     wb.save(path)
-    from zvmplan_addin.recalc.calc import calc
+    from zvmplan_addin.recalc.engine import calc
     calc(path, tmp_path / "out.xlsx")
     assert calls == []  # no per-cell step for INDEX/MATCH
     out = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True).active

@@ -7,7 +7,7 @@ import numpy as np
 
 import zvmplan_addin.functions  # noqa: F401 - fills the registry
 from zvmplan_addin import cli
-from zvmplan_addin.evaluate import called_functions, did_you_mean, outer_function, parse_call
+from zvmplan_addin.calls import called_functions, did_you_mean, outer_function, parse_call
 from zvmplan_addin.registry import MISSING, REGISTRY
 
 

@@ -138,9 +138,9 @@ def test_a_plan_never_keeps_a_stale_value(filled, tmp_path):
     """Every formula of the template and of a filled plan (Planner, Scenarios, Plan and
     the rest) is computed by the engine: none keeps a cached value (a stale value), and
     recalculating the plan from its inputs alone gives back every value it holds."""
-    from zvmplan_addin import engine
+    from zvmplan_addin import recalc
     from zvmplan_addin.check import check
-    report = engine.calc(TEMPLATE, tmp_path / "t.xlsx", keep_stale=False)
+    report = recalc.calc(TEMPLATE, tmp_path / "t.xlsx", keep_stale=False)
     assert report.stale == {} and not report.full_calc_on_load
     d = tmp_path / "plan"
     d.mkdir()

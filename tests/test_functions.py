@@ -26,6 +26,24 @@ def test_published_cells():
     assert call("CPCPU_PER_TX", "QDIO", "RR", 1492, 50, 4.4) == 0.011  # 003 Table 4
 
 
+def test_one_function_per_metric_with_its_unit_from_the_glossary():
+    """Each metric of names.METRICS has one worksheet function; its unit (the bracket in the
+    description, and ``returns``) is the glossary's, written nowhere else."""
+    from zvmplan import names
+    from zvmplan_addin.functions import METRIC_FUNCTIONS
+    assert sorted(f.metric for f in METRIC_FUNCTIONS) == sorted(names.METRICS)
+    for f in METRIC_FUNCTIONS:
+        fn = REGISTRY[f.name]
+        assert fn.unit == fn.returns == names.UNITS[f.metric], f.name
+        per_mb = f.metric in names.PER_MB_METRICS
+        assert [p.name for p in fn.params][:2] == (["transport", "size_bytes"] if per_mb else
+                                                   ["transport", "workload"])
+    assert call("TOTCPU_PER_MB", "IUCV", 9000) == zvmplan.per_mb(
+        "IUCV", 9000, "tot_cpusec_per_mb").value
+    assert call("VCPU_PER_TX", "OSA_GBE", "RR", 1492, 50, "4.4.0") == zvmplan.per_tx(
+        "OSA_GBE", "RR", 1492, 50, "v_cpumsec_per_tx", "4.4.0").value
+
+
 @pytest.mark.parametrize("args, code", [
     (("CPCPU_PER_MB", "TOKEN_RING", 9000), "#VALUE!"),
     (("CPCPU_PER_MB", "IUCV", "lots"), "#VALUE!"),
@@ -184,7 +202,7 @@ def test_unit_of_every_numeric_function_is_its_returns():
     for name, fn in REGISTRY.items():
         if fn.unit:
             assert fn.unit == fn.returns, name
-        from zvmplan_addin.evaluate import parse_call
+        from zvmplan_addin.calls import parse_call
         parsed = parse_call(fn.example)
         assert parsed is not None, f"{name}: the example is not one literal call"
         example = call(name, *parsed[1])

@@ -1,22 +1,15 @@
 """Cross-check against a real spreadsheet application: the builtin-only planner sheet of
-``build/planner_sheet.py`` (arithmetic, IF, VLOOKUP, INDEX/MATCH, text, a share of a
+``zvmplan_workbook.planner_sheet`` (arithmetic, IF, VLOOKUP, INDEX/MATCH, text, a share of a
 column total), recalculated by LibreOffice headless (forced recalculation on load) and
 by ``zvmplan calc``, must agree in every cell. LibreOffice stores 15 significant digits,
 so numbers agree to a relative 1e-14."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import openpyxl
 import pytest
 
-from zvmplan_addin import engine
-
-_SPEC = importlib.util.spec_from_file_location(
-    "planner_sheet", Path(__file__).resolve().parents[1] / "build" / "planner_sheet.py")
-planner_sheet = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(planner_sheet)
+from zvmplan_addin import recalc as engine
+from zvmplan_workbook import planner_sheet
 
 pytestmark = pytest.mark.skipif(planner_sheet.soffice() is None,
                                 reason="LibreOffice (soffice) is not installed")

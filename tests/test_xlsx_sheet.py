@@ -134,7 +134,7 @@ def test_the_calculators_text_round_trip_uses_the_noted_layout(tmp_path, monkeyp
     """The engine hands back decode_xml's text: the splice at noted offsets serves it,
     and gives the same text as the general rewrite."""
     import zipfile
-    from zvmplan_addin import xlsxio
+    from zvmplan_addin import xlsx as xlsxio
     path = tmp_path / "b.xlsx"
     with zipfile.ZipFile(path, "w") as z:
         z.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types xmlns="http://schemas.'
@@ -171,7 +171,7 @@ def test_the_xlsx_layer_imports_no_heavy_package():
     """calc refuses a bad file before loading the engine: the layer is standard library."""
     import subprocess
     import sys
-    code = ("import sys, zvmplan_addin.xlsx, zvmplan_addin.xlsxio; "
+    code = ("import sys, zvmplan_addin.xlsx; "
             "print(sorted(m for m in ('formulas', 'numpy', 'openpyxl', 'defusedxml', 'lxml') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -14,7 +14,7 @@ import zlib
 import openpyxl
 import pytest
 
-from zvmplan_addin.recalc.calc import calc
+from zvmplan_addin.recalc.engine import calc
 from zvmplan_addin.xlsx import read_workbook, safe_open_xlsx, write_zip, zipwrite
 
 WHEN = dt.datetime(2024, 1, 2, 3, 4, 6)

@@ -3,7 +3,7 @@
 Lays out every sheet with openpyxl from zvmplan's data files, the worksheet-function
 registry, ``conclusions.toml`` and ``notes.toml``; saves with fixed document properties
 and zip timestamps so a rebuild gives the same bytes; then recalculates headlessly
-(:mod:`zvmplan_addin.engine`, i.e. ``zvmplan calc``) so the committed file carries
+(:mod:`zvmplan_addin.recalc`, i.e. ``zvmplan calc``) so the committed file carries
 cached values that Excel without the add-in, LibreOffice and openpyxl can show.
 """
 from __future__ import annotations
@@ -83,7 +83,7 @@ def engine_defects() -> list[str]:
     The template tests blank input cells (``=IF($B10="","",...)``) and has sheets named
     000 .. 004; a tiny workbook with both is recalculated and its values checked."""
     import tempfile
-    from zvmplan_addin import engine
+    from zvmplan_addin import recalc as engine
     with tempfile.TemporaryDirectory(prefix="zvmplan-probe-") as tmp:
         wb = Workbook()
         ws = wb.active
@@ -118,7 +118,7 @@ def recalculate(path: Path) -> bool:
     """Recalculate ``path`` in place with the headless engine; False if it is not installed.
     Raises :class:`EngineDefect` (``path`` untouched) if the engine cannot do it right."""
     try:
-        from zvmplan_addin import engine
+        from zvmplan_addin import recalc as engine
     except ImportError:
         return False
     defects = engine_defects()
@@ -144,7 +144,7 @@ def build(path: Path = TEMPLATE, calc: bool = True) -> Book:
     try:
         save(book, Path(tmp))
         if calc and not recalculate(Path(tmp)):
-            print("zvmplan_addin.engine not available: template saved without cached values",
+            print("zvmplan_addin.recalc not available: template saved without cached values",
                   file=sys.stderr)
         os.replace(tmp, path)
     finally:

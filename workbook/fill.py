@@ -86,12 +86,14 @@ def _choices(kind: str) -> dict[str, str]:
 
 def _name(kind: str, text: str, where: str) -> str:
     from zvmplan import names
-    from zvmplan.errors import ZvmplanError
+    from zvmplan.errors import NoDataError, ZvmplanError
     try:
         return getattr(names, kind)(text)
     except ZvmplanError as exc:
         msg = str(exc)
-        if "did you mean" not in msg.lower():  # the model's message may suggest already
+        # the model's message may suggest already; a name beyond the sources (z/VM 5.1.0,
+        # VSWITCH) is no typo of a measured one
+        if "did you mean" not in msg.lower() and not isinstance(exc, NoDataError):
             import difflib
             choices = _choices(kind)
             key = text.strip().upper().replace("-", "_").replace(" ", "_")
@@ -319,7 +321,7 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
     if out.exists() and out.resolve() == template.resolve():
         raise FillError(f"{out} is the template; write the filled workbook elsewhere")
     cells = input_cells(links, scen, engines)
-    from zvmplan_addin import engine
+    from zvmplan_addin import recalc as engine
     fd, tmp = tempfile.mkstemp(suffix=".xlsx", dir=out.parent)
     os.close(fd)
     try:
@@ -370,7 +372,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import sys
-    from zvmplan_addin.cli import UserError, progress_bar
+    from zvmplan_addin.commands import UserError, progress_bar
     bar = None if args.quiet else progress_bar()
     try:
         rep = fill(args.template, args.links, args.output, args.scenarios, args.engines,
@@ -415,7 +417,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _register() -> None:
     try:
-        from zvmplan_addin.cli import Command, register
+        from zvmplan_addin.commands import Command, register
     except ImportError:  # the command line is not installed: the library still works
         return
     register(Command("fill", "write links (and scenarios) into the template's inputs and "

@@ -84,7 +84,7 @@ def _tools():
 def render(workbook, outdir, dpi: int = 70, sheets: list[str] | None = None,
            all_pages: bool = False) -> list[Path]:
     """Write PNGs of the sheets of ``workbook`` (all, or those named) into ``outdir``."""
-    from zvmplan_addin.xlsxio import safe_open_xlsx
+    from zvmplan_addin.xlsx import safe_open_xlsx
     soffice, pdfium = _tools()
     workbook, outdir = Path(workbook), Path(outdir)
     with safe_open_xlsx(workbook) as pkg:
@@ -151,7 +151,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from zvmplan_addin.cli import UserError
+    from zvmplan_addin.commands import UserError
     if not 10 <= args.dpi <= 600:
         raise UserError(f"--dpi {args.dpi}: give 10 to 600")
     try:
@@ -165,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _register() -> None:
     try:
-        from zvmplan_addin.cli import Command, register
+        from zvmplan_addin.commands import Command, register
     except ImportError:  # pragma: no cover - the command line is not installed
         return
     register(Command("render", "PNG pictures of a plan's sheets (LibreOffice prints them)",

@@ -2,29 +2,45 @@
 
 Formulas are parsed, compiled and evaluated by the ``formulas`` package, with every
 registry function installed in its function table (:mod:`.install`); the package is read
-and rewritten by :mod:`zvmplan_addin.xlsxio`, which keeps the file as it was apart from
-the cached values. A newcomer can read the stages in order, one module each:
+and rewritten by :mod:`zvmplan_addin.xlsx`, which keeps the file as it was apart from
+the cached values. A newcomer can read the stages in order, one module each; each is a
+function or a small class that takes what the stages before it made and gives one
+result (none calls a later stage), and :mod:`.engine` composes them top to bottom:
 
-1. :mod:`.read` -- the workbook -> one value grid per sheet and the *nodes* to evaluate
-   (formula cells, then defined names that are formulas);
-2. :mod:`.shapes` -- the *shape* of a formula: its text with references (and literals)
-   made slots, so one compiled function serves a whole column;
-3. :mod:`.compile` -- each shape compiled once by ``formulas`` into a
-   :class:`~.program.Template` (:mod:`.program` runs it as a straight line of formulas'
-   own functions); :mod:`.filldown` finds the cells of a formula filled down a column,
-   which take their first cell's template and get their references all at once;
-4. :mod:`.order` -- dependency order: a topological order of *units* (a column group --
-   one formula filled down a column whose cells do not read each other -- is one unit),
-   then a depth-first walk cell by cell for what is left (circular references);
-   :mod:`.index` finds the formula cells inside a range;
-5. :mod:`.columnar` -- a column group evaluated at once: each input gathered once for
-   all its cells, the program's steps run on columns (see its docstring for which
-   functions are vectorised); :mod:`.evaluate` -- one cell's inputs gathered, its program
-   run, its result stored (spills and array formulas too);
-6. :mod:`.write` -- the values to cache, written back by ``xlsxio``, and the report.
+==  ==================  ===========================================  =======================
+#   stage               does                                         gives
+==  ==================  ===========================================  =======================
+1   :mod:`.read`        the workbook -> one value grid per sheet     :class:`~.read.Nodes`
+                        and the *nodes* to evaluate (formula cells,
+                        then defined names that are formulas)
+2   :mod:`.compile`     each node's *shape* (:mod:`.shapes`: its     :class:`~.compile.Compiled`
+                        text with references and literals as
+                        slots) compiled once by ``formulas`` into a
+                        :class:`~.program.Template` (:mod:`.program`
+                        runs it as a straight line); :mod:`.filldown`
+                        gives a filled column its references at once
+3   :mod:`.index`       where the formula cells are: a range's       :class:`~.index.CellIndex`
+                        formula cells by binary search
+4   :mod:`.groups`,     column groups (one formula filled down a     :class:`~.groups.ColumnGroup`,
+    :mod:`.order`       column, its cells not reading each other),   the steps of
+                        then a topological order of units and a      :class:`~.order.EvaluationOrder`
+                        depth-first walk for what is left
+                        (circular references)
+5   :mod:`.columns`,    a column group at once (its inputs gathered  values in the grids,
+    :mod:`.columnar`,   once, the program's steps run on columns by  :class:`~.cells.Results`
+    :mod:`.cells`       :mod:`.columnar`), every other node cell by
+                        cell (spills and array formulas too)
+6   :mod:`.write`       the values to cache, written back by         ``updates``,
+                        :mod:`zvmplan_addin.xlsx`, and the report    :class:`~.write.CalcReport`
+==  ==================  ===========================================  =======================
 
-:mod:`.calc` runs them on one file; :mod:`.formula` evaluates one formula without cells
-(``zvmplan eval``); :mod:`.values` holds the value conventions all stages share.
+How it runs is one :class:`~.options.Options` object, built once by the caller (the CLI
+reads the environment there: ``ZVMPLAN_ENGINE_CELLWISE=1`` evaluates every cell on its
+own, as the engine did before column groups; the tests compare the two). What a run
+notes besides values -- the reason behind each error, warnings -- is its own
+:class:`~.runlog.RunLog`. :mod:`.oneformula` evaluates one formula without cells (``zvmplan
+eval``) through the same stages; :mod:`.values` holds the value conventions all stages
+share; :mod:`.install` puts the registry's functions in formulas' function table.
 
 Why not ``formulas.ExcelModel``? It compiles every cell (constants too) into one
 ``schedula`` graph: on a 10,000-row planner sheet that is ~13 s to load and ~7 s to
@@ -33,8 +49,6 @@ the rows differ only in their row number) and in ``schedula``'s bookkeeping. Her
 distinct formula *structure* compiles once; the parts of a shape that read only inputs
 every cell shares (``SUM(F$2:F$10001)`` in ``=F2/SUM(F$2:F$10001)``) are computed once
 per pass; cell values live in one numpy object grid per sheet, so a range is a slice.
-``ZVMPLAN_ENGINE_CELLWISE=1`` evaluates every cell on its own (no column groups), as the
-engine did before; the tests compare the two.
 
 Semantics worth knowing
 -----------------------
@@ -67,9 +81,10 @@ from __future__ import annotations
 
 import importlib
 
-_EXPORTS = {"calc": "calc", "CalcReport": "write", "Engine": "calc", "EngineError": "calc",
-            "StaleValues": "calc",
-            "install_functions": "install", "evaluate_formula": "formula"}
+_EXPORTS = {"calc": "engine", "CalcReport": "write", "Engine": "engine", "EngineError": "engine",
+            "StaleValues": "engine",
+            "Options": "options", "install_functions": "install",
+            "evaluate_formula": "oneformula"}
 
 
 def __getattr__(name):

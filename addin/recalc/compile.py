@@ -1,11 +1,12 @@
-"""Stage 3, compile: each node's formula -> a :class:`~.program.Template`, shared by
+"""Stage 2, shape and compile: :func:`compile_nodes` (:class:`~.read.Nodes` ->
+:class:`Compiled`) gives each node's formula a :class:`~.program.Template`, shared by
 every node with the same shape (:mod:`.shapes`), so a column of one formula compiles
-once. A formula whose literals are generic (``ZVMLIT_<k>_``) compiles once for every
-literal value too."""
+once; :class:`FormulaCompiler` compiles one formula. A formula whose literals are
+generic (``ZVMLIT_<k>_``) compiles once for every literal value too."""
 from __future__ import annotations
 
-import os
 import re
+from dataclasses import dataclass
 
 import formulas
 import numpy as np
@@ -14,9 +15,12 @@ from formulas.functions import get_functions
 from formulas.ranges import Ranges
 from formulas.tokens.function import Function as FunctionToken
 
+from ..prefixes import spellings
 from . import filldown, shapes
-from .install import Reasons
+from .options import Options
 from .program import CONST, LIT, NAME, RAW, REF, UNION, NotStraight, Program, Template
+from .read import Nodes
+from .runlog import RunLog
 from .startup import defer_scipy
 from .values import XL, quote
 
@@ -27,281 +31,345 @@ _LITERAL = re.compile(re.escape(shapes.LITERAL_PREFIX) + r"([0-9]+)_")
 # position-dependent or whole-model functions: never share their compiled form
 _PRIVATE = {name for name, f in get_functions().items()
             if isinstance(f, dict) and CELL in f.get("extra_inputs", {})} | {
-    "ROW", "COLUMN", "ROWS", "COLUMNS", "CELL", "INDIRECT", "OFFSET", "ISFORMULA",
-    "FORMULATEXT", "_XLFN.ISFORMULA", "_XLFN.FORMULATEXT", "SINGLE", "_XLFN.SINGLE",
-    "_XLFN.ANCHORARRAY"}
+    spelled for name in ("ROW", "COLUMN", "ROWS", "COLUMNS", "CELL", "INDIRECT", "OFFSET",
+                         "ISFORMULA", "FORMULATEXT", "SINGLE", "ANCHORARRAY")
+    for spelled in spellings(name, builtin=True)}
 
 
-class Compiler:
-    """Shape and compile every node, sharing one template across the cells of a shape
-    (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`); :class:`FormulaCompiler`
-    compiles each template."""
+@dataclass(frozen=True, eq=False)
+class Compiled:
+    """What the compile stage hands the later ones, per node ``i``: ``template[i]`` (shared
+    by the nodes of one shape; None only before compiling), ``rects[i]`` (each reference
+    of its shape, resolved for the node), ``lits[i]`` (its literals, for a generic shape),
+    ``used[i]`` (the rectangles its program reads), ``name_deps[i]`` (the formula-name
+    nodes it reads); and ``reads``: how many nodes read each multi-cell rectangle.
+    :meth:`released` keeps only the templates, which the write stage reads."""
+    template: list
+    rects: list
+    lits: list
+    used: list
+    name_deps: list
+    reads: dict
 
-    def _setup_compile(self):
-        n, book = len(self.n_text), self.book
-        self.template: list[Template | None] = [None] * n
-        self.rects: list[tuple] = [()] * n
-        self.lits: list[tuple] = [()] * n       # each cell's literals (generic shapes)
-        self.exact: dict[int, Template] = {}    # cells compiled as written
-        self._reads: dict[tuple, int] = {}      # how many cells read each multi-cell range
-        self.generic = not os.environ.get("ZVMPLAN_ENGINE_EXACT")
-        self.check = bool(os.environ.get("ZVMPLAN_ENGINE_CHECK"))
-        self._scopes = {dn.sheet: shapes.sheet_key(book.sheets[dn.sheet].name)
-                        for dn in book.names
-                        if dn.sheet is not None and dn.sheet < len(book.sheets)}
-        self.used: list[tuple] = [()] * n       # rects read by each node
-        self.name_deps: list[tuple] = [()] * n  # name nodes read by each node
-        self.compiled = 0
+    def released(self) -> "Compiled":
+        """The templates only: each node's rectangles, literals and inputs read -- a few
+        tuples per cell and reference, the largest part of a big plan's memory -- let go
+        once the values are computed."""
+        return Compiled(self.template, None, None, None, None, None)
 
-    # --- compiling -------------------------------------------------------
-    def compile_all(self):
-        """Shape and compile every node, in node order. The followers of a formula
-        filled down a column (:mod:`.filldown`) are done with their leader, all at once,
-        when the leader's template is the one every copy of its shape gets; otherwise
-        they are shaped and compiled one by one like any other node."""
-        cache: dict[str, list[Template]] = {}
-        shapers: dict = {}
 
-        def shaper_of(s):
-            shaper = shapers.get(s)
-            if shaper is None:
-                shaper = shapers[s] = shapes.Shaper(sheets[s].name, self._scopes.get(s, ""))
-            return shaper
-
-        # the per-node lists bound once: this loop runs once per formula cell
-        n_sheet, n_row, n_col, n_text = self.n_sheet, self.n_row, self.n_col, self.n_text
-        template, rects_of, lits_of = self.template, self.rects, self.lits
-        used_of, names_of, reads = self.used, self.name_deps, self._reads
-        sheets, cells, generic = self.book.sheets, self.cells, self.generic
-        beyond_limits = shapes.beyond_limits
-        runs = filldown.find_runs(n_sheet, n_row, n_col, n_text, cells, shaper_of) \
-            if generic else {}
-        covered = bytearray(len(n_text))  # 1: a run's follower, done with its leader
-        flags = np.frombuffer(covered, dtype=np.uint8)
-        for run in runs.values():
-            flags[run.members] = 1
-        taken, memo = [], {}
-        for i in range(len(n_text)):
-            if covered[i]:
-                continue
-            s, r, c, text = n_sheet[i], n_row[i], n_col[i], n_text[i]
-            shp = None
-            why = beyond_limits(text)
-            if why is not None:  # before any parser sees it
-                template[i] = self._refused(i, why)
-                if i in runs:
-                    flags[runs[i].members] = 0
-                continue
-            if i < cells and generic:
-                shp = shaper_of(s)(text, r, c)
-            elif i < cells:
-                shp = shapes.shape(text, sheets[s].name, r, c, scope=self._scopes.get(s, ""))
-            t = None
-            if shp is not None:
-                rects_of[i], lits_of[i] = shp.rects, shp.literals
-                # several templates per shape when references coincide in some cells
-                # (=F(A1)+$A$1 in row 1 reads one cell twice, in row 2 two cells)
-                for known in cache.get(shp.key, ()):
-                    if known.accepts(shp.rects):
-                        t = known
-                        break
-            if t is None:
-                sheet_name = sheets[s].name if s is not None else ""
-                if shp is not None and shp.generic is None and shp.literals:
-                    shp = shapes.shape(text, sheet_name, r, c, generic=True,
-                                       scope=self._scopes.get(s, ""))  # with its text
-                t = self._compile(i, shp)
-                if shp is not None and t.shareable and len(cache.get(shp.key, ())) < 8:
-                    cache.setdefault(shp.key, []).append(t)
-            template[i] = t
-            refs, fixed, names = t.inputs_read()
-            if refs:
-                rects = rects_of[i]
-                used = tuple([rects[x] for x in refs]) + fixed if fixed else \
-                    tuple([rects[x] for x in refs])
+def compile_nodes(nodes: Nodes, compiler: "FormulaCompiler", log: RunLog) -> Compiled:
+    """Shape and compile every node of ``nodes`` with ``compiler``, in node order, one
+    template shared across the cells of a shape. The followers of a formula filled down
+    a column (:mod:`.filldown`) are done with their leader, all at once, when the
+    leader's template is the one every copy of its shape gets; otherwise they are shaped
+    and compiled one by one like any other node."""
+    n = len(nodes.n_text)
+    code = Compiled(template=[None] * n, rects=[()] * n, lits=[()] * n, used=[()] * n,
+                    name_deps=[()] * n, reads={})
+    shaping = _Shaping(nodes, generic=not compiler.options.exact)
+    templates = _Templates(compiler, shaping)
+    runs = filldown.find_runs(nodes.n_sheet, nodes.n_row, nodes.n_col, nodes.n_text,
+                              nodes.cells, shaping.shaper_of) if shaping.generic else {}
+    covered = bytearray(n)  # 1: a run's follower, done with its leader
+    flags = np.frombuffer(covered, dtype=np.uint8)
+    for run in runs.values():
+        flags[run.members] = 1
+    taken, memo = [], {}
+    beyond_limits, n_text = shapes.beyond_limits, nodes.n_text
+    for i in range(n):  # once per formula cell that no run covers
+        if covered[i]:
+            continue
+        why = beyond_limits(n_text[i])
+        if why is not None:  # before any parser sees it
+            code.template[i] = compiler.refused(i, why)
+            if i in runs:
+                flags[runs[i].members] = 0
+            continue
+        shp = shaping.shape(i)
+        if shp is not None:
+            code.rects[i], code.lits[i] = shp.rects, shp.literals
+        shp, t = templates.of(i, shp)
+        code.template[i] = t
+        _note_inputs(code, i, t, log)
+        run = runs.get(i)
+        if run is not None:
+            # every copy of the shape gets t (if it accepts them all): so do these
+            if shp is not None and templates.first(shp) is t and _take(code, run, t, memo):
+                taken.append(run)
             else:
-                used = fixed
-            used_of[i], names_of[i] = used, names
-            if t.unsupported:
-                self.unsupported |= t.unsupported
-            for rect in used:
-                if rect[1] != rect[3] or rect[2] != rect[4]:
-                    reads[rect] = reads.get(rect, 0) + 1
-            run = runs.get(i)
-            if run is not None:
-                # every copy of the shape gets t (if it accepts them all): so do these
-                if shp is not None and cache.get(shp.key, [None])[0] is t and \
-                        self._take(run, t, memo):
-                    taken.append(run)
-                else:
-                    flags[run.members] = 0
-        self._share_invariants(np.flatnonzero(flags == 0).tolist(), taken)
+                flags[run.members] = 0
+    _share_invariants(code, np.flatnonzero(flags == 0).tolist(), taken)
+    return code
 
-    def _take(self, run: filldown.Run, t: Template, memo: dict) -> bool:
-        """Give the followers of ``run`` what the loop of :meth:`compile_all` gives each
-        node -- rects, literals, template, what it reads -- for all of them at once;
-        False (nothing given) if ``t`` does not accept them all. ``memo``: for
-        :meth:`~.filldown.Run.slots`."""
-        ids, n = run.members, len(run.members)
-        slots = run.slots(memo)
-        columns = [s if isinstance(s, list) else [s] * n for s in slots]
-        if any(columns[j] != columns[j0] for j, j0 in t.dups):  # t.accepts, all at once
-            return False
-        rects = list(zip(*columns)) if columns else [()] * n
-        refs, fixed, names = t.inputs_read()
-        if refs == tuple(range(len(slots))) and not fixed:
-            used = rects
-        elif refs:
-            used = list(zip(*[columns[x] for x in refs], *[[f] * n for f in fixed]))
-        else:
-            used = [fixed] * n
-        reads = self._reads
-        for rect in [slots[x] for x in refs if not run.one_cell(x)] + list(fixed):
-            if isinstance(rect, list):  # each member's own (a range in most rows)
-                for one in rect:
-                    if one[1] != one[3] or one[2] != one[4]:
-                        reads[one] = reads.get(one, 0) + 1
-            elif rect[1] != rect[3] or rect[2] != rect[4]:
-                reads[rect] = reads.get(rect, 0) + n
-        lits = self.lits[run.leader]
-        for values, into in ((rects, self.rects), ([lits] * n, self.lits),
-                             ([t] * n, self.template), (used, self.used),
-                             ([names] * n, self.name_deps)):
-            _scatter(into, ids, values)
-        return True
 
-    def _share_invariants(self, nodes: list, runs: list):
-        """Tell each template's program which inputs are the same in all its cells:
-        ``nodes`` one by one, then each run in ``runs`` at once (its literals are its
-        leader's; its references differ between its cells where they move)."""
-        seen: dict[int, tuple[Template, list, list]] = {}
-        for i in nodes:
-            t = self.template[i]
-            if t is None or t.program is None:
+class _Shaping:
+    """The shape of node ``i`` (:meth:`shape`): generic (its literals as slots, one
+    :class:`~.shapes.Shaper` per sheet) unless not ``generic``; None for a defined name
+    or a formula :mod:`.shapes` cannot be sure about."""
+
+    def __init__(self, nodes: Nodes, generic: bool):
+        self.nodes, self.generic = nodes, generic
+        self._shapers: dict = {}
+
+    def shaper_of(self, s) -> shapes.Shaper:
+        shaper = self._shapers.get(s)
+        if shaper is None:
+            shaper = self._shapers[s] = shapes.Shaper(self.nodes.sheet_names[s],
+                                                      self.nodes.scopes.get(s, ""))
+        return shaper
+
+    def shape(self, i):
+        nodes = self.nodes
+        if i >= nodes.cells:
+            return None
+        s, r, c, text = nodes.n_sheet[i], nodes.n_row[i], nodes.n_col[i], nodes.n_text[i]
+        if self.generic:
+            return self.shaper_of(s)(text, r, c)
+        return shapes.shape(text, nodes.sheet_names[s], r, c, scope=nodes.scopes.get(s, ""))
+
+    def with_text(self, i):
+        """Node ``i``'s generic shape with its generic text (which a :class:`Shaper`
+        leaves out until a cell of the shape is compiled)."""
+        nodes = self.nodes
+        s = nodes.n_sheet[i]
+        return shapes.shape(nodes.n_text[i], nodes.sheet_names[s] if s is not None else "",
+                            nodes.n_row[i], nodes.n_col[i], generic=True,
+                            scope=nodes.scopes.get(s, ""))
+
+
+class _Templates:
+    """The templates compiled so far, up to 8 per shape key: several when references
+    coincide in some cells (``=F(A1)+$A$1`` in row 1 reads one cell twice, in row 2 two
+    cells)."""
+
+    def __init__(self, compiler: "FormulaCompiler", shaping: _Shaping):
+        self.compiler, self.shaping = compiler, shaping
+        self._cache: dict[str, list[Template]] = {}
+
+    def of(self, i, shp) -> tuple:
+        """(the shape, the template) of node ``i``: a known template that accepts its
+        references, else a new one compiled (and kept if it can be shared)."""
+        if shp is not None:
+            for known in self._cache.get(shp.key, ()):
+                if known.accepts(shp.rects):
+                    return shp, known
+        if shp is not None and shp.generic is None and shp.literals:
+            shp = self.shaping.with_text(i)
+        t = self.compiler.compile(i, shp)
+        if shp is not None and t.shareable and len(self._cache.get(shp.key, ())) < 8:
+            self._cache.setdefault(shp.key, []).append(t)
+        return shp, t
+
+    def first(self, shp):
+        """The first template kept for ``shp``'s key, or None."""
+        return self._cache.get(shp.key, [None])[0]
+
+
+def _note_inputs(code: Compiled, i: int, t: Template, log: RunLog) -> None:
+    """What node ``i`` reads with template ``t``: ``code.used[i]``, ``code.name_deps[i]``,
+    the count of readers of each multi-cell rectangle, the functions formulas lacks."""
+    refs, fixed, names = t.inputs_read()
+    if refs:
+        rects = code.rects[i]
+        used = tuple([rects[x] for x in refs]) + fixed if fixed else \
+            tuple([rects[x] for x in refs])
+    else:
+        used = fixed
+    code.used[i], code.name_deps[i] = used, names
+    if t.unsupported:
+        log.unsupported |= t.unsupported
+    reads = code.reads
+    for rect in used:
+        if rect[1] != rect[3] or rect[2] != rect[4]:
+            reads[rect] = reads.get(rect, 0) + 1
+
+
+def _take(code: Compiled, run: filldown.Run, t: Template, memo: dict) -> bool:
+    """Give the followers of ``run`` what the loop of :func:`compile_nodes` gives each
+    node -- rects, literals, template, what it reads -- for all of them at once; False
+    (nothing given) if ``t`` does not accept them all. ``memo``: for
+    :meth:`~.filldown.Run.slots`."""
+    ids, n = run.members, len(run.members)
+    slots = run.slots(memo)
+    columns = [s if isinstance(s, list) else [s] * n for s in slots]
+    if any(columns[j] != columns[j0] for j, j0 in t.dups):  # t.accepts, all at once
+        return False
+    rects = list(zip(*columns)) if columns else [()] * n
+    refs, fixed, names = t.inputs_read()
+    if refs == tuple(range(len(slots))) and not fixed:
+        used = rects
+    elif refs:
+        used = list(zip(*[columns[x] for x in refs], *[[f] * n for f in fixed]))
+    else:
+        used = [fixed] * n
+    reads = code.reads
+    for rect in [slots[x] for x in refs if not run.one_cell(x)] + list(fixed):
+        if isinstance(rect, list):  # each member's own (a range in most rows)
+            for one in rect:
+                if one[1] != one[3] or one[2] != one[4]:
+                    reads[one] = reads.get(one, 0) + 1
+        elif rect[1] != rect[3] or rect[2] != rect[4]:
+            reads[rect] = reads.get(rect, 0) + n
+    lits = code.lits[run.leader]
+    for values, into in ((rects, code.rects), ([lits] * n, code.lits),
+                         ([t] * n, code.template), (used, code.used),
+                         ([names] * n, code.name_deps)):
+        _scatter(into, ids, values)
+    return True
+
+
+def _share_invariants(code: Compiled, nodes: list, runs: list):
+    """Tell each template's program which inputs are the same in all its cells:
+    ``nodes`` one by one, then each run in ``runs`` at once (its literals are its
+    leader's; its references differ between its cells where they move)."""
+    seen: dict[int, tuple[Template, list, list]] = {}
+    for i in nodes:
+        t = code.template[i]
+        if t is None or t.program is None:
+            continue
+        entry = seen.get(id(t))
+        if entry is None:  # per input: its first value, and whether another differs
+            entry = seen[id(t)] = (t, [_UNSEEN] * len(t.plan), [False] * len(t.plan))
+        first, varies = entry[1], entry[2]
+        for k, (kind, x) in enumerate(t.plan):
+            if varies[k]:
                 continue
-            entry = seen.get(id(t))
-            if entry is None:  # per input: its first value, and whether another differs
-                entry = seen[id(t)] = (t, [_UNSEEN] * len(t.plan), [False] * len(t.plan))
-            first, varies = entry[1], entry[2]
-            for k, (kind, x) in enumerate(t.plan):
-                if varies[k]:
-                    continue
-                if kind == REF:
-                    value = self.rects[i][x]
-                elif kind == LIT:
-                    value = (type(self.lits[i][x]), self.lits[i][x])
-                else:
-                    continue
-                if first[k] is _UNSEEN:
-                    first[k] = value
-                elif first[k] != value:
-                    varies[k] = True
-        for run in runs:  # the leader was among ``nodes``: its values are in ``seen``
-            entry = seen.get(id(self.template[run.leader]))
-            if entry is not None:
-                moving = run.varying()
-                for k, (kind, x) in enumerate(entry[0].plan):
-                    if kind == REF and x in moving:
-                        entry[2][k] = True
-        for t, _, varies in seen.values():
-            t.program.share(name for name, v in zip(t.program.inputs, varies) if not v)
+            if kind == REF:
+                value = code.rects[i][x]
+            elif kind == LIT:
+                value = (type(code.lits[i][x]), code.lits[i][x])
+            else:
+                continue
+            if first[k] is _UNSEEN:
+                first[k] = value
+            elif first[k] != value:
+                varies[k] = True
+    for run in runs:  # the leader was among ``nodes``: its values are in ``seen``
+        entry = seen.get(id(code.template[run.leader]))
+        if entry is not None:
+            moving = run.varying()
+            for k, (kind, x) in enumerate(entry[0].plan):
+                if kind == REF and x in moving:
+                    entry[2][k] = True
+    for t, _, varies in seen.values():
+        t.program.share(name for name, v in zip(t.program.inputs, varies) if not v)
 
 
 class FormulaCompiler:
     """One node's formula compiled by the ``formulas`` package into a
-    :class:`~.program.Template` (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`,
-    used by :class:`Compiler`): its references bound to slots, defined names resolved,
-    a formula it cannot compile kept with its cached value and the reason."""
+    :class:`~.program.Template` (:meth:`compile`): its references bound to slots,
+    defined names resolved, a formula it cannot compile kept with its cached value and
+    the reason. Used by :func:`compile_nodes`, and by the evaluate stage for a cell whose
+    shape must be compiled as written. ``compiled``: how many compiles so far."""
 
-    def _compile(self, i, shp, exact: bool = False) -> Template:
+    def __init__(self, nodes: Nodes, options: Options, log: RunLog):
+        self.nodes, self.options, self.log = nodes, options, log
+        self.compiled = 0
+
+    def compile(self, i, shp, exact: bool = False) -> Template:
         """Compile node ``i``: from its generic text (literals as inputs) unless ``exact``
         or it has no literals."""
         self.compiled += 1
-        s, r, c, text = self.n_sheet[i], self.n_row[i], self.n_col[i], self.n_text[i]
-        if shp is not None and shp.generic is not None and not exact:
-            text = shp.generic
-        else:
-            exact = True
-        sheet = self.book.sheets[s].name.upper() if s is not None else ""
-        ctx = {"sheet": sheet, "cr": str(r or 1), "cc": c or 1}
-        refs = self.refs[s] if s is not None and s < len(self.refs) else self.refs[0]
-        Reasons.cell = self.n_label[i]  # compiling evaluates constant calls
+        nodes = self.nodes
+        s = nodes.n_sheet[i]
+        exact = exact or shp is None or shp.generic is None
+        refs = nodes.refs[s] if s is not None and s < len(nodes.refs) else nodes.refs[0]
+        reasons = self.log.reasons
+        reasons.cell = nodes.n_label[i]  # compiling evaluates constant calls
         try:
-            text, moved = shapes.edge_proxies(text, sheet)
-            tokens, builder = formulas.Parser(True).ast("=" + text, context=ctx)
-            if not exact and not _literals_stand_alone(tokens, len(shp.literals)):
-                Reasons.cell = None
-                self.compiled -= 1
-                return self._compile(i, shp, exact=True)
-            cell = Ranges().push(f"{quote(sheet)}!{shapes.a1(r or 1, c or 1)}")
-            pipe = builder.compile(references=refs, context=ctx, **{CELL: cell})
+            parsed = self._parse(i, nodes.n_text[i] if exact else shp.generic, refs,
+                                 None if exact else len(shp.literals))
         except Exception as exc:
             return self._broken(i, exc)
         finally:
-            Reasons.cell = None
-        table = get_functions()
+            reasons.cell = None
+        if parsed is None:  # the generic text is not the formula: compile it as written
+            self.compiled -= 1
+            return self.compile(i, shp, exact=True)
+        tokens, pipe, moved = parsed
         names = {t.name.upper() for t in tokens if isinstance(t, FunctionToken)}
+        table = get_functions()
         unsupported = {n for n in names if n not in table and n not in refs}
         shareable = shp is not None and not (names & _PRIVATE) and \
             not _range_operators(tokens)
-        index = {}
-        if shp is not None:
-            for j, rect in enumerate(shp.rects):
-                index.setdefault(rect, j)
-        plan = []
-        for k, rng in pipe.inputs.items():
-            key = k.upper() if isinstance(k, str) else k
-            lit = _LITERAL.fullmatch(key) if isinstance(key, str) and not exact else None
-            if lit is not None:
-                plan.append((LIT, int(lit.group(1))))
-                continue
-            if isinstance(key, str) and key in refs:
-                if rng is None or not getattr(rng, "ranges", None):
-                    plan.append((NAME, self._name_node(s, key)))
-                else:
-                    plan.append((CONST, rect_of(rng.ranges[0])))
-                continue
-            if rng is None and isinstance(key, str):  # formulas cannot name every sheet
-                rect = self._rect_from_name(key)
-                if rect is not None:
-                    rect = moved.get(rect, rect)
-                    j = index.get(rect)
-                    plan.append((CONST, rect) if j is None else (REF, j))
-                    shareable = shareable and j is not None
-                    continue
-            if isinstance(rng, Ranges) and len(rng.ranges) > 1:  # a union: (A1,B2:B4)
-                plan.append((UNION, tuple(rect_of(g) for g in rng.ranges)))
-                shareable = False
-                continue
-            if not isinstance(rng, Ranges) or len(rng.ranges) != 1:
-                code = "#NAME?" if rng is None else "#REF!"
-                plan.append((RAW, XL[code]))
-                if rng is None and isinstance(key, str):
-                    unsupported.add(key)
-                continue
-            rect = rect_of(rng.ranges[0])
-            rect = moved.get(rect, rect)
-            j = index.get(rect)
-            if j is None:
-                plan.append((CONST, rect))
-                shareable = False
-            else:
-                plan.append((REF, j))
-        dups = []
-        if shp is not None:
-            dups = [(j, index[rect]) for j, rect in enumerate(shp.rects) if index[rect] != j]
+        index = _slot_index(shp)
+        plan, private, unknown = self._plan(s, pipe, refs, index, moved, exact)
+        dups = [] if shp is None else \
+            [(j, index[rect]) for j, rect in enumerate(shp.rects) if index[rect] != j]
+        return Template(pipe, plan, dups, shareable and not private, unsupported | unknown,
+                        self._program(pipe), checked=not self.options.check,
+                        literals=not exact)
+
+    def _parse(self, i, text: str, refs: dict, literals: int | None):
+        """(tokens, compiled pipe, references moved in from the sheet's edge) of node
+        ``i``'s formula ``text``; None when ``literals`` (the number of a generic text's
+        placeholders) is given and formulas did not read each as a name of its own.
+        Raises what formulas raises for a formula it cannot compile."""
+        nodes = self.nodes
+        s, r, c = nodes.n_sheet[i], nodes.n_row[i], nodes.n_col[i]
+        sheet = nodes.sheet_names[s].upper() if s is not None else ""
+        ctx = {"sheet": sheet, "cr": str(r or 1), "cc": c or 1}
+        text, moved = shapes.edge_proxies(text, sheet)
+        tokens, builder = formulas.Parser(True).ast("=" + text, context=ctx)
+        if literals is not None and not _literals_stand_alone(tokens, literals):
+            return None
+        cell = Ranges().push(f"{quote(sheet)}!{shapes.a1(r or 1, c or 1)}")
+        pipe = builder.compile(references=refs, context=ctx, **{CELL: cell})
+        return tokens, pipe, moved
+
+    def _plan(self, s, pipe, refs: dict, index: dict, moved: dict, exact: bool):
+        """(the plan: one step per input of ``pipe``, whether some input ties the compiled
+        form to this cell, the names formulas does not know)."""
+        plan, private, unknown = [], False, set()
+        for key, rng in pipe.inputs.items():
+            key = key.upper() if isinstance(key, str) else key
+            got = self._named_input(s, key, rng, refs, index, moved, exact) \
+                if isinstance(key, str) else None
+            step, ties, name = got if got is not None else _range_input(key, rng, index, moved)
+            plan.append(step)
+            private = private or ties
+            if name is not None:
+                unknown.add(name)
+        return plan, private, unknown
+
+    def _named_input(self, s, key: str, rng, refs: dict, index: dict, moved: dict,
+                     exact: bool):
+        """An input formulas names by text -- a generic literal's placeholder, a defined
+        name, a reference to a sheet whose name formulas cannot parse back -> (its plan
+        step, whether it ties the compiled form to this cell, None); None for any
+        other input. ``index``: each rectangle of the shape -> its slot; ``moved``: the
+        references :func:`~.shapes.edge_proxies` moved in from the sheet's edge."""
+        lit = None if exact else _LITERAL.fullmatch(key)
+        if lit is not None:
+            return (LIT, int(lit.group(1))), False, None
+        if key in refs:
+            if rng is None or not getattr(rng, "ranges", None):
+                return (NAME, self._name_node(s, key)), False, None
+            return (CONST, rect_of(rng.ranges[0])), False, None
+        if rng is None:  # formulas cannot name every sheet
+            rect = self._rect_from_name(key)
+            if rect is not None:
+                rect = moved.get(rect, rect)
+                j = index.get(rect)
+                return ((CONST, rect) if j is None else (REF, j)), j is None, None
+        return None
+
+    def _program(self, pipe) -> Program | None:
+        """formulas' compiled ``pipe`` as a straight-line program, or None (the pipe is
+        run as it is) when it is not a straight line or ``options.pipe`` asks for it."""
+        if self.options.pipe:
+            return None
         try:
-            program = None if os.environ.get("ZVMPLAN_ENGINE_PIPE") else Program(pipe)
+            return Program(pipe)
         except NotStraight:
-            program = None
-        return Template(pipe, plan, dups, shareable, unsupported, program,
-                         checked=not self.check, literals=not exact)
+            return None
 
     def _rect_from_name(self, key: str):
         """``O'BRIEN!A1`` (a sheet name formulas cannot parse back) -> a rect, if the
         sheet exists and the rest is an A1 reference or area."""
         sheet, bang, ref = key.rpartition("!")
-        if not bang or shapes.sheet_key(sheet) not in self.sheet_index:
+        if not bang or shapes.sheet_key(sheet) not in self.nodes.sheet_index:
             return None
         try:
             r1, c1, r2, c2 = shapes.parse_area(ref)
@@ -311,21 +379,48 @@ class FormulaCompiler:
 
     def _broken(self, i, exc) -> Template:
         """A formula formulas cannot compile: keep the value cached in the file."""
-        self.kept_cached += 1
-        self.warnings.append(f"{self.n_label[i]}: cannot evaluate ={self.n_text[i]} "
-                             f"({type(exc).__name__}); kept its cached value")
+        self.log.kept_cached += 1
+        self.log.warnings.append(f"{self.nodes.n_label[i]}: cannot evaluate "
+                                 f"={self.nodes.n_text[i]} ({type(exc).__name__}); "
+                                 "kept its cached value")
         return Template(None, [], [], False, set())
 
-    def _refused(self, i, why) -> Template:
+    def refused(self, i, why) -> Template:
         """A formula Excel itself would refuse (too long, nested too deep): #VALUE!."""
-        self.reasons[self.n_label[i]] = ("#VALUE!", why)
+        self.log.reasons.log[self.nodes.n_label[i]] = ("#VALUE!", why)
         return Template(_value_error, [], [], False, set())
 
     def _name_node(self, s, key):
-        nid = self.name_nodes.get((s, key))
+        nid = self.nodes.name_nodes.get((s, key))
         if nid is None:
-            nid = self.name_nodes.get((None, key))
+            nid = self.nodes.name_nodes.get((None, key))
         return nid
+
+
+def _slot_index(shp) -> dict:
+    """Each rectangle of shape ``shp`` -> its first slot ({} without a shape)."""
+    index: dict = {}
+    if shp is not None:
+        for j, rect in enumerate(shp.rects):
+            index.setdefault(rect, j)
+    return index
+
+
+def _range_input(key, rng, index: dict, moved: dict):
+    """An input formulas gives as a range (``rng``: its ``Ranges``, None for a name it
+    does not know) -> (its plan step, whether it ties the compiled form to this cell,
+    the name formulas does not know or None)."""
+    if isinstance(rng, Ranges) and len(rng.ranges) > 1:  # a union: (A1,B2:B4)
+        return (UNION, tuple(rect_of(g) for g in rng.ranges)), True, None
+    if not isinstance(rng, Ranges) or len(rng.ranges) != 1:
+        code = "#NAME?" if rng is None else "#REF!"
+        return (RAW, XL[code]), False, key if rng is None and isinstance(key, str) else None
+    rect = rect_of(rng.ranges[0])
+    rect = moved.get(rect, rect)
+    j = index.get(rect)
+    if j is None:
+        return (CONST, rect), True, None
+    return (REF, j), False, None
 
 
 def _scatter(into: list, ids: np.ndarray, values: list) -> None:

@@ -14,27 +14,29 @@ NO_IDS = np.empty(0, dtype=np.int64)
 
 
 class CellIndex:
-    """The index of formula cells (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`),
-    rebuilt by :meth:`_build_index` at the start of each pass."""
+    """The index of the formula cells of ``nodes`` (:class:`~.read.Nodes`) with the cells
+    of ``spill_area`` (node -> (r1, c1, r2, c2) of its spilled result) owned by their
+    anchors; made at the start of each pass of the evaluation."""
 
-    def _build_index(self):
+    def __init__(self, nodes, spill_area: dict):
         """Per sheet and column: the sorted rows holding formula cells, and their nodes
         (the anchor's node for every cell of an array formula or a spill); and per sheet
         the owner of each cell (a numpy grid of node ids, -1 for none, or a dict for a
         huge sparse sheet). Built with numpy sorts, not a Python call per cell."""
-        n = self.cells
-        sheets = np.array(self.n_sheet[:n], dtype=np.int64)
-        rows = np.array(self.n_row[:n], dtype=np.int64)
-        cols = np.array(self.n_col[:n], dtype=np.int64)
+        self.sheet_index = nodes.sheet_index
+        n = nodes.cells
+        sheets = np.array(nodes.n_sheet[:n], dtype=np.int64)
+        rows = np.array(nodes.n_row[:n], dtype=np.int64)
+        cols = np.array(nodes.n_col[:n], dtype=np.int64)
         ids = np.arange(n, dtype=np.int64)
         extra = []  # the cells of array formulas and spills beyond their anchors
-        in_area = np.fromiter(map(operator.is_not, self.n_area[:n], itertools.repeat(None)),
+        in_area = np.fromiter(map(operator.is_not, nodes.n_area[:n], itertools.repeat(None)),
                               dtype=bool, count=n)
-        for i in np.flatnonzero(in_area).tolist() + list(self.spill_area):
-            area = self.n_area[i] or self.spill_area[i]
+        for i in np.flatnonzero(in_area).tolist() + list(spill_area):
+            area = nodes.n_area[i] or spill_area[i]
             for rr in range(area[0], area[2] + 1):
                 for cc in range(area[1], area[3] + 1):
-                    extra.append((self.n_sheet[i], rr, cc, i))
+                    extra.append((nodes.n_sheet[i], rr, cc, i))
         if extra:
             more = np.array(extra, dtype=np.int64).reshape(-1, 4)
             sheets, rows, cols, ids = (np.concatenate([a, more[:, k]]) for k, a in
@@ -47,7 +49,7 @@ class CellIndex:
         else:  # one node per cell: sorting is enough
             first = np.argsort(key, kind="stable")
         sheets, rows, cols, ids = sheets[first], rows[first], cols[first], ids[first]
-        self.fcols = [dict() for _ in self.book.sheets]
+        self.fcols = [dict() for _ in nodes.grids]
         self.owners = []
         starts = np.flatnonzero(np.diff(sheets * (shapes.MAX_COL + 1) + cols,
                                         prepend=-1)) if sheets.size else NO_IDS
@@ -55,7 +57,7 @@ class CellIndex:
         for a, b in zip(starts.tolist(), ends.tolist()):
             self.fcols[int(sheets[a])][int(cols[a])] = (rows[a:b], ids[a:b])
         self.fcol_keys = [np.array(sorted(d), dtype=np.int64) for d in self.fcols]
-        for s, grid in enumerate(self.grids):
+        for s, grid in enumerate(nodes.grids):
             mine = sheets == s
             r, c, i = rows[mine], cols[mine], ids[mine]
             if grid.dense:
@@ -66,7 +68,7 @@ class CellIndex:
                 owner = dict(zip(zip(r.tolist(), c.tolist()), i.tolist()))
             self.owners.append(owner)
 
-    def _owner(self, s, r, c):
+    def owner(self, s, r, c):
         """The node whose formula fills cell (``r``, ``c``) of sheet ``s``, or None."""
         if s is None:
             return None
@@ -78,8 +80,8 @@ class CellIndex:
         i = owner[r - 1, c - 1]
         return None if i < 0 else int(i)
 
-    def _owners(self, s, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """:meth:`_owner` of many cells of sheet ``s`` at once (-1 for none)."""
+    def owners_of(self, s, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """:meth:`owner` of many cells of sheet ``s`` at once (-1 for none)."""
         owner = self.owners[s] if s is not None else {}
         if isinstance(owner, dict):
             return np.array([owner.get((r, c), -1) for r, c in zip(rows.tolist(), cols.tolist())],
@@ -89,13 +91,14 @@ class CellIndex:
         out[inside] = owner[rows[inside] - 1, cols[inside] - 1]
         return out
 
-    def _ids_in(self, rect) -> np.ndarray:
+    def ids_in(self, rect) -> np.ndarray:
+        """The nodes whose formulas fill the cells of ``rect`` (sheet, r1, c1, r2, c2)."""
         sheet, r1, c1, r2, c2 = rect
         s = self.sheet_index.get(sheet)
         if s is None:
             return NO_IDS
         if r1 == r2 and c1 == c2:
-            i = self._owner(s, r1, c1)
+            i = self.owner(s, r1, c1)
             return NO_IDS if i is None else np.array([i], dtype=np.int64)
         keys = self.fcol_keys[s]
         lo, hi = np.searchsorted(keys, c1, "left"), np.searchsorted(keys, c2, "right")

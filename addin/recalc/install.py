@@ -3,7 +3,7 @@
 :func:`install_functions` puts every registry function in formulas' function table
 through an adapter that converts formulas' values to the raw cell values the registry
 takes and back, and leaves the reason behind each error a zvmplan function returns
-(:class:`Reasons`). It also makes formulas' own functions answer as Excel does where
+(:func:`.runlog.note`). It also makes formulas' own functions answer as Excel does where
 they do not:
 
 * every function's non-finite numeric result (``SUM(1E308,1E308)``) is ``#NUM!``, a real
@@ -27,8 +27,9 @@ from formulas.tokens.operand import Empty, XlError as FXlError
 
 from .. import registry
 from ..errors import ExcelError
-from ..evaluate import excel_names, load_functions
+from ..calls import excel_names, load_functions
 from ..registry import REGISTRY
+from .runlog import note
 from .startup import defer_scipy
 from .values import MAX_TEXT, XL, one_value, range_cells
 
@@ -50,17 +51,6 @@ SKIPPED = _Skipped(0)
 
 def _empty_argument():
     return SKIPPED
-
-
-class Reasons:
-    """Where the adapters leave the reason behind each error a zvmplan function returns."""
-    cell: str | None = None
-    log: dict[str, tuple[str, str]] | None = None
-
-    @classmethod
-    def note(cls, err: ExcelError) -> None:
-        if cls.log is not None and err.reason and cls.cell is not None:
-            cls.log.setdefault(cls.cell, (err.code, err.reason))
 
 
 def _from_formulas(value):
@@ -98,7 +88,7 @@ def _elem_from_formulas(v):
 def _to_formulas(result):
     """A registry result -> what formulas expects (errors as formulas' error values)."""
     if isinstance(result, ExcelError):
-        Reasons.note(result)
+        note(result)
         return XL[result.code]
     if isinstance(result, np.ndarray):
         arr = np.atleast_2d(np.asarray(result, dtype=object))
@@ -107,7 +97,7 @@ def _to_formulas(result):
         for k in range(flat_in.size):
             v = flat_in[k]
             if isinstance(v, ExcelError):
-                Reasons.note(v)
+                note(v)
                 v = XL[v.code]
             elif v is None:
                 v = sh.EMPTY
@@ -160,7 +150,7 @@ def _whole_value(rng: Ranges):
 
 def install_functions() -> int:
     """Put every registry function into formulas' function table under each of its
-    :func:`~zvmplan_addin.evaluate.excel_names`; returns how many functions."""
+    :func:`~zvmplan_addin.calls.excel_names`; returns how many functions."""
     defer_scipy()  # formulas' function table without SciPy until a formula needs it
     load_functions()
     Empty.compile = staticmethod(_empty_argument)  # formulas' reading of F(1,,2)'s gap
@@ -193,7 +183,7 @@ OVERFLOW = "the result is not a finite number (too large for Excel)"
 
 
 def _num_error():
-    Reasons.note(ExcelError("#NUM!", OVERFLOW))
+    note(ExcelError("#NUM!", OVERFLOW))
     return XL["#NUM!"]
 
 
@@ -231,7 +221,7 @@ def _excel_value(v):
     if isinstance(v, (float, np.floating)):
         return v if math.isfinite(v) else _num_error()
     if isinstance(v, str) and len(v) > MAX_TEXT and not isinstance(v, FXlError):
-        Reasons.note(ExcelError("#VALUE!", f"the text is {len(v):,} characters long; "
+        note(ExcelError("#VALUE!", f"the text is {len(v):,} characters long; "
                                 f"Excel's limit is {MAX_TEXT:,}"))
         return XL["#VALUE!"]
     return v

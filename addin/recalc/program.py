@@ -12,6 +12,7 @@ from typing import Any
 import schedula as sh
 from formulas.functions import COMPILING
 
+from ..prefixes import spellings
 from .values import XL, same
 
 REF, CONST, NAME, RAW, LIT, UNION = range(6)  # kinds of input in a Template's plan
@@ -20,7 +21,8 @@ _COPY = re.compile(r"<[0-9]+>$")  # schedula's suffix on a second node of one fu
 
 # functions whose every call gives another value, also those formulas does not mark as
 # such (RANDBETWEEN): never computed once for the cells of a column
-VOLATILE = frozenset({"RAND", "RANDBETWEEN", "RANDARRAY", "_XLFN.RANDARRAY", "NOW", "TODAY"})
+VOLATILE = frozenset(spelled for name in ("RAND", "RANDBETWEEN", "RANDARRAY", "NOW", "TODAY")
+                     for spelled in spellings(name, builtin=True))
 
 
 class NotStraight(Exception):

@@ -1,19 +1,20 @@
-"""Stage 1, read: the workbook as :mod:`zvmplan_addin.xlsxio` reads it -> one value grid
-per sheet (:class:`Grid`) and the list of *nodes* to evaluate: every formula cell, then
-every defined name that is a formula (a name that is one reference is bound at compile
-time instead). Node ``i`` is described by the parallel lists ``n_sheet``, ``n_row``,
-``n_col``, ``n_text``, ``n_area`` (an array formula's range), ``n_label`` and ``n_kind``.
+"""Stage 1, read: the workbook as :mod:`zvmplan_addin.xlsx` reads it -> :class:`Nodes`
+(:func:`read_nodes`): one value grid per sheet (:class:`Grid`) and the *nodes* to
+evaluate: every formula cell, then every defined name that is a formula (a name that
+is one reference is bound at compile time instead).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import chain
 
 import numpy as np
 import schedula as sh
 from formulas.ranges import Ranges
 
-from .. import xlsxio
+from .. import xlsx
 from . import shapes
+from .runlog import RunLog
 from .values import display, filled, input_value
 
 DENSE_LIMIT = 8_000_000             # cells in a sheet's bounding box held as a dense grid
@@ -33,7 +34,7 @@ class Grid:
     sheet's values, if already made; ``arrays``: False if the sheet is known to hold no
     array formula (whose range may reach beyond the used area)."""
 
-    def __init__(self, sheet: xlsxio.SheetData, where: np.ndarray | None = None,
+    def __init__(self, sheet: xlsx.SheetData, where: np.ndarray | None = None,
                  arrays: bool = True):
         rows = max(sheet.max_row, 1)
         cols = max(sheet.max_col, 1)
@@ -58,7 +59,7 @@ class Grid:
         """Set many cells at once (numpy fancy indexing, not a Python call per cell);
         ``at``: their :func:`coords`."""
         values = np.fromiter(cells.values(), dtype=object, count=len(cells))
-        if xlsxio.XlError in set(map(type, values)):  # error values are rare: look once
+        if xlsx.XlError in set(map(type, values)):  # error values are rare: look once
             values = np.fromiter(map(input_value, values), dtype=object, count=len(values))
         self.a[at[:, 0] - 1, at[:, 1] - 1] = values
 
@@ -108,7 +109,7 @@ class _Taken:
     cell dicts can be let go once read. ``where``: the :func:`coords` of its values and
     of its formulas."""
 
-    def __init__(self, sheet: xlsxio.SheetData, grid: Grid, where: tuple):
+    def __init__(self, sheet: xlsx.SheetData, grid: Grid, where: tuple):
         if grid.dense:
             self.mask = np.zeros((grid.rows, grid.cols), dtype=bool)
             for at in where:
@@ -125,7 +126,7 @@ class _Taken:
         return r <= self.mask.shape[0] and c <= self.mask.shape[1] and bool(self.mask[r - 1, c - 1])
 
 
-def release(book: xlsxio.Workbook) -> None:
+def release(book: xlsx.Workbook) -> None:
     """Let go of the per-cell dicts of ``book``'s sheets once an engine has read them
     (a 100,000-row planner holds 1.4 million entries in them); calc does this."""
     for sheet in book.sheets:
@@ -144,110 +145,169 @@ class Labels:
     """``Sheet!A1`` of node ``i`` (a defined name's own name), made when asked: a
     workbook of a million formula cells needs few of them."""
 
-    def __init__(self, nodes: "Nodes"):
-        self.nodes = nodes
+    def __init__(self, sheet_names: list[str], n_sheet: list, n_row: list, n_col: list):
         self.names: dict[int, str] = {}
+        self._sheet_names = sheet_names
+        self._cells = n_sheet, n_row, n_col
+        self._prefixes: dict = {}
 
     def __getitem__(self, i: int) -> str:
         name = self.names.get(i)
         if name is not None:
             return name
-        nodes = self.nodes
-        return nodes._label(nodes.n_sheet[i], nodes.n_row[i], nodes.n_col[i])
+        n_sheet, n_row, n_col = self._cells
+        return self.cell(n_sheet[i], n_row[i], n_col[i])
 
-
-class Nodes:
-    """The nodes to evaluate (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`)."""
-
-    def _read(self, book: xlsxio.Workbook):
-        self.book = book
-        self.sheet_index = {shapes.sheet_key(s.name): i for i, s in enumerate(book.sheets)}
-        # one pass over each sheet's cell keys and formula cells, shared by what follows
-        where = [(coords(s.values), coords(s.formulas)) for s in book.sheets]
-        kinds = [[f.kind for f in s.formulas.values()] for s in book.sheets]
-        self.grids = [Grid(s, at[0], arrays="array" in k)
-                      for s, at, k in zip(book.sheets, where, kinds)]
-        self.taken = [_Taken(s, g, at) for s, g, at in zip(book.sheets, self.grids, where)]
-        self.kept_cached = 0
-        self.n_sheet, self.n_row, self.n_col, self.n_text, self.n_area = [], [], [], [], []
-        self.n_label, self.n_kind = Labels(self), []
-        self.name_nodes: dict[tuple, int] = {}
-        self.refs: list[dict] = []
-        self._prefixes: dict = {}
-        self._collect([at[1] for at in where], kinds)
-
-    def _collect(self, where: list, kinds: list):
-        """The nodes: each sheet's formula cells by row, then column (``where``: their
-        :func:`coords` per sheet, ``kinds``: their kinds), then the defined names that
-        are formulas."""
-        book = self.book
-        self.cells = 0
-        for s, sheet in enumerate(book.sheets):
-            if "dataTable" in kinds[s] or "array" in kinds[s]:
-                for (r, c), f in _in_order(sheet.formulas):
-                    if f.kind == "dataTable":
-                        self.kept_cached += 1
-                        self.warnings.append(f"{self._label(s, r, c)}: a data table; kept its "
-                                             "cached value")
-                        continue
-                    self._add_node(s, r, c, f.text, f.area if f.kind == "array" else None,
-                                   kind=f.kind)
-                continue
-            # the usual sheet (plain and shared formulas): the node lists extended at once
-            at, cells, kind = where[s], list(sheet.formulas.values()), kinds[s]
-            rows, cols = at[:, 0], at[:, 1]
-            step_r, step_c = np.diff(rows), np.diff(cols)
-            if not ((step_r > 0) | ((step_r == 0) & (step_c > 0))).all():  # not as read
-                order = np.lexsort((cols, rows))
-                rows, cols = rows[order], cols[order]
-                cells, kind = [cells[k] for k in order.tolist()], [kind[k] for k in order.tolist()]
-            self.n_kind.extend(kind)
-            self.n_sheet.extend([s] * len(cells))
-            self.n_row.extend(rows.tolist())
-            self.n_col.extend(cols.tolist())
-            self.n_text.extend([f.text for f in cells])
-            self.n_area.extend([None] * len(cells))
-        self.cells = len(self.n_text)
-        # defined names: ranges are bound at compile time, formulas become nodes
-        global_refs, local_refs = {}, [dict() for _ in book.sheets]
-        for dn in book.names:
-            key = dn.name.upper()
-            if key.startswith("_XLNM.") or not dn.text.strip():
-                continue
-            target = global_refs if dn.sheet is None or dn.sheet >= len(book.sheets) \
-                else local_refs[dn.sheet]
-            text = dn.text.strip().lstrip("=")
-            rng = None
-            if shapes.reference(text) is not None:  # exactly one reference, not a formula
-                try:
-                    rng = Ranges().push(text)
-                    if len(rng.ranges) != 1 or not rng.ranges[0].get("sheet_id"):
-                        rng = None
-                except Exception:
-                    rng = None
-            if rng is not None:
-                target[key] = rng
-            else:
-                target[key] = None
-                s = dn.sheet if dn.sheet is not None and dn.sheet < len(book.sheets) else 0
-                nid = self._add_node(s if book.sheets else None, 0, 0, text, None, label=dn.name)
-                self.name_nodes[(dn.sheet if target is not global_refs else None, key)] = nid
-        self.refs = [{**global_refs, **local} for local in local_refs] or [global_refs]
-
-    def _add_node(self, s, r, c, text, area, label=None, kind="name"):
-        self.n_kind.append(kind)
-        self.n_sheet.append(s)
-        self.n_row.append(r)
-        self.n_col.append(c)
-        self.n_text.append(text)
-        self.n_area.append(area)
-        if label:
-            self.n_label.names[len(self.n_text) - 1] = label
-        return len(self.n_text) - 1
-
-    def _label(self, s, r, c):
+    def cell(self, s: int, r: int, c: int) -> str:
+        """``Sheet!A1`` of cell (``r``, ``c``) of sheet ``s``."""
         prefix = self._prefixes.get(s)
         if prefix is None:
-            prefix = self._prefixes[s] = display(self.book.sheets[s].name) + "!"
+            prefix = self._prefixes[s] = display(self._sheet_names[s]) + "!"
         return prefix + shapes.a1(r, c)
 
+
+@dataclass(frozen=True, eq=False)
+class Nodes:
+    """What the read stage hands the others: the workbook's values and the nodes to
+    evaluate. Node ``i`` is described by the parallel lists ``n_sheet``, ``n_row``,
+    ``n_col``, ``n_text``, ``n_area`` (an array formula's range), ``n_kind`` and
+    ``n_label``; the first ``cells`` nodes are formula cells, the rest defined names
+    that are formulas. ``grids``: each sheet's values (formula cells hold their cached
+    value until evaluated); ``taken``: each sheet's filled cells; ``sheet_index``:
+    :func:`~.shapes.sheet_key` -> sheet; ``refs``: per sheet the defined names in scope
+    (a name bound to one range -> its ``Ranges``, a formula name -> None);
+    ``name_nodes``: (sheet or None, NAME) -> the node of a formula name; ``scopes``:
+    sheet -> the key of the sheet a sheet-local name belongs to."""
+    sheet_names: list
+    sheet_index: dict
+    grids: list
+    taken: list
+    n_sheet: list
+    n_row: list
+    n_col: list
+    n_text: list
+    n_area: list
+    n_kind: list
+    n_label: Labels
+    cells: int
+    refs: list
+    name_nodes: dict
+    scopes: dict
+
+    def __len__(self) -> int:
+        return len(self.n_text)
+
+
+class _NodeLists:
+    """The parallel per-node lists of :class:`Nodes`, filled by :func:`read_nodes`."""
+
+    def __init__(self, sheet_names: list[str]):
+        self.sheet, self.row, self.col, self.text, self.area, self.kind = [], [], [], [], [], []
+        self.labels = Labels(sheet_names, self.sheet, self.row, self.col)
+
+    def add(self, s, r, c, text, area, label=None, kind="name") -> int:
+        self.kind.append(kind)
+        self.sheet.append(s)
+        self.row.append(r)
+        self.col.append(c)
+        self.text.append(text)
+        self.area.append(area)
+        if label:
+            self.labels.names[len(self.text) - 1] = label
+        return len(self.text) - 1
+
+    def extend(self, s: int, rows: np.ndarray, cols: np.ndarray, cells: list, kinds: list):
+        """A sheet's formula cells at once (by row, then column)."""
+        self.kind.extend(kinds)
+        self.sheet.extend([s] * len(cells))
+        self.row.extend(rows.tolist())
+        self.col.extend(cols.tolist())
+        self.text.extend([f.text for f in cells])
+        self.area.extend([None] * len(cells))
+
+
+def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
+    """The :class:`Nodes` of ``book``: each sheet's formula cells by row, then column,
+    then the defined names that are formulas. A data table's cells keep their cached
+    value (noted in ``log``)."""
+    sheet_names = [s.name for s in book.sheets]
+    # one pass over each sheet's cell keys and formula cells, shared by what follows
+    where = [(coords(s.values), coords(s.formulas)) for s in book.sheets]
+    kinds = [[f.kind for f in s.formulas.values()] for s in book.sheets]
+    grids = [Grid(s, at[0], arrays="array" in k) for s, at, k in zip(book.sheets, where, kinds)]
+    taken = [_Taken(s, g, at) for s, g, at in zip(book.sheets, grids, where)]
+    lists = _NodeLists(sheet_names)
+    for s, sheet in enumerate(book.sheets):
+        _formula_cells(lists, s, sheet, where[s][1], kinds[s], log)
+    n_cells = len(lists.text)
+    name_nodes, refs = _defined_names(lists, book)
+    scopes = {dn.sheet: shapes.sheet_key(book.sheets[dn.sheet].name)
+              for dn in book.names if dn.sheet is not None and dn.sheet < len(book.sheets)}
+    return Nodes(sheet_names=sheet_names,
+                 sheet_index={shapes.sheet_key(name): i for i, name in enumerate(sheet_names)},
+                 grids=grids, taken=taken, n_sheet=lists.sheet, n_row=lists.row,
+                 n_col=lists.col, n_text=lists.text, n_area=lists.area, n_kind=lists.kind,
+                 n_label=lists.labels, cells=n_cells, refs=refs, name_nodes=name_nodes,
+                 scopes=scopes)
+
+
+def _formula_cells(lists: _NodeLists, s: int, sheet, at: np.ndarray, kinds: list,
+                   log: RunLog) -> None:
+    """Sheet ``s``'s formula cells as nodes, by row, then column (``at``: their
+    :func:`coords`; ``kinds``: their kinds, in the same order)."""
+    if "dataTable" in kinds or "array" in kinds:
+        for (r, c), f in _in_order(sheet.formulas):
+            if f.kind == "dataTable":
+                log.kept_cached += 1
+                log.warnings.append(f"{lists.labels.cell(s, r, c)}: a data table; kept its "
+                                    "cached value")
+                continue
+            lists.add(s, r, c, f.text, f.area if f.kind == "array" else None, kind=f.kind)
+        return
+    # the usual sheet (plain and shared formulas): the node lists extended at once
+    cells = list(sheet.formulas.values())
+    rows, cols = at[:, 0], at[:, 1]
+    step_r, step_c = np.diff(rows), np.diff(cols)
+    if not ((step_r > 0) | ((step_r == 0) & (step_c > 0))).all():  # not as read
+        order = np.lexsort((cols, rows))
+        rows, cols = rows[order], cols[order]
+        cells, kinds = [cells[k] for k in order.tolist()], [kinds[k] for k in order.tolist()]
+    lists.extend(s, rows, cols, cells, kinds)
+
+
+def _defined_names(lists: _NodeLists, book: xlsx.Workbook) -> tuple[dict, list]:
+    """The defined names of ``book``: a name that is exactly one reference is bound (its
+    ``Ranges``), a formula becomes a node of ``lists``. Returns ((sheet or None, NAME)
+    -> node, per sheet the names in scope)."""
+    name_nodes: dict[tuple, int] = {}
+    global_refs, local_refs = {}, [dict() for _ in book.sheets]
+    for dn in book.names:
+        key = dn.name.upper()
+        if key.startswith("_XLNM.") or not dn.text.strip():
+            continue
+        target = global_refs if dn.sheet is None or dn.sheet >= len(book.sheets) \
+            else local_refs[dn.sheet]
+        text = dn.text.strip().lstrip("=")
+        rng = _one_range(text)
+        if rng is not None:
+            target[key] = rng
+        else:
+            target[key] = None
+            s = dn.sheet if dn.sheet is not None and dn.sheet < len(book.sheets) else 0
+            nid = lists.add(s if book.sheets else None, 0, 0, text, None, label=dn.name)
+            name_nodes[(dn.sheet if target is not global_refs else None, key)] = nid
+    return name_nodes, [{**global_refs, **local} for local in local_refs] or [global_refs]
+
+
+def _one_range(text: str):
+    """formulas' ``Ranges`` of ``text`` if it is exactly one reference with its sheet,
+    else None (a formula)."""
+    if shapes.reference(text) is None:
+        return None
+    try:
+        rng = Ranges().push(text)
+    except Exception:
+        return None
+    if len(rng.ranges) != 1 or not rng.ranges[0].get("sheet_id"):
+        return None
+    return rng

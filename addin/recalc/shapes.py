@@ -20,22 +20,9 @@ import re
 from typing import NamedTuple
 
 from ..xlsx.cells import a1, col_letters, col_number, parse_a1, parse_area  # one A1 grammar
-
-MAX_ROW, MAX_COL = 1_048_576, 16_384
-
-# A reference, not preceded by anything that would make it part of a longer name, a
-# number, a 3-D reference (Sheet1:Sheet3!A1) or an error literal (#REF!).
-_REF = re.compile(r"""
-    (?<![\w.$:!'\]\#])
-    (?P<sheet>(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?
-    (?:
-        (?P<c1>\$?[A-Za-z]{1,3})(?P<r1>\$?[0-9]{1,7})
-        (?::(?P<c2>\$?[A-Za-z]{1,3})(?P<r2>\$?[0-9]{1,7}))?
-      | (?P<cc1>\$?[A-Za-z]{1,3}):(?P<cc2>\$?[A-Za-z]{1,3})
-      | (?P<rr1>\$?[0-9]{1,7}):(?P<rr2>\$?[0-9]{1,7})
-    )
-    (?![\w.(!:\[])
-    """, re.VERBOSE)
+from ..xlsx.references import MAX_COL, MAX_ROW, translate  # noqa: F401 (translate: here too)
+from ..xlsx.references import REFERENCE as _REF, Part as _Part, reference_parts as _parts
+from ..xlsx.references import sub_references as _sub_references
 
 Rect = tuple  # (SHEET_UPPER, r1, c1, r2, c2), 1-based, r1 <= r2, c1 <= c2
 
@@ -55,40 +42,6 @@ def sheet_key(name: str) -> str:
 
 
 _COLS: dict[str, int] = {}  # column letters (with any $) -> number
-
-
-def _split_strings(text: str) -> list[str]:
-    """Even items are outside string literals, odd items inside (``""`` escapes work out)."""
-    return text.split('"')
-
-
-class _Part(NamedTuple):
-    absolute: bool
-    value: int
-
-
-def _parts(m):
-    """The four coordinates of a reference match, each (absolute?, value); None if it is
-    not a reference after all (a column beyond XFD, row 0)."""
-    g = m.groupdict()
-    if g["c1"]:
-        c1, r1 = g["c1"], g["r1"]
-        c2, r2 = (g["c2"], g["r2"]) if g["c2"] else (c1, r1)
-        cols = [_Part(c.startswith("$"), col_number(c.lstrip("$"))) for c in (c1, c2)]
-        rows = [_Part(r.startswith("$"), int(r.lstrip("$"))) for r in (r1, r2)]
-        kind = "cell"
-    elif g["cc1"]:
-        cols = [_Part(c.startswith("$"), col_number(c.lstrip("$"))) for c in (g["cc1"], g["cc2"])]
-        rows = [_Part(True, 1), _Part(True, MAX_ROW)]
-        kind = "cols"
-    else:
-        rows = [_Part(r.startswith("$"), int(r.lstrip("$"))) for r in (g["rr1"], g["rr2"])]
-        cols = [_Part(True, 1), _Part(True, MAX_COL)]
-        kind = "rows"
-    if not all(1 <= p.value <= MAX_COL for p in cols) or \
-            not all(1 <= p.value <= MAX_ROW for p in rows):
-        return None
-    return kind, rows, cols
 
 
 def shape(text: str, sheet: str, row: int, col: int, generic: bool = False,
@@ -407,45 +360,6 @@ def _plain(text, keep_literals, key, literals, out, spans=None, base=0):
         pos = m.end()
     key.append(text[pos:])
     out.append(text[pos:])
-
-
-def translate(text: str, rows: int, cols: int) -> str:
-    """``text`` as it reads when copied ``rows`` down and ``cols`` right (what Excel does to
-    the master of a shared formula); a reference pushed off the sheet becomes ``#REF!``."""
-    return _sub_references(text, lambda m: _shift(m, rows, cols))
-
-
-def _sub_references(text: str, repl) -> str:
-    """``text`` with each reference outside string literals replaced by ``repl(match)``."""
-    pieces = _split_strings(text)
-    return '"'.join(piece if i % 2 else _REF.sub(repl, piece) for i, piece in enumerate(pieces))
-
-
-def _shift(m, rows: int, cols: int) -> str:
-    parts = _parts(m)
-    if parts is None:
-        return m.group(0)
-    kind, rs, cs = parts
-    moved_r = [p if p.absolute else _Part(False, p.value + rows) for p in rs]
-    moved_c = [p if p.absolute else _Part(False, p.value + cols) for p in cs]
-    if kind != "cols" and not all(1 <= p.value <= MAX_ROW for p in moved_r) or \
-            kind != "rows" and not all(1 <= p.value <= MAX_COL for p in moved_c):
-        return "#REF!"
-    sheet = m.group("sheet") or ""
-
-    def c(p):
-        return ("$" if p.absolute else "") + col_letters(p.value)
-
-    def r(p):
-        return ("$" if p.absolute else "") + str(p.value)
-    if kind == "cols":
-        return f"{sheet}{c(moved_c[0])}:{c(moved_c[1])}"
-    if kind == "rows":
-        return f"{sheet}{r(moved_r[0])}:{r(moved_r[1])}"
-    first = c(moved_c[0]) + r(moved_r[0])
-    if m.group("c2"):
-        return f"{sheet}{first}:{c(moved_c[1])}{r(moved_r[1])}"
-    return sheet + first
 
 
 MAX_FORMULA_CHARS = 8_192   # Excel's longest formula

@@ -18,7 +18,7 @@ import schedula as sh
 from formulas.ranges import Ranges
 from formulas.tokens.operand import Error as _ErrorToken, XlError as FXlError, range2parts
 
-from .. import xlsxio
+from .. import xlsx
 from . import shapes
 
 XL = _ErrorToken.errors             # Excel error code -> formulas' error value
@@ -27,7 +27,7 @@ MAX_TEXT = 32_767                   # Excel's longest text in a cell
 
 
 def input_value(v):
-    if isinstance(v, xlsxio.XlError):
+    if isinstance(v, xlsx.XlError):
         return XL.get(str(v), XL["#VALUE!"])
     return v
 
@@ -156,7 +156,7 @@ def scalar(v):
 
 def for_file(v):
     if isinstance(v, FXlError):
-        return xlsxio.XlError(str(v))
+        return xlsx.XlError(str(v))
     if v is sh.EMPTY or v is None:
         return 0.0
     return v

@@ -1,6 +1,6 @@
 """Stage 6, write back: the value to cache for every formula cell (and the cells its
-array result fills), in the form :func:`zvmplan_addin.xlsxio.rewrite_sheet` takes, and
-the report of what was done."""
+array result fills), in the form :func:`zvmplan_addin.xlsx.rewrite_sheet` takes
+(:func:`updates`), and the report of what was done (:func:`fill_report`)."""
 from __future__ import annotations
 
 import itertools
@@ -10,9 +10,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from formulas.tokens.operand import XlError as FXlError
 
-from .. import xlsxio
-from ..xlsx.rewrite import CellValues
+from .. import xlsx
+from ..xlsx import CellValues
 from . import shapes
+from .cells import Results
+from .compile import Compiled
+from .read import Nodes
+from .runlog import RunLog
 from .values import for_file
 
 
@@ -50,13 +54,82 @@ class CalcReport:
         return "; ".join(parts)
 
 
+def formula_values(nodes: Nodes, code: Compiled) -> dict[int, tuple]:
+    """sheet -> (node ids, rows, cols, values) of the compiled formula cells (an
+    uncompiled one keeps its cached value and is not written): numpy arrays, the values
+    (an object array) gathered by one fancy index on a dense grid. Gathered once after
+    the evaluation for :func:`updates` and :func:`fill_report`."""
+    n = nodes.cells
+    pipes = map(operator.attrgetter("pipe"), code.template[:n])
+    compiled = np.fromiter(map(operator.is_not, pipes, itertools.repeat(None)),
+                           dtype=bool, count=n)
+    ids = np.flatnonzero(compiled)
+    sheet = np.asarray(nodes.n_sheet[:n], dtype=np.int64)[ids]
+    rows = np.asarray(nodes.n_row[:n], dtype=np.int64)[ids]
+    cols = np.asarray(nodes.n_col[:n], dtype=np.int64)[ids]
+    out = {}
+    for s in np.unique(sheet).tolist():
+        mine = sheet == s
+        rr, cc = rows[mine], cols[mine]
+        grid = nodes.grids[s]
+        if grid.dense and rr.max() <= grid.rows and cc.max() <= grid.cols:
+            values = grid.a[rr - 1, cc - 1]
+        else:
+            values = np.empty(len(rr), dtype=object)
+            values[:] = [grid.get(r, c) for r, c in zip(rr.tolist(), cc.tolist())]
+        out[s] = (ids[mine], rr, cc, values)
+    return out
+
+
+def updates(nodes: Nodes, results: Results, values: dict) -> dict[int, object]:
+    """sheet -> the values to cache (``values``: :func:`formula_values`). For a sheet whose
+    formula cells are all plain (the common case) a
+    :class:`~zvmplan_addin.xlsx.CellValues`: rows, columns and values as numpy arrays.
+    Where there are array formulas or spills, row -> col -> value: an
+    :class:`~zvmplan_addin.xlsx.CellUpdate` for each cell of an array formula or a spill
+    (array_ref set on a spilled anchor)."""
+    areas = nodes.n_area[:nodes.cells]
+    if results.spill_area or any(map(operator.is_not, areas, itertools.repeat(None))):
+        return _updates_by_cell(nodes, results, values)
+    out: dict[int, object] = {}
+    kept = (float, str, bool)
+    for s, (_, rows, cols, cached) in values.items():
+        out[s] = CellValues(rows, cols, [v if type(v) in kept else for_file(v)
+                                         for v in cached])
+    return out
+
+
+def _updates_by_cell(nodes: Nodes, results: Results, values: dict) -> dict[int, dict]:
+    ids = np.sort(np.concatenate([v[0] for v in values.values()])) if values else \
+        np.zeros(0, dtype=np.int64)
+    out: dict[int, dict] = {}
+    for i in ids.tolist():
+        s, r, c = nodes.n_sheet[i], nodes.n_row[i], nodes.n_col[i]
+        area = nodes.n_area[i]
+        spill = results.spill_area.get(i) if area is None else None
+        grid = nodes.grids[s]
+        rows = out.setdefault(s, {})
+        if spill is not None:
+            ref = f"{shapes.a1(spill[0], spill[1])}:{shapes.a1(spill[2], spill[3])}"
+            for rr in range(spill[0], spill[2] + 1):
+                for cc in range(spill[1], spill[3] + 1):
+                    rows.setdefault(rr, {})[cc] = xlsx.CellUpdate(
+                        for_file(grid.get(rr, cc)), ref if (rr, cc) == (r, c) else None)
+            continue
+        area = area or (r, c, r, c)
+        for rr in range(area[0], area[2] + 1):
+            for cc in range(area[1], area[3] + 1):
+                rows.setdefault(rr, {})[cc] = xlsx.CellUpdate(for_file(grid.get(rr, cc)))
+    return out
+
+
 #: how the engine's warning about a formula it could not compute ends
 KEPT_CACHED = "kept its cached value"
 
 
 def stale_cells(warnings) -> dict:
     """``Sheet!A1`` -> why, for each warning that a formula cell kept its cached value
-    (a formula the engine cannot compile, a data table)."""
+    (a formula the engine cannot compile, a data table: :attr:`RunLog.kept_cached`)."""
     out = {}
     for line in warnings:
         cell, sep, why = line.partition(": ")
@@ -65,106 +138,33 @@ def stale_cells(warnings) -> dict:
     return out
 
 
-class Results:
-    """The results (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`)."""
-
-    def updates(self) -> dict[int, object]:
-        """sheet -> the values to cache. For a sheet whose formula cells are all plain
-        (the common case) a :class:`~zvmplan_addin.xlsx.rewrite.CellValues`: rows,
-        columns and values gathered with one numpy fancy index per dense sheet. Where
-        there are array formulas or spills, row -> col -> value: a bare value for a plain
-        formula cell, an :class:`~zvmplan_addin.xlsxio.CellUpdate` for the cells of an
-        array formula or a spill (array_ref set on a spilled anchor)."""
-        areas = self.n_area[:self.cells]
-        if self.spill_area or any(map(operator.is_not, areas, itertools.repeat(None))):
-            return self._updates_by_cell(self._formula_ids())
-        out: dict[int, object] = {}
-        kept = (float, str, bool)
-        for s, (_, rows, cols, values) in self._formula_values().items():
-            out[s] = CellValues(rows, cols, [v if type(v) in kept else for_file(v)
-                                             for v in values])
-        return out
-
-    def _formula_ids(self) -> np.ndarray:
-        """The nodes that are formula cells the engine compiled (an uncompiled one keeps
-        its cached value and is not written)."""
-        pipes = map(operator.attrgetter("pipe"), self.template[:self.cells])
-        compiled = np.fromiter(map(operator.is_not, pipes, itertools.repeat(None)),
-                               dtype=bool, count=self.cells)
-        return np.flatnonzero(compiled)
-
-    def _formula_values(self) -> dict[int, tuple]:
-        """sheet -> (node ids, rows, cols, values) of the compiled formula cells: numpy
-        arrays, the values (an object array) gathered by one fancy index on a dense
-        grid. Gathered once after the run for :meth:`updates` and :meth:`report` (which
-        lets it go)."""
-        gathered = getattr(self, "_gathered", None)
-        if gathered is None:
-            gathered = self._gathered = self._gather(self._formula_ids())
-        return gathered
-
-    def _gather(self, ids: np.ndarray) -> dict[int, tuple]:
-        sheet = np.asarray(self.n_sheet[:self.cells], dtype=np.int64)[ids]
-        rows = np.asarray(self.n_row[:self.cells], dtype=np.int64)[ids]
-        cols = np.asarray(self.n_col[:self.cells], dtype=np.int64)[ids]
-        out = {}
-        for s in np.unique(sheet).tolist():
-            mine = sheet == s
-            rr, cc = rows[mine], cols[mine]
-            grid = self.grids[s]
-            if grid.dense and rr.max() <= grid.rows and cc.max() <= grid.cols:
-                values = grid.a[rr - 1, cc - 1]
-            else:
-                values = np.empty(len(rr), dtype=object)
-                values[:] = [grid.get(r, c) for r, c in zip(rr.tolist(), cc.tolist())]
-            out[s] = (ids[mine], rr, cc, values)
-        return out
-
-    def _updates_by_cell(self, ids) -> dict[int, dict]:
-        out: dict[int, dict] = {}
-        for i in ids.tolist():
-            s, r, c = self.n_sheet[i], self.n_row[i], self.n_col[i]
-            area = self.n_area[i]
-            spill = self.spill_area.get(i) if area is None else None
-            grid = self.grids[s]
-            rows = out.setdefault(s, {})
-            if spill is not None:
-                ref = f"{shapes.a1(spill[0], spill[1])}:{shapes.a1(spill[2], spill[3])}"
-                for rr in range(spill[0], spill[2] + 1):
-                    for cc in range(spill[1], spill[3] + 1):
-                        rows.setdefault(rr, {})[cc] = xlsxio.CellUpdate(
-                            for_file(grid.get(rr, cc)), ref if (rr, cc) == (r, c) else None)
-                continue
-            area = area or (r, c, r, c)
-            for rr in range(area[0], area[2] + 1):
-                for cc in range(area[1], area[3] + 1):
-                    rows.setdefault(rr, {})[cc] = xlsxio.CellUpdate(for_file(grid.get(rr, cc)))
-        return out
-
-    def report(self, report: CalcReport) -> CalcReport:
-        report.formulas = self.cells - self.kept_cached
-        report.sheets = [sheet.name for sheet in self.book.sheets]
-        report.compiled = self.compiled
-        report.circular = sorted(self.n_label[i] for i in self.circular)
-        report.spills = len(self.spill_area)
-        report.warnings = list(self.warnings)
-        report.stale = stale_cells(self.warnings)
-        report.unsupported = set(self.unsupported)
-        bad = []            # the formula cells that show an error, in node order
-        for s, (mine, _, _, values) in self._formula_values().items():
-            bad.append(mine[[isinstance(v, FXlError) for v in values]])
-        bad = np.sort(np.concatenate(bad)) if bad else np.zeros(0, dtype=np.int64)
-        errors, shown = len(bad), {}
-        for i in bad.tolist():
-            if len(shown) >= 1000:
-                break
-            label = self.n_label[i]
-            why = self.reasons.get(label)
-            if why is not None and why[0] == str(self.grids[self.n_sheet[i]].get(
-                    self.n_row[i], self.n_col[i])):
-                shown[label] = why  # only errors the cell still shows
-        report.error_cells = errors
-        report.errors = shown
-        self._gathered = None           # a later run gathers afresh
-        report.full_calc_on_load = bool(self.kept_cached or self.unsupported)
-        return report
+def fill_report(report: CalcReport, nodes: Nodes, results: Results, log: RunLog,
+                compiled: int, values: dict) -> CalcReport:
+    """``report`` filled with what the run did (``compiled``: formulas compiled;
+    ``values``: :func:`formula_values`)."""
+    report.formulas = nodes.cells - log.kept_cached
+    report.sheets = list(nodes.sheet_names)
+    report.compiled = compiled
+    report.circular = sorted(nodes.n_label[i] for i in results.circular)
+    report.spills = len(results.spill_area)
+    report.warnings = list(log.warnings)
+    report.stale = stale_cells(log.warnings)
+    report.unsupported = set(log.unsupported)
+    bad = []            # the formula cells that show an error, in node order
+    for s, (mine, _, _, cached) in values.items():
+        bad.append(mine[[isinstance(v, FXlError) for v in cached]])
+    bad = np.sort(np.concatenate(bad)) if bad else np.zeros(0, dtype=np.int64)
+    errors, shown = len(bad), {}
+    reasons = log.reasons.log
+    for i in bad.tolist():
+        if len(shown) >= 1000:
+            break
+        label = nodes.n_label[i]
+        why = reasons.get(label)
+        if why is not None and why[0] == str(nodes.grids[nodes.n_sheet[i]].get(
+                nodes.n_row[i], nodes.n_col[i])):
+            shown[label] = why  # only errors the cell still shows
+    report.error_cells = errors
+    report.errors = shown
+    report.full_calc_on_load = bool(log.kept_cached or log.unsupported)
+    return report

@@ -28,6 +28,7 @@ from . import xml as xmlparse
 from .cells import col_number, parse_area
 from .errors import UnsafeWorkbookError, one_line
 from .package import XlsxPackage
+from .references import translate
 
 #: cells in all the sheets of a workbook together (the 100,000-row planner of the benchmarks
 #: has 1.4 million): a budget shared by the sheets, so that many sheets each under it cannot
@@ -76,16 +77,6 @@ class Workbook:
     sheets: list[SheetData]
     names: list[DefinedName]
     other_sheets: list[str]         # chart sheets, macro sheets: not evaluated
-
-
-def _translate(text: str, rows: int, cols: int) -> str:
-    """A shared formula's master text moved to a dependent (the engine's reference
-    shifter; imported late so this layer does not depend on where the engine keeps it)."""
-    try:
-        from ..shapes import translate
-    except ImportError:  # pragma: no cover - the engine moved it
-        from ..recalc.shapes import translate
-    return translate(text, rows, cols)
 
 
 # ---------------------------------------------------------------- workbook ----
@@ -708,7 +699,7 @@ def _file_dependents(formulas: dict, masters: dict, dependents: list) -> None:
     for r, c, si in dependents:
         if si in masters:
             mr, mc, text = masters[si]
-            formulas[r, c] = FormulaCell(_translate(text, r - mr, c - mc), "shared")
+            formulas[r, c] = FormulaCell(translate(text, r - mr, c - mc), "shared")
         else:
             formulas[r, c] = FormulaCell("#REF!", "shared")
 

@@ -16,7 +16,7 @@ from typing import Iterator
 import numpy as np
 
 from . import xml as xmlparse
-from .rewrite import CellValues, _dimension_edit, _escape_many, encode_value, set_attr
+from .cellxml import CellValues, dimension_edit, encode_value, escape_many, set_attr
 from .sheet import Layout
 
 #: one record of :attr:`.sheet.Layout.cells` (``"<IIIiiB"``, 21 bytes) as a numpy dtype
@@ -62,7 +62,7 @@ def splice_blocks(data: bytes, updates, layout: Layout) -> Iterator[bytes] | Non
         corners = {int(updates.rows.min()): {int(updates.cols.min()): None}}
         corners.setdefault(int(updates.rows.max()), {})[int(updates.cols.max())] = None
         dim: list = []
-        _dimension_edit(data, layout.dimension, corners, dim)
+        dimension_edit(data, layout.dimension, corners, dim)
         for start, end, new in dim:
             if end > found[0][0]:
                 return None
@@ -150,7 +150,7 @@ def _cell_edits(data: bytes, rest, c0, v0, v1, flags, values, v_open: bytes,
     for k in itertools.compress(range(len(chosen)), map(operator.not_, is_text)):
         ts[k], texts[k] = encode_value(chosen[k])
     text_at = list(itertools.compress(range(len(chosen)), is_text))
-    for k, v in zip(text_at, _escape_many([chosen[k] for k in text_at])):
+    for k, v in zip(text_at, escape_many([chosen[k] for k in text_at])):
         texts[k] = v
     starts = [v0[rest]]
     ends = [v1[rest]]

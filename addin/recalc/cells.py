@@ -1,34 +1,71 @@
-"""Stage 5, evaluate: one node's inputs gathered from the grids (:meth:`Evaluator._args`),
-its compiled program run, its result stored (a spill or an array formula's range too)."""
+"""Stage 5b, evaluate cell by cell: one node's inputs gathered from the grids
+(:meth:`CellEvaluator.args`), its compiled program run, its result stored in the grid
+(a spill or an array formula's range too). :mod:`.columns` evaluates a column group at
+once and comes here for what it cannot do."""
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 
 import numpy as np
 import schedula as sh
 from formulas.ranges import Ranges
 
 from . import shapes
-from .install import Reasons
+from .compile import Compiled, FormulaCompiler
+from .options import Options
 from .program import CONST, LIT, NAME, MISSING, REF, UNION, Template
+from .read import Nodes
+from .runlog import RunLog
 from .values import XL, filled, fit, make_ranges, plain_result, same, scalar
 
-log = logging.getLogger("zvmplan_addin.engine")
+log = logging.getLogger("zvmplan_addin.recalc")
 BIG_RANGE = 4_000_000               # a larger range is cut to the sheet's used area
 
 
-class Evaluator:
-    """Evaluate nodes (a mixin of :class:`~zvmplan_addin.recalc.calc.Engine`)."""
+@dataclass(eq=False)
+class Results:
+    """What evaluating leaves besides the values in the grids, kept across the passes:
+    ``spill_area`` (node -> (r1, c1, r2, c2) its array result spilled into),
+    ``claimed`` ((sheet, row, col) -> the node whose spill fills the cell),
+    ``name_values`` (defined-name node -> its value), ``circular`` (the nodes on
+    circular references, set to 0), ``exact`` (node -> its formula compiled as written,
+    for a shape whose generic form differs)."""
+    spill_area: dict = field(default_factory=dict)
+    claimed: dict = field(default_factory=dict)
+    name_values: dict = field(default_factory=dict)
+    circular: set = field(default_factory=set)
+    exact: dict = field(default_factory=dict)
 
-    def _ranges(self, rect) -> Ranges:
+
+class CellEvaluator:
+    """Evaluates node ``i`` (:meth:`evaluate`) of ``nodes`` with its template of ``code``,
+    storing its value in the grid of ``nodes`` and what else it leaves in ``results``;
+    ``compiler`` compiles a formula as written when its shape needs it; reasons and
+    warnings go to ``log``. :meth:`begin_pass` before each pass."""
+
+    def __init__(self, nodes: Nodes, code: Compiled, compiler: FormulaCompiler,
+                 results: Results, log: RunLog, options: Options):
+        self.nodes, self.code, self.compiler = nodes, code, compiler
+        self.results, self.log, self.options = results, log, options
+        self.final: set = set()
+        self._rcache: dict = {}
+
+    def begin_pass(self, final: set) -> None:
+        """A new pass: ``final`` is the set of rectangles whose formula cells are all
+        evaluated (filled by the order stage as it goes), whose values may be cached."""
+        self.final = final
+        self._rcache = {}
+
+    def ranges(self, rect) -> Ranges:
         """The value of a rectangle as formulas passes a reference to its functions."""
         cached = self._rcache.get(rect)
         if cached is not None:
             return cached
         sheet, r1, c1, r2, c2 = rect
-        s = self.sheet_index.get(sheet)
+        s = self.nodes.sheet_index.get(sheet)
         if s is not None:
-            grid = self.grids[s]
+            grid = self.nodes.grids[s]
             if r1 == r2 and c1 == c2:
                 value = np.empty((1, 1), dtype=object)
                 value[0, 0] = grid.get(r1, c1)
@@ -40,33 +77,34 @@ class Evaluator:
             big = (r2 - r1 + 1) * (c2 - c1 + 1) > BIG_RANGE
             vr2, vc2 = r2, c2
             if big or r2 == shapes.MAX_ROW:
-                vr2 = max(r1, min(r2, max(g.rows for g in self.grids)))
+                vr2 = max(r1, min(r2, max(g.rows for g in self.nodes.grids)))
             if big or c2 == shapes.MAX_COL:
-                vc2 = max(c1, min(c2, max(g.cols for g in self.grids)))
+                vc2 = max(c1, min(c2, max(g.cols for g in self.nodes.grids)))
             value = grid.block(r1, c1, vr2, vc2)
         else:
             value = filled((min(r2 - r1 + 1, 1000), min(c2 - c1 + 1, 1000)), XL["#REF!"],
                             dtype=object)
             r2, c2 = r1 + value.shape[0] - 1, c1 + value.shape[1] - 1
         rng = make_ranges(sheet, r1, c1, r2, c2, value)
-        if rect in self._done_rects and self._reads.get(rect, 0) > 1:
+        if rect in self.final and self.code.reads.get(rect, 0) > 1:
             self._rcache[rect] = rng  # final, and read again (not a running total's range)
         return rng
 
-    def _args(self, i, t: Template) -> list:
+    def args(self, i, t: Template) -> list:
+        """The inputs of ``t``'s program for node ``i``."""
         args = []
-        rects = self.rects[i]
+        rects = self.code.rects[i]
         for kind, x in t.plan:
             if kind == REF:
-                args.append(self._ranges(rects[x]))
+                args.append(self.ranges(rects[x]))
             elif kind == CONST:
-                args.append(self._ranges(x))
+                args.append(self.ranges(x))
             elif kind == NAME:
-                args.append(self.name_values.get(x, XL["#NAME?"]) if x is not None else XL["#NAME?"])
+                args.append(self.results.name_values.get(x, XL["#NAME?"]) if x is not None else XL["#NAME?"])
             elif kind == LIT:
-                args.append(self.lits[i][x])
+                args.append(self.code.lits[i][x])
             elif kind == UNION:
-                parts = [self._ranges(rect) for rect in x]
+                parts = [self.ranges(rect) for rect in x]
                 union = Ranges(sum((p.ranges for p in parts), ()), {})
                 for p in parts:
                     union.values.update(p.values)
@@ -75,31 +113,33 @@ class Evaluator:
                 args.append(x)
         return args
 
-    def _evaluate(self, i):
-        t = self.template[i]
+    def evaluate(self, i):
+        """Evaluate node ``i`` and store its result."""
+        t = self.code.template[i]
         if t.pipe is None:      # could not compile: the cached value stays
             return
-        Reasons.cell = self.n_label[i]
+        nodes, results, reasons = self.nodes, self.results, self.log.reasons
+        reasons.cell = nodes.n_label[i]
         try:
-            if self.check and not t.checked and t.literals and t.shareable:
+            if self.options.check and not t.checked and t.literals and t.shareable:
                 result = self._first_generic(i, t)
             elif t.exact_only:
-                exact = self.exact.get(i) or self._compile(i, None, exact=True)
-                self.exact[i] = exact
-                result = exact.run(self._args(i, exact)) if exact.pipe is not None else \
+                exact = results.exact.get(i) or self.compiler.compile(i, None, exact=True)
+                results.exact[i] = exact
+                result = exact.run(self.args(i, exact)) if exact.pipe is not None else \
                     XL["#VALUE!"]
             else:
-                result = t.run(self._args(i, t))
+                result = t.run(self.args(i, t))
         finally:
-            Reasons.cell = None
+            reasons.cell = None
         if isinstance(result, Ranges):
             result = result.value
-        if i >= self.cells:  # a defined name
-            self.name_values[i] = result
+        if i >= nodes.cells:  # a defined name
+            results.name_values[i] = result
             return
-        s, r, c = self.n_sheet[i], self.n_row[i], self.n_col[i]
-        grid, area = self.grids[s], self.n_area[i]
-        if i in self.circular:
+        s, r, c = nodes.n_sheet[i], nodes.n_row[i], nodes.n_col[i]
+        grid, area = nodes.grids[s], nodes.n_area[i]
+        if i in results.circular:
             result = 0.0
         if area is not None:
             shape = (area[2] - area[0] + 1, area[3] - area[1] + 1)
@@ -120,51 +160,52 @@ class Evaluator:
         """The first cell of a shape compiled with its literals as inputs: evaluated also
         from the formula as written; if they differ, every cell of the shape is compiled
         as written (slower, never wrong)."""
-        result = t.run(self._args(i, t))
-        exact = self._compile(i, None, exact=True)
-        expected = exact.run(self._args(i, exact)) if exact.pipe is not None else MISSING
+        result = t.run(self.args(i, t))
+        exact = self.compiler.compile(i, None, exact=True)
+        expected = exact.run(self.args(i, exact)) if exact.pipe is not None else MISSING
         if not same(plain_result(result), plain_result(expected)):
             t.exact_only = True
-            self.exact[i] = exact
+            self.results.exact[i] = exact
             log.debug("%s: =%s differs with its literals as inputs; compiling its shape "
-                      "cell by cell", self.n_label[i], self.n_text[i])
+                      "cell by cell", self.nodes.n_label[i], self.nodes.n_text[i])
             return expected if expected is not MISSING else result
         return result
 
     def _spill(self, i, arr):
-        s, r, c = self.n_sheet[i], self.n_row[i], self.n_col[i]
+        nodes, results = self.nodes, self.results
+        s, r, c = nodes.n_sheet[i], nodes.n_row[i], nodes.n_col[i]
         h, w = arr.shape
         area = (r, c, r + h - 1, c + w - 1)
-        grid = self.grids[s]
+        grid = nodes.grids[s]
         blocked = area[2] > shapes.MAX_ROW or area[3] > shapes.MAX_COL
-        if self.n_kind[i] != "plain":  # a shared formula's master or copy: cannot be one
+        if nodes.n_kind[i] != "plain":  # a shared formula's master or copy: cannot be one
             blocked = True
         if not blocked:
             for rr in range(r, area[2] + 1):
                 for cc in range(c, area[3] + 1):
                     if (rr, cc) == (r, c):
                         continue
-                    if (rr, cc) in self.taken[s] or \
-                            self.claimed.get((s, rr, cc), i) != i:
+                    if (rr, cc) in nodes.taken[s] or \
+                            results.claimed.get((s, rr, cc), i) != i:
                         blocked = True
                         break
                 if blocked:
                     break
         if blocked:
-            self.warnings.append(f"{self.n_label[i]}: the {h}x{w} result cannot spill into "
+            self.log.warnings.append(f"{nodes.n_label[i]}: the {h}x{w} result cannot spill into "
                                  f"{shapes.a1(r, c)}:{shapes.a1(area[2], area[3])} (not empty); "
                                  "the cell shows #VALUE! (#SPILL! in Excel 365)")
             grid.set(r, c, XL["#VALUE!"])
             return
-        old = self.spill_area.get(i)
+        old = results.spill_area.get(i)
         if old is not None and old != area:  # the result changed shape: free the old cells
             for rr in range(old[0], old[2] + 1):
                 for cc in range(old[1], old[3] + 1):
-                    if self.claimed.get((s, rr, cc)) == i:
-                        del self.claimed[(s, rr, cc)]
+                    if results.claimed.get((s, rr, cc)) == i:
+                        del results.claimed[(s, rr, cc)]
                         grid.set(rr, cc, sh.EMPTY)
-        self.spill_area[i] = area
+        results.spill_area[i] = area
         for dr in range(h):
             for dc in range(w):
-                self.claimed[(s, r + dr, c + dc)] = i
+                results.claimed[(s, r + dr, c + dc)] = i
                 grid.set(r + dr, c + dc, scalar(arr[dr, dc]))

@@ -1,10 +1,16 @@
-"""One worksheet-function call, evaluated without the formula engine (``zvmplan eval``).
+"""Calls of worksheet functions as text: a *literal* call parsed for ``zvmplan eval``
+to run without the formula engine (:func:`parse_call`), the functions a formula calls
+(:func:`called_functions`, :func:`outer_function`), a registry function found by any
+name a file stores it under (:func:`resolve`), and a value printed as ``eval`` prints
+it (:func:`format_value`). "Evaluate" is the engine's word (:mod:`zvmplan_addin.recalc`);
+nothing here evaluates a formula.
 
 ``parse_call('=CPCPU_PER_MB("IUCV",9000)')`` splits a *literal* call -- a function
 name and literal arguments: text in double quotes (``""`` for a quote), numbers
 (``9000``, ``-1.5e3``, ``50%``), ``TRUE``/``FALSE``, an empty argument, and array
 constants such as ``{1,2;3,4}`` -- into the name and the raw cell values the registry
-takes (a skipped argument, ``=F(1,,2)``, is :data:`~zvmplan_addin.registry.MISSING`). Anything else (operators, nested calls, references) gives None, and the caller
+takes (a skipped argument, ``=F(1,,2)``, is :data:`~zvmplan_addin.registry.MISSING`).
+Anything else (operators, nested calls, references) gives None, and the caller
 hands the text to the formula engine instead. This is not a formula parser: it only
 recognises the one shape that needs no engine, so that ``zvmplan eval`` starts
 without importing ``formulas`` or ``openpyxl``.
@@ -19,7 +25,8 @@ import re
 import numpy as np
 
 from .errors import ExcelError
-from .registry import MISSING, NAMESPACE, REGISTRY
+from .prefixes import bare_name, spellings
+from .registry import MISSING, REGISTRY
 
 FUNCTIONS_MODULE = "zvmplan_addin.functions"
 
@@ -36,21 +43,14 @@ def load_functions() -> dict:
 
 def excel_names(name: str) -> tuple[str, ...]:
     """Every spelling under which a file may store a call of registry function ``name``:
-    plain, ``_xludf.``/``_xlfn.`` prefixed, and as an xlwings Lite (Office.js) custom
-    function ``_xldudf_<NAMESPACE>_<NAME>`` or ``<NAMESPACE>.<NAME>``."""
-    name = name.upper()
-    return (name, f"_XLUDF.{name}", f"_XLFN.{name}", f"_XLDUDF_{NAMESPACE}_{name}",
-            f"{NAMESPACE}.{name}")
+    plain, then under each prefix of :data:`~zvmplan_addin.prefixes.PREFIXES` for a
+    registry function (``_xludf.``, ``_xlfn.``, xlwings Lite's two)."""
+    return spellings(name)
 
 
 def resolve(name: str):
     """The registry function called ``name`` in any of the :func:`excel_names` spellings."""
-    key = name.strip().upper()
-    for prefix in ("_XLUDF.", "_XLFN.", f"_XLDUDF_{NAMESPACE}_", f"{NAMESPACE}."):
-        if key.startswith(prefix):
-            key = key[len(prefix):]
-            break
-    return REGISTRY.get(key)
+    return REGISTRY.get(bare_name(name))
 
 
 _CALL = re.compile(r"^\s*=?\s*([A-Za-z_][\w.]*)\s*\((.*)\)\s*$", re.S)
@@ -165,11 +165,7 @@ def outer_function(text: str):
 
 def did_you_mean(name: str) -> str:
     """`` (did you mean CPCPU_PER_MB?)`` for a near miss of a registry name, else ""."""
-    key = name.strip().upper()
-    for prefix in ("_XLUDF.", "_XLFN.", f"_XLDUDF_{NAMESPACE}_", f"{NAMESPACE}."):
-        if key.startswith(prefix):
-            key = key[len(prefix):]
-    close = difflib.get_close_matches(key, list(REGISTRY), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(bare_name(name), list(REGISTRY), n=1, cutoff=0.6)
     return f" (did you mean {close[0]}?)" if close else ""
 
 

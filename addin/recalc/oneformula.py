@@ -6,16 +6,17 @@ from __future__ import annotations
 import numpy as np
 from formulas.tokens.operand import XlError as FXlError
 
-from .. import xlsxio
+from .. import xlsx
 from ..errors import ExcelError
 from . import shapes
-from .calc import Engine
+from .engine import Engine
 from .install import install_functions
+from .options import Options
 
 _SHEET = "Eval"
 
 
-def evaluate_formula(text: str):
+def evaluate_formula(text: str, options: Options | None = None):
     """Evaluate a formula of constants (``=ABS(1E7)``, ``=ROWS(ZVM_TRANSPORTS())``).
 
     Returns a value as the registry does (float, str, bool, 2-D object array or
@@ -30,14 +31,14 @@ def evaluate_formula(text: str):
     shape = shapes.shape(text, _SHEET, 1, 1)
     if shape is None or shape.rects:
         return ExcelError("#REF!", "eval takes constants only, not cell references")
-    sheet = xlsxio.SheetData(name=_SHEET, part="", formulas={(1, 1): xlsxio.FormulaCell(text)},
+    sheet = xlsx.SheetData(name=_SHEET, part="", formulas={(1, 1): xlsx.FormulaCell(text)},
                              max_row=1, max_col=1)
-    engine = Engine(xlsxio.Workbook(sheets=[sheet], names=[], other_sheets=[]))
+    engine = Engine(xlsx.Workbook(sheets=[sheet], names=[], other_sheets=[]), options=options)
     engine.recalculate()
-    if engine.kept_cached:
+    if engine.log.kept_cached:
         return ExcelError("#NAME?", "cannot read the formula")
-    grid = engine.grids[0]
-    area = engine.spill_area.get(0)
+    grid = engine.nodes.grids[0]
+    area = engine.results.spill_area.get(0)
     if area is not None:
         block = grid.block(*area)
         out = np.empty(block.shape, dtype=object)
@@ -46,11 +47,11 @@ def evaluate_formula(text: str):
         return out
     v = grid.get(1, 1)
     if isinstance(v, FXlError):
-        code, reason = engine.reasons.get(engine.n_label[0], (str(v), ""))
+        code, reason = engine.log.reasons.log.get(engine.nodes.n_label[0], (str(v), ""))
         if code != str(v):
             reason = ""
-        if not reason and engine.unsupported:
-            reason = "unknown function or name: " + ", ".join(sorted(engine.unsupported))
+        if not reason and engine.log.unsupported:
+            reason = "unknown function or name: " + ", ".join(sorted(engine.log.unsupported))
         return ExcelError(str(v), reason)
     if isinstance(v, (np.floating, np.integer)):
         return float(v)

@@ -1,0 +1,179 @@
+"""A column step called once per distinct combination of its column arguments:
+:func:`_factorize` finds the combinations (each value keyed by its type too),
+:func:`_distinct` calls an elementwise function on them, :func:`_per_distinct` any
+other function with each combination's own values, :func:`_cell_by_cell` a volatile
+one once per cell."""
+from __future__ import annotations
+
+import itertools
+import operator
+
+import numpy as np
+import schedula as sh
+from formulas.ranges import Ranges
+
+from ...errors import ExcelError
+from ..install import _elem_from_formulas
+from ..runlog import Reasons
+from ..values import NOT_ONE, one_value
+from .keys import _needs_type, _negative_zero, _typed
+from .vectors import ARRAY_COLUMN, ROWS_COLUMN, STEP_COLUMN, _as_column, _cell_value
+
+
+#: an elementwise step whose columns hold at most this share of distinct combinations is
+#: called once on the distinct ones (a lookup of a planner's few site codes)
+DISTINCT_SHARE = 0.25
+
+
+#: lookups key an int and a float of equal value as one number (they find the same row)
+DISTINCT_FUNCTIONS = frozenset({"VLOOKUP", "HLOOKUP", "MATCH", "INDEX"})
+
+
+def _distinct(name, func, args, is_column, n):
+    """An elementwise function (:data:`ELEMENTWISE`: ``$B10=""``, ``IF``, ``IFNA``, a
+    lookup) called once on the distinct combinations of its column arguments
+    (:func:`_factorize`: each value keyed by its type too, so 1, TRUE and "1" differ),
+    the results scattered back with numpy: the same values as the call on the whole
+    columns, since each element's result depends on that element alone. A planner's
+    text columns (transport, workload, unit) hold a handful of values, so
+    ``$B10="GUEST_LAN"`` over 5,000 cells is a few calls. None when the columns hold too
+    many distinct combinations (or unhashable values) to gain."""
+    lookup = name in DISTINCT_FUNCTIONS
+    cols = []
+    for a, c in zip(args, is_column):
+        if c:
+            if not isinstance(a, np.ndarray) or isinstance(a, Ranges) or a.shape != (n, 1):
+                return None
+            cols.append(a.reshape(-1).tolist())
+    if not cols:
+        return None
+    found = _factorize(cols, n, strict=not lookup)
+    if found is None or len(found[0]) > int(n * DISTINCT_SHARE):
+        return None
+    picks, inverse = found
+    m = len(picks)
+    small = [a.reshape(-1)[picks].reshape(m, 1) if c else a for a, c in zip(args, is_column)]
+    result = _as_column(func(*small), m, unwrap=name == "INDEX")
+    if result is None:
+        return None
+    return result[inverse]
+
+
+def _cell_by_cell(func, inputs, values, column, n):
+    """An impure step (RAND(), RANDBETWEEN(1,A2)) called once for each cell: never once
+    per distinct argument set, as each call gives another number."""
+    out = np.empty((n, 1), dtype=object)
+    for k in range(n):
+        result = one_value(func(*[_cell_value(values, column, name, k) for name in inputs]))
+        if result is NOT_ONE or result is sh.NONE:
+            return None
+        out[k, 0] = result
+    return out
+
+
+def _per_distinct(func, inputs, values, column, n, note):
+    """Any other step (``OR($B10="",$C10="")``, ``AND``, ``COUNTIF`` of a cell,
+    ``INDEX(ZVM_RANGE(...),1,1)``): called with each cell's own values as the engine
+    would call it for that cell alone, but once per distinct combination of the column
+    inputs (:func:`_factorize`, keyed by type; an array result by its identity, shared
+    by the cells of one combination), and given to every cell holding it. Exact for a
+    pure function: its answer depends on those values alone (a template that reads its
+    position, ROW() or OFFSET, never forms a column). The reason behind an error a
+    zvmplan function gives is caught for the combination and noted for each of its
+    cells. Returns (the column, STEP_COLUMN), or (..., ARRAY_COLUMN) when some cell's
+    result is an array, which only another such step may read; None for a result
+    formulas could not give."""
+    keys = []
+    for name in inputs:
+        kind = column.get(name)
+        if kind == ROWS_COLUMN:
+            keys.append(values[name].keys())
+        elif kind is not None:
+            flat = values[name].reshape(-1).tolist()
+            keys.append(list(map(id, flat)) if kind == ARRAY_COLUMN else flat)
+    found = None if None in keys else _factorize(keys, n, strict=True)
+    picks, inverse = found if found is not None else (np.arange(n), np.arange(n))
+    m = len(picks)
+    out = np.empty(m, dtype=object)
+    raw = np.empty(m, dtype=object)  # the results as the step gave them
+    arrays = False
+    reasons = Reasons()  # each combination's first reason, as a cell keeps its first
+    with reasons.active():
+        for j, k in enumerate(picks.tolist()):
+            reasons.cell = j
+            result = func(*[_cell_value(values, column, name, k) for name in inputs])
+            if result is sh.NONE:
+                return None
+            raw[j] = result
+            out[j] = one_value(result)
+            arrays = arrays or out[j] is NOT_ONE
+    log = reasons.log
+    if arrays:  # every result kept as the step gave it, for the step that reads it
+        out = raw
+    if log:
+        has = np.zeros(m, dtype=bool)
+        has[list(log)] = True
+        for k in np.flatnonzero(has[inverse]).tolist():
+            note(k, ExcelError(*log[int(inverse[k])]))
+    return out[inverse].reshape(n, 1), ARRAY_COLUMN if arrays else STEP_COLUMN
+
+
+def _raw_column(value) -> list:
+    """A column input -> the raw values the registry takes, one per cell (a plain list:
+    numbers and text as they are, only other values converted one by one)."""
+    flat = value.reshape(-1).tolist()
+    if set(map(type, flat)) <= _RAW_AS_IS:
+        return flat
+    return [v if type(v) in _RAW_AS_IS else _elem_from_formulas(v) for v in flat]
+
+
+_RAW_AS_IS = frozenset({float, str, int})
+
+
+def _factorize(columns: list, n: int, strict: bool = False):
+    """The distinct combinations of the values of ``columns`` (lists of ``n`` values):
+    (``picks``, ``inverse``) with ``picks`` the first cell of each combination (int64,
+    in order of first appearance) and ``inverse[k]`` the combination of cell ``k``;
+    None when a value is unhashable. Values are keyed by type too (TRUE is not 1, the
+    text "#N/A" is not the error), except that an int and a float of equal value are
+    one number unless ``strict`` (then they differ, and a column holding -0.0, which
+    equals 0.0, is not factorised). One dict filled by ``map`` (no Python loop per
+    cell): each combination maps to the index of the first cell that holds it."""
+    if strict and any(map(_negative_zero, columns)):
+        return None
+    keyed = [_typed(col, {} if strict else None) if _needs_type(col, strict) else col
+             for col in columns]
+    keys = keyed[0] if len(keyed) == 1 else zip(*keyed)
+    first: dict = {}
+    try:
+        codes = np.fromiter(map(first.setdefault, keys, itertools.count()), dtype=np.int64,
+                            count=n)
+    except TypeError:  # an unhashable value
+        return None
+    picks = np.fromiter(first.values(), dtype=np.int64, count=len(first))
+    position = np.empty(n, dtype=np.int64)
+    position[picks] = np.arange(len(picks))
+    return picks, position[codes]
+
+
+MEMO_SIZE = 4  # factorisations kept for the next columns of one pass
+
+
+def _factorize_once(columns: list, n: int, memo: list | None):
+    """:func:`_factorize`, or the answer kept in ``memo`` for columns holding the very
+    same value objects (``=CPCPU_PER_MB(A2,B2,C2)`` and ``=MB_PER_SEC(A2,B2,C2)`` read
+    the same cells: the second finds the first's answer with an identity comparison)."""
+    if memo is None:
+        return _factorize(columns, n)
+    for kept, found in memo:
+        if len(kept) == len(columns) and all(
+                len(a) == len(b) and all(map(operator.is_, a, b))
+                for a, b in zip(kept, columns)):
+            return found
+    found = _factorize(columns, n)
+    if found is not None:
+        memo.insert(0, (columns, found))
+        del memo[MEMO_SIZE:]
+    return found
+
+

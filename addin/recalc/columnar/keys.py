@@ -1,0 +1,50 @@
+"""Hashable keys of column values, for finding the distinct combinations of a step's
+arguments: a value keyed by its type where two values of different types can be equal
+(TRUE, 1 and 1.0), and -0.0 (equal to 0.0, told apart by an operation) found."""
+from __future__ import annotations
+
+import math
+
+import schedula as sh
+
+from ..values import XL
+
+
+def _needs_type(col, strict: bool) -> bool:
+    """Must the values of ``col`` be keyed by their type too? Only where two values of
+    different types can be equal: TRUE, 1 and 1.0 (unless not ``strict``: 1 and 1.0 are
+    one number), or types other than text, numbers, TRUE/FALSE, errors and the empty
+    cell. Text, formulas' errors and its empty cell equal no value of another type
+    (an error or the empty cell only itself), so a column of text and numbers needs
+    no type key."""
+    types = set(map(type, col))
+    if len(types) <= 1:
+        return False
+    if not types <= _KEYED_APART:
+        return True
+    numbers = types & _NUMBER_KINDS
+    return len(numbers) > 1 and (strict or not numbers <= {int, float})
+
+
+_NUMBER_KINDS = frozenset({bool, int, float})
+
+
+_KEYED_APART = _NUMBER_KINDS | {str, type(sh.EMPTY), type(XL["#N/A"])}
+
+
+def _typed(col, merge=None) -> list:
+    """Each value of ``col`` keyed by its type (int as float: one number type, unless
+    ``merge`` is given another map)."""
+    merge = _NUMBER_TYPE if merge is None else merge
+    types = list(map(type, col))
+    return list(zip(map(merge.get, types, types), col))
+
+
+def _negative_zero(col) -> bool:
+    """Does ``col`` hold -0.0 (a number equal to 0.0 that an operation tells apart)?"""
+    if not col.count(0.0):  # == : 0, 0.0, -0.0 and FALSE
+        return False
+    return any(type(v) is float and v == 0.0 and math.copysign(1.0, v) < 0 for v in col)
+
+
+_NUMBER_TYPE = {int: float}

@@ -1,0 +1,168 @@
+"""Stage 5a, evaluate a column group at once (:class:`ColumnEvaluator`): its first cell
+as usual (which checks the compiled program), the others in one
+:func:`~.columnar.run_columns` over inputs gathered once for all of them -- a column of
+single cells is one numpy gather from the sheet's grid -- and the results scattered
+back with one fancy assignment; cell by cell (:class:`~.cells.CellEvaluator`) if the
+run cannot be done as a column."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+import schedula as sh
+
+from ..errors import ExcelError
+from .cells import CellEvaluator
+from .columnar import LIT_COLUMN, REF_COLUMN, ROWS_COLUMN, RowRanges, run_columns
+from .columnar.vectors import _cell_values
+from .groups import ColumnGroup
+from .program import CONST, LIT, NAME, RAW, REF
+from .values import XL, same, scalar
+
+
+class ColumnEvaluator:
+    """Evaluates column groups with ``cells`` (whose nodes, templates, results and log it
+    shares). ``check`` (:attr:`~.options.Options.check`): each group also evaluated cell
+    by cell, those values kept and the cells where the two differ listed in
+    :attr:`mismatches` (label, cell by cell, column). :attr:`columnar_cells`: how many
+    cells a column run computed."""
+
+    def __init__(self, cells: CellEvaluator, check: bool = False):
+        self.cells, self.check = cells, check
+        self.mismatches: list = []
+        self.columnar_cells = 0
+        self.factor_memo: list = []
+
+    def begin_pass(self) -> None:
+        """A new pass: the distinct argument combinations of the last one let go."""
+        self.factor_memo = []
+
+    def evaluate(self, group: ColumnGroup) -> None:
+        """Evaluate ``group``: its first cell as usual, the others in one
+        :func:`~.columnar.run_columns`; cell by cell if that fails."""
+        cells = self.cells
+        members = group.members.tolist()
+        cells.evaluate(members[0])
+        rest = members[1:]
+        t = cells.code.template[members[0]]
+        result = None
+        if t.program is not None and not t.exact_only and t.checked:
+            gathered = self._column_args(rest, t, group.slots)
+            if gathered is not None:
+                reasons, labels = cells.log.reasons.log, cells.nodes.n_label
+
+                def note(k, err: ExcelError):  # the label made only for a cell with a reason
+                    reasons.setdefault(labels[rest[k]], (err.code, err.reason))
+                try:
+                    result = run_columns(t.program, *gathered, len(rest), note,
+                                         self.factor_memo)
+                except Exception:  # NotStraight, or a function that failed on a column
+                    result = None
+        if result is None:
+            for i in rest:
+                cells.evaluate(i)
+            return
+        self.columnar_cells += len(rest)
+        if self.check:
+            self._compare_with_cells(rest, result)
+        self._scatter(rest, _cell_values(result[:, 0].tolist()))
+
+    def _scatter(self, rest, values):
+        """Each cell of ``rest`` gets its value (one fancy assignment per dense sheet)."""
+        nodes = self.cells.nodes
+        pick = operator.itemgetter(*rest) if len(rest) > 1 else lambda a: (a[rest[0]],)
+        sheets = set(pick(nodes.n_sheet))
+        if len(sheets) == 1 and nodes.grids[next(iter(sheets))].dense:
+            grid = nodes.grids[next(iter(sheets))]
+            rows = np.array(pick(nodes.n_row), dtype=np.int64)
+            cols = np.array(pick(nodes.n_col), dtype=np.int64)
+            if rows.max() <= grid.rows and cols.max() <= grid.cols:
+                column = np.empty(len(rest), dtype=object)
+                column[:] = values
+                grid.a[rows - 1, cols - 1] = column
+                return
+        for i, v in zip(rest, values):
+            nodes.grids[nodes.n_sheet[i]].set(nodes.n_row[i], nodes.n_col[i], v)
+
+    def _compare_with_cells(self, rest, result):
+        """``check``: evaluate the cells one by one too; keep those values and list the
+        cells where the column run differed."""
+        cells, nodes = self.cells, self.cells.nodes
+        for k, i in enumerate(rest):
+            cells.evaluate(i)
+            cell = nodes.grids[nodes.n_sheet[i]].get(nodes.n_row[i], nodes.n_col[i])
+            mine = scalar(result[k, 0])
+            if not same(cell, mine):
+                self.mismatches.append((nodes.n_label[i], cell, mine))
+            result[k, 0] = cell
+
+    def _column_args(self, rest, t, slots):
+        """The inputs of ``t``'s program for the cells ``rest`` (all of the group but its
+        first): (args, kinds)."""
+        cells = self.cells
+        grids, lits_of, name_values = cells.nodes.grids, cells.code.lits, \
+            cells.results.name_values
+        n = len(rest)
+        args, kinds = [], []
+        cell_lits = None
+        for (kind, x), slot in zip(t.plan, slots):
+            if kind == REF:
+                if slot[0] == "same":
+                    args.append(cells.ranges(slot[1]))
+                    kinds.append(0)
+                elif slot[0] == "rows":
+                    _, s, rows, c1, c2, sheet = slot
+                    args.append(RowRanges(sheet, grids[s], rows[1:], c1, c2))
+                    kinds.append(ROWS_COLUMN)
+                else:
+                    args.append(_gather(grids, slot[1], slot[2][1:], slot[3][1:]))
+                    kinds.append(REF_COLUMN)
+            elif kind == LIT:
+                if cell_lits is None:  # each cell's literals
+                    cell_lits = operator.itemgetter(*rest)(lits_of) if n > 1 else \
+                        (lits_of[rest[0]],)
+                lits = list(map(operator.itemgetter(x), cell_lits))
+                first = lits[0]
+                if lits.count(first) == n and set(map(type, lits)) == {type(first)}:
+                    args.append(first)
+                    kinds.append(0)
+                else:
+                    col = np.empty((n, 1), dtype=object)
+                    col[:, 0] = lits
+                    args.append(col)
+                    kinds.append(LIT_COLUMN)
+            elif kind == CONST:
+                args.append(cells.ranges(x))
+                kinds.append(0)
+            elif kind == NAME:
+                args.append(name_values.get(x, XL["#NAME?"]) if x is not None
+                            else XL["#NAME?"])
+                kinds.append(0)
+            elif kind == RAW:
+                args.append(x)
+                kinds.append(0)
+            else:
+                return None
+        return args, kinds
+
+
+def _gather(grids: list, s, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """The values of cells (``rows``, ``cols``) of sheet ``s`` (an index into ``grids``,
+    None for a sheet that does not exist) as an ``(n, 1)`` column."""
+    n = rows.size
+    out = np.empty((n, 1), dtype=object)
+    if s is None:
+        out.fill(XL["#REF!"])
+        return out
+    grid = grids[s]
+    if grid.dense:
+        inside = (rows <= grid.rows) & (cols <= grid.cols)
+        if inside.all():
+            out[:, 0] = grid.a[rows - 1, cols - 1]
+            return out
+        out.fill(sh.EMPTY)
+        out[inside, 0] = grid.a[rows[inside] - 1, cols[inside] - 1]
+        return out
+    for k, (r, c) in enumerate(zip(rows.tolist(), cols.tolist())):
+        out[k, 0] = grid.get(r, c)
+    return out

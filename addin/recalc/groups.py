@@ -1,0 +1,160 @@
+"""Stage 4a, column groups: which cells of one compiled formula can be evaluated as one
+column (:func:`column_groups`), the unit the order stage places and
+:mod:`.columns` evaluates at once.
+
+A group is the cells of one template (a formula filled down a column) that are plain
+formula cells whose compiled program runs as a straight line, whose references are per
+cell single cells or shared by all, and which read none of each other. Forming the
+groups is numpy work: the cells are sorted into templates with one ``np.unique`` over
+the templates' ids (:func:`cells_by_template`), and each reference is checked with
+``map``, ``chain`` and list slices over the cells' reference tuples. Those tuples (one
+per cell and reference, made by the compile stage) are still read once per reference,
+which is now the largest share of forming the groups of a big sheet."""
+from __future__ import annotations
+
+import itertools
+import operator
+from typing import NamedTuple
+
+import numpy as np
+
+from .compile import Compiled
+from .index import CellIndex
+from .program import CONST, REF, UNION
+from .read import Nodes
+from .shapes import MAX_COL
+
+MIN_COLUMN = 8       # fewer cells of one formula are evaluated one by one
+MAX_ROW_RANGE = 256  # a wider range per row keeps its cells one by one
+
+
+class ColumnGroup(NamedTuple):
+    """The cells of one group (``members``, sorted node ids) and, per input of their
+    template's plan, how the cells read it (``slots``): ("same", rect) for a reference
+    every cell shares, ("cells", sheet, rows, cols) for one cell each, ("rows", sheet,
+    rows, c1, c2, sheet name) for one row of the same columns each (``$V10:$AB10``), or
+    None (a literal, a name, a constant)."""
+    members: np.ndarray
+    slots: list
+
+
+def cells_by_template(templates: list) -> list[tuple]:
+    """(template, its cells as a sorted int64 array) for each distinct template in
+    ``templates`` (None included), in order of first appearance: one ``np.unique`` over
+    the templates' ids instead of a dict filled cell by cell.
+
+    >>> a, b = object(), object()
+    >>> [(t is a, cells.tolist()) for t, cells in cells_by_template([a, b, a])]
+    [(True, [0, 2]), (False, [1])]
+    """
+    if not templates:
+        return []
+    ids = np.fromiter(map(id, templates), dtype=np.int64, count=len(templates))
+    _, first, inverse, counts = np.unique(ids, return_index=True, return_inverse=True,
+                                          return_counts=True)
+    by_template = np.argsort(inverse.reshape(-1), kind="stable")  # cells in order per template
+    parts = np.split(by_template, np.cumsum(counts)[:-1])
+    return [(templates[int(first[j])], parts[j]) for j in np.argsort(first, kind="stable")]
+
+
+def column_groups(nodes: Nodes, code: Compiled, index: CellIndex,
+                  by_template: list) -> list[ColumnGroup]:
+    """The column groups of ``nodes``: per template of ``by_template``
+    (:func:`cells_by_template` of ``code.template``) its cells, if they form a group.
+    Only each template, not each cell, is looked at in Python."""
+    n = nodes.cells
+    in_area = np.fromiter(map(operator.is_not, nodes.n_area[:n], itertools.repeat(None)),
+                          dtype=bool, count=n)
+    groups = []
+    for t, members in by_template:
+        members = members[:np.searchsorted(members, n)]  # cells, not defined names
+        if len(members) < MIN_COLUMN or t is None or t.pipe is None or \
+                t.program is None or not t.shareable or t.exact_only:
+            continue
+        if in_area[members].any():  # an array formula's cells: each on its own
+            members = members[~in_area[members]]
+            if len(members) < MIN_COLUMN:
+                continue
+        slots = _slots(nodes, code, index, members.tolist())
+        if slots is not None:
+            groups.append(ColumnGroup(members, slots))
+    return groups
+
+
+def _slots(nodes: Nodes, code: Compiled, index: CellIndex, members: list) -> list | None:
+    """The group's inputs (see :class:`ColumnGroup`); None if its cells read each other or
+    a range per cell that is not one row of the same columns."""
+    t = code.template[members[0]]
+    if any(kind == UNION for kind, _ in t.plan):
+        return None
+    cell_rects = operator.itemgetter(*members)(code.rects)  # each cell's references
+    refs = _references(nodes, t, cell_rects)
+    if refs is None:
+        return None
+    inside = np.zeros(len(nodes.n_text), dtype=bool)
+    inside[members] = True
+    slots = []
+    for kind, x in t.plan:
+        if kind == REF and refs[x][0] in ("cells", "rows"):
+            owners = slot_owners(index, refs[x])
+            if inside[owners[owners >= 0]].any():  # a cell of the column itself
+                return None
+            slots.append(refs[x])
+            continue
+        rect = refs[x][1] if kind == REF else x if kind == CONST else None
+        if rect is not None:
+            ids = index.ids_in(rect)
+            if ids.size and inside[ids].any():
+                return None
+        slots.append(refs[x] if kind == REF else None)
+    return slots
+
+
+def _references(nodes: Nodes, t, cell_rects) -> dict | None:
+    """Each reference of the cells (``cell_rects``: each cell's rectangles): the same
+    rectangle in every cell ("same", rect), one cell each on one sheet ("cells",
+    sheet, rows, cols), or one row each of the same columns ("rows", ...); None for
+    anything else (a taller range per cell, cells on several sheets). Looked at with
+    ``map``, ``chain`` and list slices over the cells, not a Python loop per cell;
+    still a few passes over every cell's tuples, which is most of the cost of forming
+    the groups of a big sheet."""
+    refs = {}
+    sheet_index = nodes.sheet_index
+    for kind, x in t.plan:
+        if kind != REF or x in refs:
+            continue
+        rects = list(map(operator.itemgetter(x), cell_rects))
+        first = rects[0]
+        if rects[1] == first and rects.count(first) == len(rects):
+            refs[x] = ("same", first)
+            continue
+        # the rects' fields (sheet, r1, c1, r2, c2) as lists, compared whole: one
+        # pass over the tuples, then slices of the flat list
+        flat = list(itertools.chain.from_iterable(rects))
+        if len(flat) != 5 * len(rects):
+            return None
+        sheets_, r1, c1, r2, c2 = (flat[f::5] for f in range(5))
+        if not (r1 == r2 and sheets_.count(first[0]) == len(rects)):
+            return None
+        if c1 == c2:
+            refs[x] = ("cells", sheet_index.get(first[0]),
+                       np.array(r1, dtype=np.int64), np.array(c1, dtype=np.int64))
+            continue
+        # one row each, the same columns: $V10:$AB10 filled down
+        s = sheet_index.get(first[0])
+        if s is None or c1.count(first[2]) != len(rects) or \
+                c2.count(first[4]) != len(rects) or \
+                not 0 < first[4] - first[2] < MAX_ROW_RANGE or first[4] == MAX_COL:
+            return None  # (a range to the sheet's edge is cut to the used area)
+        refs[x] = ("rows", s, np.array(r1, dtype=np.int64), first[2], first[4], first[0])
+    return refs
+
+
+def slot_owners(index: CellIndex, slot) -> np.ndarray:
+    """The formula nodes filling the cells a "cells" or "rows" slot reads (-1 for
+    none), one gather per column of the slot."""
+    if slot[0] == "cells":
+        return index.owners_of(slot[1], slot[2], slot[3])
+    _, s, rows, c1, c2, _ = slot
+    return np.concatenate([index.owners_of(s, rows, np.full_like(rows, c))
+                           for c in range(c1, c2 + 1)])

@@ -1,0 +1,152 @@
+"""Columnar evaluation: a formula filled down a column runs once over the column and
+gives exactly the values and reasons of cell-by-cell evaluation, over rows of mixed
+inputs; numpy paths, distinct-argument keys and the vector path of a zvmplan function."""
+from __future__ import annotations
+
+import numpy as np
+import openpyxl
+import pytest
+
+from zvmplan_addin import recalc as engine, xlsx as xlsxio
+
+from builders import save, values_of
+
+pytestmark = pytest.mark.usefixtures("zt_functions")
+
+
+def _column_book(path, rows=40):
+    """One formula per column over rows of mixed inputs: numbers, zero, negatives, text,
+    empty cells, TRUE/FALSE and error values, so every column path meets every kind."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    lookup = wb.create_sheet("Rates")
+    for r, (key, rate, name) in enumerate([("a", 1.5, "Alpha"), ("b", 2, "Beta"),
+                                           ("c", 0, "Gamma")], start=1):
+        lookup[f"A{r}"], lookup[f"B{r}"], lookup[f"C{r}"] = key, rate, name
+    kinds = [3, 0, -2, "7", "x", None, True, "#N/A", 2.5, 1e308]
+    last = rows + 1
+    for r in range(2, last + 1):
+        k = r - 2
+        a = kinds[k % len(kinds)]
+        if a == "#N/A":
+            ws[f"A{r}"] = "=NA()"  # an error value as input (computed first)
+        elif a is not None:
+            ws[f"A{r}"] = a
+        ws[f"B{r}"] = (k % 7) - 2
+        ws[f"C{r}"] = "abc"[k % 3] if k % 5 else None
+        cells = {
+            "D": f"=A{r}*B{r}+1", "E": f"=A{r}/B{r}", "F": f"=A{r}>B{r}", "G": f'=C{r}&"-"&A{r}',
+            "H": f'=IF(B{r}>0,A{r},"neg")', "I": f'=IFERROR(A{r}/B{r},"div")',
+            "J": f"=ISERROR(E{r})", "K": f"=VLOOKUP(C{r},Rates!$A$1:$C$3,2,FALSE)",
+            "L": f"=INDEX(Rates!$C$1:$C$3,MATCH(C{r},Rates!$A$1:$A$3,0))",
+            "M": f"=ROUND(B{r}/3,2)", "N": f"=LEN(C{r})", "O": f"=ZT_SCALE(B{r},A{r})",
+            "P": f"=ZT_NAME(C{r})", "Q": f"=SUM(A{r},B{r})", "R": f"=B{r}/SUM(B$2:B${last})",
+            "S": f"=SUM(B$2:B{r})", "T": f"=-B{r}%", "U": f"=ZT_SCALE(B{r},2)*{k % 3}",
+            "V": f"=A{r}^2", "X": f'=IF(B{r}>0,B{r}/4,"neg")', "Y": f'=N{r}&"|"&M{r}&"."',
+        }
+        for col, text in cells.items():
+            ws[f"{col}{r}"] = text
+        ws[f"W{r}"] = 1 if r == 2 else f"=W{r - 1}+B{r}"  # reads its own column
+    return save(wb, path)
+
+
+@pytest.mark.parametrize("rows", [40, 9])
+def test_columns_give_the_values_of_cell_by_cell(tmp_path, monkeypatch, rows):
+    """The columnar path (one run per formula column) and the engine cell by cell
+    (ZVMPLAN_ENGINE_CELLWISE=1) write the same values and the same reasons."""
+    path = _column_book(tmp_path / "in.xlsx", rows)
+    results = []
+    for mode in ("", "1"):
+        monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", mode)
+        out = tmp_path / f"out{mode}.xlsx"
+        report = engine.calc(path, out)
+        ws = values_of(out)
+        results.append(([[c.value for c in row] for row in ws.iter_rows()], report.errors,
+                         report.error_cells))
+    assert results[0] == results[1]
+    ws = values_of(tmp_path / "out.xlsx")
+    assert ws["O2"].value == "#NUM!" and ws["E4"].value == "#DIV/0!"  # errors stay per cell
+    assert "x must be >= 0" in results[0][1]["Plan!O2"][1]
+    assert ws["D2"].value == 3 * -2 + 1 and ws[f"W{rows + 1}"].value == \
+        1 + sum((k % 7) - 2 for k in range(1, rows))
+
+
+def test_columns_checked_cell_by_cell_agree(tmp_path, monkeypatch):
+    """ZVMPLAN_ENGINE_CHECK=1 evaluates every column cell by cell too and lists any cell
+    where the two differ: none do, and the columns did run (not everything fell back)."""
+    from zvmplan_addin.recalc.engine import Engine
+    monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
+    path = _column_book(tmp_path / "in.xlsx")
+    engine.install_functions()
+    with xlsxio.safe_open_xlsx(path) as pkg:
+        book = xlsxio.read_workbook(pkg)
+    e = Engine(book)
+    e.recalculate()
+    assert e.column_mismatches == []
+    grouped = {e.n_label[int(g[0])].split("!")[1].rstrip("0123456789")
+               for g in e._column_groups()}
+    assert set("DEFGHIJKLMNOPQRTUVXY") <= grouped and not grouped & {"S", "W"}
+    assert e.columnar_cells == len("DEFGHIJKLMNOPQRTUVXY") * 39  # all but each first cell
+
+
+def test_columns_of_one_kind_take_the_numpy_paths(tmp_path, monkeypatch):
+    """IF over a TRUE/FALSE column and ``&`` over text columns run in numpy and give the
+    values cell by cell gives (Excel: IF returns its second argument where the condition
+    is TRUE, else its third; ``&`` joins the texts)."""
+    from zvmplan_addin.recalc.columnar import numeric as columnar
+    col = np.empty((4, 1), dtype=object)
+    col[:, 0] = [True, False, 2.0, 0.0]
+    x = np.empty((4, 1), dtype=object)
+    x[:, 0] = [1.0, 2.0, 3.0, 4.0]
+    got = columnar._fast("IF", [col, x, "no"], 4)
+    assert got[:, 0].tolist() == [1.0, "no", 3.0, "no"]
+    texts = np.empty((2, 1), dtype=object)
+    texts[:, 0] = ["a", "b"]
+    assert columnar._fast("&", [texts, "-x"], 2)[:, 0].tolist() == ["a-x", "b-x"]
+    empty = x.copy()
+    empty[0, 0] = columnar.sh.EMPTY  # an empty cell picked is 0, as formulas' IF makes it
+    cond = col.copy()
+    cond[3, 0] = "text"  # a text condition is #VALUE! (Excel too)
+    got = columnar._fast("IF", [cond, empty, "no"], 4)[:, 0].tolist()
+    assert got == [0, "no", 3.0, columnar.XL["#VALUE!"]]
+    from formulas.functions import get_functions
+    assert got == get_functions()["IF"]["function"](cond, empty, "no")[:, 0].tolist()
+
+
+def test_distinct_combinations_are_keyed_by_type():
+    """A zvmplan function or a lookup is called once per distinct combination of its
+    arguments: 1 and 1.0 are one number, but TRUE, the text "1" and the text "#N/A" are
+    not the number 1 or the error #N/A (Excel compares values of different types as
+    different)."""
+    from zvmplan_addin.errors import ExcelError
+    from zvmplan_addin.recalc.columnar.distinct import _factorize
+    values = [1, 1.0, True, "1", ExcelError("#N/A"), "#N/A", 1.0, "1"]
+    picks, inverse = _factorize([values], len(values))
+    assert picks.tolist() == [0, 2, 3, 4, 5]
+    assert inverse.tolist() == [0, 0, 1, 2, 3, 4, 0, 2]
+    picks, inverse = _factorize([["a", "a", "b", "a"], [1.0, 2.0, 1.0, 1.0]], 4)
+    assert picks.tolist() == [0, 1, 2] and inverse.tolist() == [0, 1, 2, 0]
+
+
+def test_a_zvmplan_column_of_many_distinct_values_takes_the_vector_path(tmp_path, monkeypatch):
+    """Beyond SCALAR_DISTINCT distinct arguments a zvmplan function is called once with
+    all of them (its vector path); the values are those of cell by cell, errors per cell."""
+    from zvmplan_addin.recalc.columnar.zvmplan import SCALAR_DISTINCT
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    rows = SCALAR_DISTINCT + 50
+    for r in range(1, rows + 1):
+        ws[f"A{r}"] = -1 if r == 7 else r * 1.5
+        ws[f"B{r}"] = f"=ZT_SCALE(A{r},2)+1"
+    path = save(wb, tmp_path / "in.xlsx")
+    got = []
+    for mode in ("", "1"):
+        monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", mode)
+        report = engine.calc(path, tmp_path / f"out{mode}.xlsx")
+        out = values_of(tmp_path / f"out{mode}.xlsx")
+        got.append(([out[f"B{r}"].value for r in range(1, rows + 1)], report.errors))
+    assert got[0] == got[1]
+    assert got[0][0][6] == "#NUM!" and got[0][0][9] == 10 * 1.5 * 2 + 1
+    assert "x must be >= 0" in got[0][1]["Plan!B7"][1]
