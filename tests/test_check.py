@@ -8,6 +8,7 @@ text (``t="str"``), a boolean (``t="b"``), an error (``t="e"``), an array formul
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import zipfile
@@ -18,7 +19,7 @@ import pytest
 
 from zvmplan_addin import cli
 from zvmplan_addin.check import (EXIT_AGREE, EXIT_DIFFERS, EXIT_NOT_COMPUTED, ErrorCode,
-                                 check, same_value)
+                                 check, excel_saved, same_value)
 from zvmplan_addin.recalc import StaleValues, calc
 from zvmplan_addin.recalc.write import stale_cells
 
@@ -274,3 +275,49 @@ def test_stale_cells_read_the_engines_warnings():
 def test_a_workbook_without_stale_cells_exits_0(tmp_path):
     src = workbook(tmp_path / "ok.xlsx", {"A1": 1, "B1": ("A1*2", None, 0)})
     assert cli.main(["calc", src, "-o", str(tmp_path / "o.xlsx"), "-q"]) == 0
+
+
+# ------------------------------------------------------------------------------------
+# Which workbooks Excel saved with its values (build/corpus.py keeps only those)
+APP = ('<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/'
+       'extended-properties"><Application>{app}</Application></Properties>')
+BOOK = ('<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+        '<fileVersion appName="xl" lastEdited="7" lowestEdited="7" rupBuild="27328"/>'
+        '<calcPr {calc}/></workbook>')
+SHEET = ('<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+         '<sheetData><row r="1"><c r="A1"><v>1</v></c><c r="B1"><f>A1*3</f>{v}</c>'
+         '<c r="C1"><f t="shared" ref="C1:D1" si="0">A1+1</f><v>2</v></c>'
+         '<c r="D1"><f t="shared" si="0"/><v>3</v></c></row></sheetData></worksheet>')
+
+
+def xlsx(app="Microsoft Excel", calc='calcId="191029"', v="<v>3</v>") -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr("docProps/app.xml", APP.format(app=app))
+        z.writestr("xl/workbook.xml", BOOK.format(calc=calc))
+        z.writestr("xl/worksheets/sheet1.xml", SHEET.format(v=v))
+    return out.getvalue()
+
+
+def test_an_excel_saved_workbook_counts_its_cached_formula_cells():
+    assert excel_saved(xlsx()) == 3        # B1, and the shared formula's C1 and D1
+    assert excel_saved(xlsx(v="")) == 2    # B1 carries no value
+    assert excel_saved(xlsx(app="Microsoft Macintosh Excel")) == 3
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"app": "LibreOffice/7.4"},
+    {"calc": 'calcId="124519" fullCalcOnLoad="1"'},   # XlsxWriter, openpyxl
+    {"calc": 'calcId="999999"'},                      # PhpSpreadsheet
+])
+def test_workbooks_other_programs_wrote_are_left_out(kwargs):
+    assert excel_saved(xlsx(**kwargs)) == 0
+
+
+def test_a_workbook_openpyxl_wrote_is_left_out(tmp_path):
+    """openpyxl writes "Microsoft Excel" into app.xml, and no cached values."""
+    wb = openpyxl.Workbook()
+    wb.active["A1"], wb.active["B1"] = 1, "=A1*2"
+    wb.save(tmp_path / "o.xlsx")
+    assert excel_saved((tmp_path / "o.xlsx").read_bytes()) == 0
+    assert excel_saved(b"not a zip") == 0
