@@ -77,6 +77,7 @@ class CheckReport:
     agreeing: int = 0
     unsaved: int = 0                # formula cells the file holds no value for
     volatile: int = 0               # formula cells calling RAND, NOW...: kept, not compared
+    saved_by_excel: bool = True     # :func:`excel_saved`: the saved values are Excel's
     mismatches: list = field(default_factory=list)
     sheets: list = field(default_factory=list)
     #: with ``check(..., keep_cells=True)``: every compared cell as (sheet index, row,
@@ -102,6 +103,10 @@ class CheckReport:
                 f"{len(self.not_computed)} could not be computed")
         if self.unsaved:
             text += f" ({self.unsaved} formula cells have no saved value to compare)"
+        if not self.saved_by_excel:
+            text += ("; note: Excel did not save these values (the file does not say "
+                     "Excel wrote it, or asks for a recalculation on open), so they are "
+                     "compared with what another program wrote")
         if self.volatile:
             text += (f" ({self.volatile} formula cells call {'/'.join(VOLATILE)}: not "
                      "compared, their saved values read as inputs)")
@@ -110,7 +115,8 @@ class CheckReport:
     def as_dict(self) -> dict:
         return {"file": self.path, "compared": self.compared, "agreeing": self.agreeing,
                 "differing": len(self.differing), "not_computed": len(self.not_computed),
-                "unsaved": self.unsaved, "volatile": self.volatile, "exit_code": self.exit_code(),
+                "unsaved": self.unsaved, "volatile": self.volatile,
+                "saved_by_excel": self.saved_by_excel, "exit_code": self.exit_code(),
                 "cells": [m.as_dict() for m in self.mismatches]}
 
     def to_json(self) -> str:
@@ -212,6 +218,8 @@ def check(path, keep_cells: bool = False) -> CheckReport:
     report = CheckReport(path, cells=[] if keep_cells else None)
     with xlsx.safe_open_xlsx(path, parse_sheets=False) as pkg:
         book = xlsx.read_workbook(pkg)
+    with open(path, "rb") as f:     # checked safe above
+        report.saved_by_excel = excel_saved(f.read()) > 0
     report.sheets = [s.name for s in book.sheets]
     report.volatile = _pin_volatile(book)
     saved = _strip_saved(book)

@@ -43,10 +43,11 @@ _BOOK_RELS = """<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 </Relationships>"""
 
 
-def workbook(path, cells: dict) -> str:
+def workbook(path, cells: dict, excel: bool = False) -> str:
     """An .xlsx whose one sheet ``S`` holds ``cells``: ref -> a number or text (an input),
     or ``(formula, t, cached)`` (``cached`` None: no ``<v>``), or ``(formula, t, cached,
-    ref)`` for an array formula over ``ref``, or bytes: the cell's own XML."""
+    ref)`` for an array formula over ``ref``, or bytes: the cell's own XML. ``excel``: with
+    the marks of a file Excel saved (app.xml naming it, ``<fileVersion appName="xl">``)."""
     from zvmplan_addin.recalc.shapes import parse_area
     rows: dict[int, list] = {}
     for ref, spec in cells.items():
@@ -72,7 +73,10 @@ def workbook(path, cells: dict) -> str:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("[Content_Types].xml", _TYPES)
         z.writestr("_rels/.rels", _RELS)
-        z.writestr("xl/workbook.xml", _BOOK)
+        book = _BOOK.replace("<sheets>", '<fileVersion appName="xl" lastEdited="7"/><sheets>')
+        z.writestr("xl/workbook.xml", book if excel else _BOOK)
+        if excel:
+            z.writestr("docProps/app.xml", APP.format(app="Microsoft Excel"))
         z.writestr("xl/_rels/workbook.xml.rels", _BOOK_RELS)
         z.writestr("xl/worksheets/sheet1.xml", sheet)
     return str(path)
@@ -96,6 +100,8 @@ def test_a_workbook_that_agrees_exits_0(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "5 formula cells compared: 5 agree" in out
     assert "0 differ, 0 could not be computed" in out
+    # written here, not by Excel: said, so nobody takes the comparison for one with Excel
+    assert "note: Excel did not save these values" in out
 
 
 def test_a_tampered_value_is_listed_and_exits_4(tmp_path, capsys):
@@ -111,7 +117,7 @@ def test_json_lists_the_cells(tmp_path, capsys):
     assert run(path, "--json") == EXIT_DIFFERS
     doc = json.loads(capsys.readouterr().out)
     assert doc["compared"] == 5 and doc["agreeing"] == 4 and doc["differing"] == 1
-    assert doc["exit_code"] == EXIT_DIFFERS
+    assert doc["exit_code"] == EXIT_DIFFERS and doc["saved_by_excel"] is False
     assert doc["cells"] == [{"cell": "S!D1", "formula": "=1/0", "saved": {"error": "#N/A"},
                              "recalculated": {"error": "#DIV/0!"}, "computed": True,
                              "reason": ""}]
@@ -312,6 +318,13 @@ def test_an_excel_saved_workbook_counts_its_cached_formula_cells():
 ])
 def test_workbooks_other_programs_wrote_are_left_out(kwargs):
     assert excel_saved(xlsx(**kwargs)) == 0
+
+
+def test_check_knows_a_workbook_excel_saved(tmp_path, capsys):
+    path = workbook(tmp_path / "e.xlsx", AGREEING, excel=True)
+    assert run(path) == EXIT_AGREE
+    assert "5 agree" in (out := capsys.readouterr().out) and "note:" not in out
+    assert check(path).saved_by_excel
 
 
 def test_a_workbook_openpyxl_wrote_is_left_out(tmp_path):
