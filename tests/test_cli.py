@@ -398,7 +398,14 @@ def test_calc_says_where_a_formula_breaks_the_grammar(tmp_path, capsys):
     wb.active["A1"] = "=SUM(1,2"
     wb.active["A2"] = "=1+1"
     wb.save(tmp_path / "in.xlsx")
-    assert cli.main(["calc", str(tmp_path / "in.xlsx"), "-o", str(tmp_path / "out.xlsx")]) == 0
-    out = capsys.readouterr().out
-    assert ("warning: Sheet!A1: cannot evaluate =SUM(1,2 (syntax error: the ( at position 5 "
-            "is never closed); kept its cached value") in out
+    # a value the engine cannot compute is never written as if computed: exit 3, nothing
+    # written, the cell listed with where its formula breaks
+    assert cli.main(["calc", str(tmp_path / "in.xlsx"), "-o", str(tmp_path / "out.xlsx")]) == 3
+    assert not (tmp_path / "out.xlsx").exists()
+    err = capsys.readouterr().err
+    assert ("Sheet!A1: cannot evaluate =SUM(1,2 (syntax error: the ( at position 5 "
+            "is never closed)") in err
+    assert cli.main(["calc", str(tmp_path / "in.xlsx"), "-o", str(tmp_path / "out.xlsx"),
+                     "--keep-stale"]) == 0
+    assert ("Sheet!A1: cannot evaluate =SUM(1,2 (syntax error: the ( at position 5 "
+            "is never closed)") in capsys.readouterr().err
