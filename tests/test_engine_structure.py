@@ -54,3 +54,22 @@ def test_sheet_names_that_read_like_references(tmp_path):
         other = values_of(out, name)
         assert (other["A1"].value, other["A2"].value) == (15, 5), name
     assert not report.warnings and not report.unsupported
+
+
+def test_row_and_column_of_the_cell_itself_are_not_circular(tmp_path):
+    """ROW, COLUMN, ROWS, COLUMNS and ISREF read where a reference is, never its value,
+    so Excel computes ``=ROW(A2)*10`` in A2 (20) without a circular-reference warning;
+    the same for a range holding the cell. A value read beside them still counts."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A2"] = "=ROW(A2)*10"
+    ws["B3"] = "=COLUMN(B3)+ROWS(A1:C5)*100+COLUMNS(B1:B9)"
+    ws["D5"] = "=IF(ISREF(D5),1,2)"
+    ws["E1"] = "=ROW(E1)+E2"
+    ws["E2"] = 7
+    ws["F1"] = "=ROW(F1)+F1"          # reads its own value too: circular, 0 as in Excel
+    out = tmp_path / "out.xlsx"
+    report = engine.calc(save(wb, tmp_path / "in.xlsx"), out)
+    ws = values_of(out, "Sheet")
+    assert [ws[c].value for c in ("A2", "B3", "D5", "E1", "F1")] == [20, 503, 1, 8, 0]
+    assert report.circular == ["Sheet!F1"]

@@ -18,7 +18,8 @@ from formulas.tokens.function import Function as FunctionToken
 from ..prefixes import spellings
 from . import filldown, shapes
 from .options import Options
-from .program import CONST, LIT, NAME, RAW, REF, UNION, NotStraight, Program, Template
+from .program import (CONST, COPY_SUFFIX, LIT, NAME, RAW, REF, UNION, NotStraight, Program,
+                      Template)
 from .read import Nodes
 from .runlog import RunLog
 from .startup import defer_scipy
@@ -34,6 +35,11 @@ _PRIVATE = {name for name, f in get_functions().items()
     spelled for name in ("ROW", "COLUMN", "ROWS", "COLUMNS", "CELL", "INDIRECT", "OFFSET",
                          "ISFORMULA", "FORMULATEXT", "SINGLE", "ANCHORARRAY")
     for spelled in spellings(name, builtin=True)}
+# functions that read where a reference is, never the values in it: ROW(A2) in A2 is not
+# circular, and a cell reading only these of a range does not wait for the range
+GEOMETRY = frozenset(spelled for name in ("ROW", "COLUMN", "ROWS", "COLUMNS", "ISREF",
+                                          "ISFORMULA", "FORMULATEXT")
+                     for spelled in spellings(name, builtin=True))
 
 
 @dataclass(frozen=True, eq=False)
@@ -299,7 +305,7 @@ class FormulaCompiler:
             [(j, index[rect]) for j, rect in enumerate(shp.rects) if index[rect] != j]
         return Template(pipe, plan, dups, shareable and not private, unsupported | unknown,
                         self._program(pipe), checked=not self.options.check,
-                        literals=not exact)
+                        literals=not exact, geometry=_geometry_inputs(pipe))
 
     def _parse(self, i, text: str, refs: dict, literals: int | None):
         """(tokens, compiled pipe, references moved in from the sheet's edge) of node
@@ -395,6 +401,19 @@ class FormulaCompiler:
         if nid is None:
             nid = self.nodes.name_nodes.get((None, key))
         return nid
+
+
+def _geometry_inputs(pipe) -> frozenset:
+    """The positions of ``pipe``'s inputs that only :data:`GEOMETRY` functions read (the
+    ``A2`` of ``=ROW(A2)*10``): their values are never read, so they are no dependency."""
+    succ = pipe.dsp.dmap.succ
+    out = set()
+    for k, key in enumerate(pipe.inputs):
+        readers = succ.get(key, ())
+        if readers and all(isinstance(f, str) and COPY_SUFFIX.sub("", f) in GEOMETRY
+                           for f in readers):
+            out.add(k)
+    return frozenset(out)
 
 
 def _slot_index(shp) -> dict:
