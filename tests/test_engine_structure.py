@@ -73,3 +73,52 @@ def test_row_and_column_of_the_cell_itself_are_not_circular(tmp_path):
     ws = values_of(out, "Sheet")
     assert [ws[c].value for c in ("A2", "B3", "D5", "E1", "F1")] == [20, 503, 1, 8, 0]
     assert report.circular == ["Sheet!F1"]
+
+
+def names_book(path):
+    """Sheet S holds 10, 20, 30 in D1:D3 and rate 0.5 local to it; sheet Other holds its
+    own local rate (0.25, in B1); the global rate is 2. Sheet S: ``=ROWVAL`` in E1:E3
+    (``ROWVAL = S!$D1``, relative rows), ``=Other!rate``, ``=rate``, a name of names,
+    a formula name with a relative reference and one that uses itself."""
+    from openpyxl.workbook.defined_name import DefinedName
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    other = wb.create_sheet("Other")
+    other["B1"] = 0.25
+    for r, v in enumerate((10, 20, 30), start=1):
+        ws[f"D{r}"] = v
+        ws[f"E{r}"] = "=ROWVAL"
+        ws[f"F{r}"] = "=NEXTROW*2"
+    ws["A1"] = "=Other!rate"
+    ws["A2"] = "=rate"
+    ws["A3"] = "=Doubled"
+    ws["A4"] = "=SUM(Block)"
+    ws["A5"] = "=Loop"
+    other["A1"] = "=rate"
+    wb.defined_names["ROWVAL"] = DefinedName("ROWVAL", attr_text="S!$D1")
+    wb.defined_names["NEXTROW"] = DefinedName("NEXTROW", attr_text="S!$D2+0")
+    wb.defined_names["rate"] = DefinedName("rate", attr_text="2")
+    wb.defined_names["Doubled"] = DefinedName("Doubled", attr_text="rate*ROWVAL")
+    wb.defined_names["Block"] = DefinedName("Block", attr_text="S!$D$1:$D$3")
+    wb.defined_names["Loop"] = DefinedName("Loop", attr_text="Loop+1")
+    ws.defined_names["rate"] = DefinedName("rate", attr_text="0.5")
+    other.defined_names["rate"] = DefinedName("rate", attr_text="Other!$B$1")
+    return save(wb, path)
+
+
+def test_defined_names_relative_and_sheet_local(tmp_path):
+    """Excel stores a name's relative references relative to A1 and moves them to the
+    cell using the name (``ROWVAL = S!$D1`` in E1:E3 gives 10, 20, 30, not 10, 10, 10);
+    in a sheet its own local name wins over the global one, and ``Other!rate`` reads
+    sheet Other's local ``rate`` (0.25), not the caller's (0.5); names inside a name are
+    read in the same cell (``Doubled = rate*ROWVAL`` in S!A3: 0.5 * 30); a name that
+    uses itself is #NAME? here (Excel reports a circular reference)."""
+    out = tmp_path / "out.xlsx"
+    engine.calc(names_book(tmp_path / "in.xlsx"), out)
+    ws = values_of(out, "S")
+    assert [ws[f"E{r}"].value for r in (1, 2, 3)] == [10, 20, 30]
+    assert [ws[f"F{r}"].value for r in (1, 2)] == [40, 60]
+    assert [ws[f"A{r}"].value for r in (1, 2, 3, 4)] == [0.25, 0.5, 15, 60]
+    assert ws["A5"].value == "#NAME?"
+    assert values_of(out, "Other")["A1"].value == 0.25

@@ -68,8 +68,10 @@ Semantics worth knowing
 * A formula the ``formulas`` package cannot compile, or a data-table cell, keeps the
   value cached in the file, and ``fullCalcOnLoad`` is set so Excel recomputes on
   open; so does a builtin that ``formulas`` does not implement (#NAME? here).
-* Only global and sheet-local defined names that are ranges or formulas are
-  supported; external workbooks and structured references are not.
+* Defined names (global and sheet-local) are replaced in each formula by their
+  definition, its relative references moved to the cell using the name, as Excel
+  reads them (:mod:`.names`); ``Other!rate`` is sheet Other's own ``rate``.
+  External workbooks and structured references are not supported.
 
 Importing this package is light (:mod:`.shapes` needs only the standard library); the
 names below load the engine on first use.
