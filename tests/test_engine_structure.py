@@ -122,3 +122,34 @@ def test_defined_names_relative_and_sheet_local(tmp_path):
     assert [ws[f"A{r}"].value for r in (1, 2, 3, 4)] == [0.25, 0.5, 15, 60]
     assert ws["A5"].value == "#NAME?"
     assert values_of(out, "Other")["A1"].value == 0.25
+
+
+def test_implicit_intersection_in_legacy_formulas(tmp_path):
+    """A formula stored as a plain ``<f>`` (no ``t="array"``) is evaluated as Excel did
+    before dynamic arrays, and as Excel 365 still does for such a formula (it shows it
+    with ``@``): a range read by an operator, or as the whole result, is the one cell in
+    the formula's row (a column) or column (a row), #VALUE! beside it. ``=B:B*2`` in C5
+    is B5*2; ``=A1:A5`` in D3 is A3; ``SUM(A1:A5*1)`` in row 4 is 4; a function taking
+    a range (``SUM(A1:A5)``) and an array argument (``SUMPRODUCT((A1:A5>2)*A1:A5)``)
+    keep the whole range; an array formula (``t="array"``) is not intersected."""
+    from openpyxl.worksheet.formula import ArrayFormula
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for r in range(1, 6):
+        ws[f"A{r}"], ws[f"B{r}"] = r, r * 10
+    ws["C5"] = "=B:B*2"
+    ws["D3"] = "=A1:A5"
+    ws["E4"] = "=SUM(A1:A5*1)"
+    ws["F2"] = "=SUM(A1:A5)"
+    ws["G7"] = "=A1:A5*2"                       # beside A1:A5: #VALUE!
+    ws["H1"] = '=A:A&"/"&B:B'
+    ws["I2"] = "=-A1:A5"
+    ws["J2"] = "=SUMPRODUCT((A1:A5>2)*A1:A5)"
+    ws["C8"], ws["D8"] = 3, 4
+    ws["D9"] = "=C8:E8+1"                        # a row: the cell in the same column
+    ws["K1"] = ArrayFormula("K1", "=SUM(A1:A5*1)")
+    out = tmp_path / "out.xlsx"
+    engine.calc(save(wb, tmp_path / "in.xlsx"), out)
+    ws = values_of(out, "Sheet")
+    got = [ws[c].value for c in ("C5", "D3", "E4", "F2", "G7", "H1", "I2", "J2", "D9", "K1")]
+    assert got == [100, 3, 4, 15, "#VALUE!", "1/10", -2, 12, 5, 15]

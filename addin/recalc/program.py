@@ -139,6 +139,7 @@ class Template:
     literals: bool = False           # compiled with literals as inputs (a generic shape)
     exact_only: bool = False         # ... which disagreed with the formula as written
     geometry: frozenset = frozenset()  # plan positions read only by ROW, COLUMN, ... (no value)
+    intersect: frozenset = frozenset()  # plan positions a legacy formula reads intersected
 
     def accepts(self, rects) -> bool:
         """Do the references ``dups`` pairs up resolve alike in ``rects`` (one cell's)?
