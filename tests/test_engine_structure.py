@@ -153,3 +153,26 @@ def test_implicit_intersection_in_legacy_formulas(tmp_path):
     ws = values_of(out, "Sheet")
     got = [ws[c].value for c in ("C5", "D3", "E4", "F2", "G7", "H1", "I2", "J2", "D9", "K1")]
     assert got == [100, 3, 4, 15, "#VALUE!", "1/10", -2, 12, 5, 15]
+
+
+def test_legacy_array_formula_fills_each_cell_with_its_own_element(tmp_path):
+    """A multi-cell array formula (Ctrl+Shift+Enter, ``t="array"`` over H1:J1) shows
+    element k of its result in its k-th cell. INDEX with a column number 0 is the whole
+    row and with a row number 0 the whole column (Microsoft's INDEX page), so
+    ``{=INDEX(K1:M1,1,0)}`` over H1:J1 is 1, 2, 3 (it showed K1 three times), and
+    ``=SUM(INDEX(K1:M2,0,2))`` adds column L; past the edge it is #REF!."""
+    from openpyxl.worksheet.formula import ArrayFormula
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["K1"], ws["L1"], ws["M1"] = 1, 2, 3
+    ws["K2"], ws["L2"], ws["M2"] = 4, 5, 6
+    ws["H1"] = ArrayFormula("H1:J1", "=INDEX(K1:M1,1,0)")
+    ws["H3"] = ArrayFormula("H3:H4", "=INDEX(K1:M2,0,3)")
+    ws["A1"] = "=SUM(INDEX(K1:M2,0,2))"
+    ws["A2"] = "=SUM(INDEX(K1:M2,2,0))"
+    ws["A3"] = "=INDEX(K1:M2,0,4)"
+    out = tmp_path / "out.xlsx"
+    engine.calc(save(wb, tmp_path / "in.xlsx"), out)
+    ws = values_of(out, "Sheet")
+    assert [ws[c].value for c in ("H1", "I1", "J1", "H3", "H4")] == [1, 2, 3, 3, 6]
+    assert [ws[c].value for c in ("A1", "A2", "A3")] == [7, 15, "#REF!"]
