@@ -176,3 +176,41 @@ def test_legacy_array_formula_fills_each_cell_with_its_own_element(tmp_path):
     ws = values_of(out, "Sheet")
     assert [ws[c].value for c in ("H1", "I1", "J1", "H3", "H4")] == [1, 2, 3, 3, 6]
     assert [ws[c].value for c in ("A1", "A2", "A3")] == [7, 15, "#REF!"]
+
+
+def dates_book(path, date1904: bool):
+    """A1 = 0, A2 = 45000 and formulas turning serials into dates and back, in a
+    workbook of the 1904 date system or of the 1900 one."""
+    from openpyxl.utils.datetime import CALENDAR_MAC_1904
+    wb = openpyxl.Workbook()
+    if date1904:
+        wb.epoch = CALENDAR_MAC_1904
+    ws = wb.active
+    ws["A1"], ws["A2"] = 0, 45000
+    formulas = ["=DATE(2024,1,15)", "=YEAR(A1)", '=DATEVALUE("2024-01-15")',
+                '=TEXT(A2,"yyyy-mm-dd")', '=MONTH(A2)&"/"&DAY(A2)', "=WEEKDAY(A1)",
+                "=EOMONTH(A2,1)", "=DATE(1900,1,1)", "=B1-A2", "=YEAR(B1)",
+                '=TEXT(B1,"d mmm yyyy")', '=TEXT(A2,"0.0")']
+    for r, text in enumerate(formulas, start=1):
+        ws[f"B{r}"] = text
+    return save(wb, path)
+
+
+def test_the_1904_date_system(tmp_path):
+    """In a workbook saved with ``<workbookPr date1904="1"/>`` serial 0 is 1 January 1904
+    (a Friday), which is serial 1,462 of the 1900 system (Microsoft, "Date systems in
+    Excel"): DATE(2024,1,15) is 43844 (45306 in a 1900 book), YEAR(0) 1904, 45000 shows
+    as 2027-03-16, a date before 1904 is #NUM!; arithmetic and number formats are the
+    same in both. A 1900 book evaluated afterwards is not affected."""
+    out = tmp_path / "out1904.xlsx"
+    engine.calc(dates_book(tmp_path / "in1904.xlsx", True), out)
+    ws = values_of(out, "Sheet")
+    assert [ws[f"B{r}"].value for r in range(1, 13)] == [
+        43844, 1904, 43844, "2027-03-16", "3/16", 6, 45045, "#NUM!", -1156, 2024,
+        "15 Jan 2024", "45000.0"]
+    out = tmp_path / "out1900.xlsx"
+    engine.calc(dates_book(tmp_path / "in1900.xlsx", False), out)
+    ws = values_of(out, "Sheet")
+    assert [ws[f"B{r}"].value for r in range(1, 13)] == [
+        45306, 1900, 45306, "2023-03-15", "3/15", 7, 45046, 1, 306, 2024,
+        "15 Jan 2024", "45000.0"]

@@ -23,6 +23,7 @@ import time
 from typing import Callable
 
 from .. import xlsx
+from . import datesystem
 from .cells import CellEvaluator, Results
 from .columns import ColumnEvaluator
 from .compile import Compiled, FormulaCompiler, compile_nodes
@@ -64,9 +65,10 @@ class Engine:
         self._values: dict | None = None
 
     def recalculate(self) -> None:
-        """:meth:`run` with each error's reason logged in :attr:`log` and the ``formulas``
-        package's warnings silenced: how every caller runs the engine."""
-        with self.log.reasons.active(), quiet():
+        """:meth:`run` with each error's reason logged in :attr:`log`, the ``formulas``
+        package's warnings silenced and the workbook's date system in force: how every
+        caller runs the engine."""
+        with self.log.reasons.active(), quiet(), datesystem.active(self.nodes.date1904):
             self.run()
 
     def run(self) -> None:

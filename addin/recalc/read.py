@@ -178,7 +178,8 @@ class Nodes:
     definitions in each formula's text (:mod:`.names`), so ``refs`` (per sheet, the
     names formulas is told of), ``name_nodes`` (formula names evaluated as nodes) and
     ``scopes`` (sheets with local names) are empty: the later stages see plain
-    references only."""
+    references only. ``date1904``: the workbook counts dates from 1904
+    (:mod:`.datesystem`)."""
     sheet_names: list
     sheet_index: dict
     grids: list
@@ -194,6 +195,7 @@ class Nodes:
     refs: list
     name_nodes: dict
     scopes: dict
+    date1904: bool = False
 
     def __len__(self) -> int:
         return len(self.n_text)
@@ -252,7 +254,7 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
                  grids=grids, taken=taken, n_sheet=lists.sheet, n_row=lists.row,
                  n_col=lists.col, n_text=lists.text, n_area=lists.area, n_kind=lists.kind,
                  n_label=lists.labels, cells=n_cells, refs=refs, name_nodes=name_nodes,
-                 scopes=scopes)
+                 scopes=scopes, date1904=getattr(book, "date1904", False))
 
 
 def _formula_cells(lists: _NodeLists, s: int, sheet, at: np.ndarray, kinds: list,

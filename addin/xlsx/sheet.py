@@ -77,6 +77,7 @@ class Workbook:
     sheets: list[SheetData]
     names: list[DefinedName]
     other_sheets: list[str]         # chart sheets, macro sheets: not evaluated
+    date1904: bool = False          # workbookPr date1904: serial 0 is 1904-01-01
 
 
 # ---------------------------------------------------------------- workbook ----
@@ -98,19 +99,22 @@ def read_workbook(pkg: XlsxPackage) -> Workbook:
             sheets.append(sheet)
         else:
             others.append(name)
-    return Workbook(sheets, book["names"], others)
+    return Workbook(sheets, book["names"], others, book["date1904"])
 
 
 def _read_book_part(data: bytes, name: str) -> dict:
-    """(name, relationship id) of each sheet, and the defined names, of workbook.xml."""
+    """(name, relationship id) of each sheet, the defined names and the date system
+    (``date1904``) of workbook.xml."""
     p = xmlparse.parser()
     p.buffer_text = True
-    sheets, names = [], []
+    sheets, names, date1904 = [], [], []
     current: list = []      # the definedName being read: [name, local, text]
 
     def start(qname, attrs):
         loc = xmlparse.local(qname)
-        if loc == "sheet":
+        if loc == "workbookPr":
+            date1904.append(attrs.get("date1904", "0").strip().lower() in ("1", "true"))
+        elif loc == "sheet":
             rid = next((v for k, v in attrs.items() if xmlparse.local(k) == "id"), None)
             sheets.append((attrs.get("name", ""), rid))
         elif loc == "definedName":
@@ -129,7 +133,7 @@ def _read_book_part(data: bytes, name: str) -> dict:
 
     p.StartElementHandler, p.EndElementHandler, p.CharacterDataHandler = start, end, chars
     xmlparse.parse(p, data, name)
-    return {"sheets": sheets, "names": names}
+    return {"sheets": sheets, "names": names, "date1904": any(date1904)}
 
 
 def read_shared_strings(data: bytes, name: str) -> list[str]:
