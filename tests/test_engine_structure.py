@@ -214,3 +214,48 @@ def test_the_1904_date_system(tmp_path):
     assert [ws[f"B{r}"].value for r in range(1, 13)] == [
         45306, 1900, 45306, "2023-03-15", "3/15", 7, 45046, 1, 306, 2024,
         "15 Jan 2024", "45000.0"]
+
+
+def tables_book(path):
+    """Sheet Data holds table Sales over A1:C6: a header row (Region, Amount, Cost), four
+    data rows and a totals row (SUM of each column); formulas on Data and on Report use
+    structured references of each kind."""
+    from openpyxl.worksheet.table import Table
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Data"
+    ws.append(["Region", "Amount", "Cost"])
+    for row in (("N", 10, 4), ("S", 20, 5), ("E", 30, 6), ("W", 40, 7)):
+        ws.append(row)
+    ws.append(["Total", "=SUBTOTAL(109,Sales[Amount])", "=SUM(Sales[Cost])"])
+    table = Table(displayName="Sales", ref="A1:C6", totalsRowCount=1)
+    ws.add_table(table)
+    for r in range(2, 6):
+        ws[f"D{r}"] = "=Sales[[#This Row],[Amount]]-Sales[[#This Row],[Cost]]"
+    report = wb.create_sheet("Report")
+    report["A1"] = "=SUM(Sales[Amount])"
+    report["A2"] = "=ROWS(Sales[#All])"
+    report["A3"] = "=SUM(Sales[[Amount]:[Cost]])"
+    report["A4"] = "=INDEX(Sales[#Totals],1,3)"
+    report["A5"] = "=Sales[[#Headers],[Cost]]"
+    report["A6"] = "=ROWS(Sales)"
+    report["A7"] = "=SUM(Sales[Nope])"
+    report["A8"] = '=COUNTIF(Sales[Region],"S")'
+    return save(wb, path)
+
+
+def test_structured_references(tmp_path):
+    """Excel reads ``Sales[Amount]`` as the column's data rows (B2:B5: 100),
+    ``Sales[#All]`` as the whole table with header and totals (6 rows),
+    ``Sales[[Amount]:[Cost]]`` as two columns (122), ``Sales[#Totals]`` as the totals
+    row, ``Sales[[#Headers],[Cost]]`` as the header ("Cost"), ``Sales`` alone as the
+    data (4 rows), ``Sales[[#This Row],[Amount]]`` as the cell of the formula's row; a
+    column the table does not have is #REF! (Microsoft, "Using structured references
+    with Excel tables")."""
+    out = tmp_path / "out.xlsx"
+    engine.calc(tables_book(tmp_path / "in.xlsx"), out)
+    ws = values_of(out, "Report")
+    assert [ws[f"A{r}"].value for r in range(1, 9)] == [100, 6, 122, 22, "Cost", 4, "#REF!", 1]
+    data = values_of(out, "Data")
+    assert [data[f"D{r}"].value for r in range(2, 6)] == [6, 15, 24, 33]
+    assert data["C6"].value == 22

@@ -74,7 +74,8 @@ Semantics worth knowing
 * Defined names (global and sheet-local) are replaced in each formula by their
   definition, its relative references moved to the cell using the name, as Excel
   reads them (:mod:`.names`); ``Other!rate`` is sheet Other's own ``rate``.
-  External workbooks and structured references are not supported.
+  Structured references (``Sales[Amount]``, ``[@Cost]``) become the A1 references
+  they stand for (:mod:`.tables`). External workbooks are not supported.
 
 Importing this package is light (:mod:`.shapes` needs only the standard library); the
 names below load the engine on first use.

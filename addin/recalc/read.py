@@ -1,7 +1,8 @@
 """Stage 1, read: the workbook as :mod:`zvmplan_addin.xlsx` reads it -> :class:`Nodes`
 (:func:`read_nodes`): one value grid per sheet (:class:`Grid`) and the *nodes* to
 evaluate: every formula cell, each use of a defined name in it replaced by the name's
-definition moved to the cell (:mod:`.names`).
+definition moved to the cell (:mod:`.names`) and each structured reference by its A1
+reference (:mod:`.tables`).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import schedula as sh
 from .. import xlsx
 from . import shapes
 from .names import NameTable
+from .tables import TableRefs
 from .runlog import RunLog
 from .values import display, filled, input_value
 
@@ -243,11 +245,13 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
     for s, sheet in enumerate(book.sheets):
         _formula_cells(lists, s, sheet, where[s][1], kinds[s], log)
     n_cells = len(lists.text)
-    table = NameTable([(dn.name, dn.text, dn.sheet) for dn in book.names], sheet_names)
-    if table:  # each use of a name becomes its definition, moved to the cell
-        inline, text, sheet, row, col = table.inline, lists.text, lists.sheet, lists.row, \
-            lists.col
-        lists.text[:] = [inline(text[i], sheet[i], row[i], col[i]) for i in range(n_cells)]
+    names = NameTable([(dn.name, dn.text, dn.sheet) for dn in book.names], sheet_names)
+    tables = TableRefs(getattr(book, "tables", ()), sheet_names)
+    text, sheet, row, col = lists.text, lists.sheet, lists.row, lists.col
+    for table in (names, tables):  # each name and structured reference: its A1 reference
+        if table:
+            inline = table.inline
+            text[:] = [inline(text[i], sheet[i], row[i], col[i]) for i in range(n_cells)]
     name_nodes, refs, scopes = {}, [{} for _ in book.sheets] or [{}], {}
     return Nodes(sheet_names=sheet_names,
                  sheet_index={shapes.sheet_key(name): i for i, name in enumerate(sheet_names)},

@@ -38,6 +38,7 @@ MAX_CELLS = 2_000_000
 MAX_OTHER_ELEMENTS = 4_000_000
 REL_WORKSHEET = "/worksheet"
 REL_SHARED_STRINGS = "/sharedStrings"
+REL_TABLE = "/table"
 ERROR_CODES = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A")
 
 
@@ -66,6 +67,18 @@ class SheetData:
 
 
 @dataclass
+class Table:
+    """An Excel table (``xl/tables/tableN.xml``): its name, the sheet index holding it,
+    its range (r1, c1, r2, c2, 1-based), header and totals row counts and column names."""
+    name: str
+    sheet: int
+    area: tuple
+    header_rows: int
+    totals_rows: int
+    columns: list
+
+
+@dataclass
 class DefinedName:
     name: str
     text: str
@@ -78,6 +91,7 @@ class Workbook:
     names: list[DefinedName]
     other_sheets: list[str]         # chart sheets, macro sheets: not evaluated
     date1904: bool = False          # workbookPr date1904: serial 0 is 1904-01-01
+    tables: list = field(default_factory=list)  # Table each
 
 
 # ---------------------------------------------------------------- workbook ----
@@ -88,7 +102,7 @@ def read_workbook(pkg: XlsxPackage) -> Workbook:
     for rtype, target in rels.values():
         if rtype.endswith(REL_SHARED_STRINGS) and target in pkg.infos:
             strings = read_shared_strings(pkg.read(target), target)
-    sheets, others = [], []
+    sheets, others, tables = [], [], []
     budget = Budget()
     book = _read_book_part(pkg.read(pkg.main), pkg.main)
     for name, rid in book["sheets"]:
@@ -96,10 +110,37 @@ def read_workbook(pkg: XlsxPackage) -> Workbook:
         if rtype.endswith(REL_WORKSHEET) and target in pkg.infos:
             sheet = SheetData(name, target)
             read_sheet(pkg.read(target), sheet, strings, target, budget)
+            tables.extend(_read_tables(pkg, target, len(sheets)))
             sheets.append(sheet)
         else:
             others.append(name)
-    return Workbook(sheets, book["names"], others, book["date1904"])
+    return Workbook(sheets, book["names"], others, book["date1904"], tables)
+
+
+def _read_tables(pkg: XlsxPackage, sheet_part: str, sheet: int) -> list[Table]:
+    """The tables of the sheet in ``sheet_part`` (its relationships of type table)."""
+    out = []
+    for _, rtype, target in pkg.rels(sheet_part):
+        if not rtype.endswith(REL_TABLE) or target not in pkg.infos:
+            continue
+        head, columns = None, []
+        for loc, attrs, *_ in xmlparse.elements(pkg.read(target), target,
+                                                 {"table", "tableColumn"}):
+            if loc == "table":
+                head = attrs if head is None else head  # (an extension's own <table> too)
+            else:
+                columns.append(attrs.get("name", ""))
+        if head is None or not head.get("ref"):
+            continue
+        try:
+            area = parse_area(head["ref"])
+            header = int(head.get("headerRowCount", "1"))
+            totals = int(head.get("totalsRowCount", "0"))
+        except ValueError:
+            continue
+        out.append(Table(head.get("displayName") or head.get("name", ""), sheet, area,
+                         header, totals, columns))
+    return out
 
 
 def _read_book_part(data: bytes, name: str) -> dict:
