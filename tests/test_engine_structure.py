@@ -259,3 +259,24 @@ def test_structured_references(tmp_path):
     data = values_of(out, "Data")
     assert [data[f"D{r}"].value for r in range(2, 6)] == [6, 15, 24, 33]
     assert data["C6"].value == 22
+
+
+def test_isformula(tmp_path):
+    """ISFORMULA is TRUE for a cell holding a formula and FALSE for a value or an empty
+    cell (Microsoft's ISFORMULA page), on any sheet; it reads no value, so asking about
+    the cell itself is not circular."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    other = wb.create_sheet("Q1-2024")
+    other["A1"] = "=1+1"
+    ws["A1"], ws["A2"] = 5, "=A1*2"
+    ws["B1"] = "=ISFORMULA(A1)"
+    ws["B2"] = "=ISFORMULA(A2)"
+    ws["B3"] = "=ISFORMULA(A9)"
+    ws["B4"] = "=ISFORMULA(B4)"
+    ws["B5"] = "=ISFORMULA('Q1-2024'!A1)"
+    out = tmp_path / "out.xlsx"
+    report = engine.calc(save(wb, tmp_path / "in.xlsx"), out)
+    ws = values_of(out, "Sheet")
+    assert [ws[f"B{r}"].value for r in range(1, 6)] == [False, True, False, True, True]
+    assert not report.circular

@@ -23,7 +23,7 @@ import time
 from typing import Callable
 
 from .. import xlsx
-from . import datesystem
+from . import datesystem, formulacells
 from .cells import CellEvaluator, Results
 from .columns import ColumnEvaluator
 from .compile import Compiled, FormulaCompiler, compile_nodes
@@ -68,8 +68,25 @@ class Engine:
         """:meth:`run` with each error's reason logged in :attr:`log`, the ``formulas``
         package's warnings silenced and the workbook's date system in force: how every
         caller runs the engine."""
-        with self.log.reasons.active(), quiet(), datesystem.active(self.nodes.date1904):
+        with self.log.reasons.active(), quiet(), datesystem.active(self.nodes.date1904), \
+                formulacells.active(self._is_formula):
             self.run()
+
+    def _is_formula(self, sheet: str, r: int, c: int) -> bool:
+        """Does cell (``r``, ``c``) of the sheet keyed ``sheet`` hold a formula (or lie in
+        an array formula's range)? For ISFORMULA; the set is made at its first call."""
+        cells = self.__dict__.get("_formula_cells")
+        if cells is None:
+            nodes = self.nodes
+            cells = set(zip(nodes.n_sheet[:nodes.cells], nodes.n_row[:nodes.cells],
+                            nodes.n_col[:nodes.cells]))
+            for i, area in enumerate(nodes.n_area[:nodes.cells]):
+                if area is not None:
+                    s = nodes.n_sheet[i]
+                    cells.update((s, rr, cc) for rr in range(area[0], area[2] + 1)
+                                 for cc in range(area[1], area[3] + 1))
+            self._formula_cells = cells
+        return (self.nodes.sheet_index.get(sheet), r, c) in cells
 
     def run(self) -> None:
         """Compile every node, then evaluate them in dependency order; a second pass when

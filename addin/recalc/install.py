@@ -29,7 +29,7 @@ from .. import registry
 from ..errors import ExcelError
 from ..calls import excel_names, load_functions
 from ..registry import REGISTRY
-from . import datesystem
+from . import datesystem, formulacells
 from .runlog import note
 from .startup import defer_scipy
 from .values import MAX_TEXT, XL, one_value, range_cells
@@ -167,6 +167,7 @@ def install_functions() -> int:
         adapter = _finite(_adapter(fn))
         for alias in excel_names(name):
             table[alias] = adapter
+    formulacells.install(table)
     datesystem.install(table)  # last: around whatever implements each date function
     return len(REGISTRY)
 
