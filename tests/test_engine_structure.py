@@ -280,3 +280,67 @@ def test_isformula(tmp_path):
     ws = values_of(out, "Sheet")
     assert [ws[f"B{r}"].value for r in range(1, 6)] == [False, True, False, True, True]
     assert not report.circular
+
+
+_EXTERNAL_LINK = (
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+    '<externalLink xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+    '<externalBook xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"'
+    ' r:id="rId1"><sheetNames><sheetName val="Rates"/><sheetName val="My Sheet"/></sheetNames>'
+    '<sheetDataSet><sheetData sheetId="0"><row r="1"><cell r="A1"><v>2</v></cell>'
+    '<cell r="B1" t="str"><v>east</v></cell></row><row r="2"><cell r="A2"><v>-3.5</v></cell>'
+    '<cell r="B2" t="b"><v>1</v></cell></row></sheetData><sheetData sheetId="1"><row r="1">'
+    '<cell r="A1" t="e"><v>#N/A</v></cell></row></sheetData></sheetDataSet></externalBook>'
+    '</externalLink>')
+
+
+def external_book(path):
+    """A workbook whose formulas read workbook [1] (rates.xlsx, not present), with the
+    values Excel cached for it in xl/externalLinks/externalLink1.xml, written by hand
+    (openpyxl writes no external links of its own)."""
+    import zipfile
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"] = "=[1]Rates!$A$1*10"
+    ws["A2"] = "=[1]Rates!A1+[1]Rates!A2"
+    ws["A3"] = "=SUM([1]Rates!A1:A2)"
+    ws["A4"] = "=[1]Rates!B1&\"-\"&[1]Rates!B2"
+    ws["A5"] = "=ISNA('[1]My Sheet'!A1)"
+    ws["A6"] = "=[1]Rates!C9"                    # not cached: an error, never 0
+    plain = save(wb, path.with_name("plain.xlsx"))
+    with zipfile.ZipFile(plain) as src, zipfile.ZipFile(path, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == "xl/workbook.xml":
+                data = data.replace(b"</sheets>", b'</sheets><externalReferences>'
+                                    b'<externalReference r:id="rIdX1"/></externalReferences>')
+            elif item.filename == "xl/_rels/workbook.xml.rels":
+                data = data.replace(b"</Relationships>", (
+                    b'<Relationship Id="rIdX1" Type="http://schemas.openxmlformats.org/'
+                    b'officeDocument/2006/relationships/externalLink" '
+                    b'Target="externalLinks/externalLink1.xml"/></Relationships>'))
+            elif item.filename == "[Content_Types].xml":
+                data = data.replace(b"</Types>", (
+                    b'<Override PartName="/xl/externalLinks/externalLink1.xml" ContentType='
+                    b'"application/vnd.openxmlformats-officedocument.spreadsheetml.'
+                    b'externalLink+xml"/></Types>'))
+            dst.writestr(item, data)
+        dst.writestr("xl/externalLinks/externalLink1.xml", _EXTERNAL_LINK)
+        dst.writestr("xl/externalLinks/_rels/externalLink1.xml.rels", (
+            '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.'
+            'openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type='
+            '"http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
+            'externalLinkPath" Target="rates.xlsx" TargetMode="External"/></Relationships>'))
+    return path
+
+
+def test_external_references_read_the_values_excel_cached(tmp_path):
+    """Without the other workbook open, Excel computes a reference to it (``[1]Rates!A1``)
+    from the values it cached in the external-link part (sheetDataSet): numbers, text,
+    booleans and errors, a range as an array; a cell it did not cache is an error here
+    (#REF!), never a silent 0."""
+    out = tmp_path / "out.xlsx"
+    engine.calc(external_book(tmp_path / "in.xlsx"), out)
+    ws = values_of(out, "Sheet")
+    assert [ws[f"A{r}"].value for r in range(1, 7)] == [20, -1.5, -1.5, "east-TRUE", True,
+                                                         "#REF!"]

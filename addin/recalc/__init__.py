@@ -75,7 +75,8 @@ Semantics worth knowing
   definition, its relative references moved to the cell using the name, as Excel
   reads them (:mod:`.names`); ``Other!rate`` is sheet Other's own ``rate``.
   Structured references (``Sales[Amount]``, ``[@Cost]``) become the A1 references
-  they stand for (:mod:`.tables`). External workbooks are not supported.
+  they stand for (:mod:`.tables`); a reference to another workbook reads the values
+  Excel cached for it (:mod:`.external`).
 
 Importing this package is light (:mod:`.shapes` needs only the standard library); the
 names below load the engine on first use.

@@ -1,8 +1,9 @@
 """Stage 1, read: the workbook as :mod:`zvmplan_addin.xlsx` reads it -> :class:`Nodes`
 (:func:`read_nodes`): one value grid per sheet (:class:`Grid`) and the *nodes* to
 evaluate: every formula cell, each use of a defined name in it replaced by the name's
-definition moved to the cell (:mod:`.names`) and each structured reference by its A1
-reference (:mod:`.tables`).
+definition moved to the cell (:mod:`.names`), each structured reference by its A1
+reference (:mod:`.tables`) and each reference to another workbook by the value Excel
+cached for it (:mod:`.external`).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import schedula as sh
 
 from .. import xlsx
 from . import shapes
+from .external import ExternalRefs
 from .names import NameTable
 from .tables import TableRefs
 from .runlog import RunLog
@@ -247,8 +249,10 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
     n_cells = len(lists.text)
     names = NameTable([(dn.name, dn.text, dn.sheet) for dn in book.names], sheet_names)
     tables = TableRefs(getattr(book, "tables", ()), sheet_names)
+    external = ExternalRefs(getattr(book, "external", ()))
     text, sheet, row, col = lists.text, lists.sheet, lists.row, lists.col
-    for table in (names, tables):  # each name and structured reference: its A1 reference
+    # each name and structured reference: its A1 reference; another workbook's: its value
+    for table in (names, tables, external):
         if table:
             inline = table.inline
             text[:] = [inline(text[i], sheet[i], row[i], col[i]) for i in range(n_cells)]

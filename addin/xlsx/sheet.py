@@ -92,6 +92,9 @@ class Workbook:
     other_sheets: list[str]         # chart sheets, macro sheets: not evaluated
     date1904: bool = False          # workbookPr date1904: serial 0 is 1904-01-01
     tables: list = field(default_factory=list)  # Table each
+    #: per external workbook [n] (n-1 here): {SHEET (upper): {(r, c): value}}, the values
+    #: Excel cached in xl/externalLinks/externalLinkN.xml
+    external: list = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- workbook ----
@@ -114,7 +117,54 @@ def read_workbook(pkg: XlsxPackage) -> Workbook:
             sheets.append(sheet)
         else:
             others.append(name)
-    return Workbook(sheets, book["names"], others, book["date1904"], tables)
+    external = [_read_external(pkg, rels.get(rid, ("", ""))[1]) for rid in book["external"]]
+    return Workbook(sheets, book["names"], others, book["date1904"], tables, external)
+
+
+def _read_external(pkg: XlsxPackage, part: str) -> dict:
+    """{SHEET NAME (upper): {(row, col): value}} cached in an external-link part ({} if
+    it is missing)."""
+    if not part or part not in pkg.infos:
+        return {}
+    names, data, sheet, cell = [], {}, [None], [None, None, ""]
+    p = xmlparse.parser()
+    p.buffer_text = True
+
+    def start(qname, attrs):
+        loc = xmlparse.local(qname)
+        if loc == "sheetName":
+            names.append(attrs.get("val", "").upper())
+        elif loc == "sheetData":
+            k = attrs.get("sheetId", "")
+            sheet[0] = data.setdefault(names[int(k)], {}) \
+                if k.isdigit() and int(k) < len(names) else None
+        elif loc == "cell" and sheet[0] is not None:
+            try:
+                cell[:] = [parse_area(attrs.get("r", ""))[:2], attrs.get("t", "n"), ""]
+            except ValueError:
+                cell[:] = [None, None, ""]
+        elif loc == "v":
+            cell[2] = ""
+
+    def end(qname):
+        if xmlparse.local(qname) == "cell" and cell[0] is not None and sheet[0] is not None:
+            t, raw = cell[1], cell[2]
+            try:
+                value = (XlError(raw) if t == "e" else raw == "1" if t == "b" else raw
+                         if t in ("str", "s", "inlineStr") else float(raw))
+            except ValueError:
+                value = None
+            if value is not None:
+                sheet[0][cell[0]] = value
+            cell[:] = [None, None, ""]
+
+    def chars(text):
+        if cell[0] is not None:
+            cell[2] += text
+
+    p.StartElementHandler, p.EndElementHandler, p.CharacterDataHandler = start, end, chars
+    xmlparse.parse(p, pkg.read(part), part)
+    return data
 
 
 def _read_tables(pkg: XlsxPackage, sheet_part: str, sheet: int) -> list[Table]:
@@ -148,13 +198,15 @@ def _read_book_part(data: bytes, name: str) -> dict:
     (``date1904``) of workbook.xml."""
     p = xmlparse.parser()
     p.buffer_text = True
-    sheets, names, date1904 = [], [], []
+    sheets, names, date1904, external = [], [], [], []
     current: list = []      # the definedName being read: [name, local, text]
 
     def start(qname, attrs):
         loc = xmlparse.local(qname)
         if loc == "workbookPr":
             date1904.append(attrs.get("date1904", "0").strip().lower() in ("1", "true"))
+        elif loc == "externalReference":
+            external.append(next((v for k, v in attrs.items() if xmlparse.local(k) == "id"), ""))
         elif loc == "sheet":
             rid = next((v for k, v in attrs.items() if xmlparse.local(k) == "id"), None)
             sheets.append((attrs.get("name", ""), rid))
@@ -174,7 +226,7 @@ def _read_book_part(data: bytes, name: str) -> dict:
 
     p.StartElementHandler, p.EndElementHandler, p.CharacterDataHandler = start, end, chars
     xmlparse.parse(p, data, name)
-    return {"sheets": sheets, "names": names, "date1904": any(date1904)}
+    return {"sheets": sheets, "names": names, "date1904": any(date1904), "external": external}
 
 
 def read_shared_strings(data: bytes, name: str) -> list[str]:
