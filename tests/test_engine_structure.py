@@ -344,3 +344,33 @@ def test_external_references_read_the_values_excel_cached(tmp_path):
     ws = values_of(out, "Sheet")
     assert [ws[f"A{r}"].value for r in range(1, 7)] == [20, -1.5, -1.5, "east-TRUE", True,
                                                          "#REF!"]
+
+
+def test_offset_and_indirect(tmp_path):
+    """OFFSET moves and resizes a reference (Microsoft's OFFSET page: SUM(OFFSET(B1,1,0,
+    3,1)) adds B2:B4; off the sheet is #REF!); INDIRECT reads the reference its text
+    names, on the formula's sheet unless the text names one, or a defined name (text
+    naming nothing is #REF!). What they point to is computed before they read it, also
+    when the order of the formulas says otherwise (D8 reads D9 = INDIRECT("E1"), and E1
+    is computed from D3)."""
+    from openpyxl.workbook.defined_name import DefinedName
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    other = wb.create_sheet("Q1-2024")
+    for r in range(1, 6):
+        ws[f"A{r}"], ws[f"B{r}"] = r, f"=A{r}*10"
+    other["C3"] = 7
+    cells = {"D1": "=SUM(OFFSET(B1,1,0,3,1))", "D2": "=OFFSET(A1,2,1)",
+             "D3": '=INDIRECT("B"&A4)', "D4": "=INDIRECT(\"'Q1-2024'!C3\")*2",
+             "D5": '=SUM(INDIRECT("f"))', "D6": "=OFFSET(A1,-1,0)",
+             "D7": '=INDIRECT("nowhere")', "D8": "=D9+1", "D9": '=INDIRECT("E1")',
+             "E1": "=D3*2", "D10": "=ROWS(OFFSET(A1,0,0,4,2))*10+COLUMNS(OFFSET(A1,0,0,4,2))"}
+    for ref, text in cells.items():
+        ws[ref] = text
+    wb.defined_names["f"] = DefinedName("f", attr_text="Sheet!$A$1:$A$5")
+    out = tmp_path / "out.xlsx"
+    report = engine.calc(save(wb, tmp_path / "in.xlsx"), out)
+    ws = values_of(out, "Sheet")
+    assert [ws[f"D{r}"].value for r in range(1, 11)] == [90, 30, 40, 14, 15, "#REF!", "#REF!",
+                                                         81, 80, 42]
+    assert not report.unsupported and not report.warnings

@@ -16,7 +16,7 @@ from formulas.ranges import Ranges
 from formulas.tokens.function import Function as FunctionToken
 
 from ..prefixes import bare_name, spellings
-from . import filldown, shapes
+from . import dynamic, filldown, shapes
 from .options import Options
 from .program import (CONST, COPY_SUFFIX, LIT, NAME, RAW, REF, UNION, NotStraight, Program,
                       Template)
@@ -320,7 +320,8 @@ class FormulaCompiler:
         return Template(pipe, plan, dups, shareable and not private, unsupported | unknown,
                         self._program(pipe), checked=not self.options.check,
                         literals=not exact, geometry=_geometry_inputs(pipe),
-                        intersect=_intersected_inputs(pipe))
+                        intersect=_intersected_inputs(pipe),
+                        dynamic=bool(names & dynamic.DYNAMIC))
 
     def _parse(self, i, text: str, refs: dict, literals: int | None):
         """(tokens, compiled pipe, references moved in from the sheet's edge) of node

@@ -29,7 +29,7 @@ from .. import registry
 from ..errors import ExcelError
 from ..calls import excel_names, load_functions
 from ..registry import REGISTRY
-from . import datesystem, formulacells
+from . import datesystem, dynamic, formulacells
 from .runlog import note
 from .startup import defer_scipy
 from .values import MAX_TEXT, XL, one_value, range_cells
@@ -168,6 +168,7 @@ def install_functions() -> int:
         for alias in excel_names(name):
             table[alias] = adapter
     formulacells.install(table)
+    dynamic.install(table)
     datesystem.install(table)  # last: around whatever implements each date function
     return len(REGISTRY)
 

@@ -140,6 +140,7 @@ class Template:
     exact_only: bool = False         # ... which disagreed with the formula as written
     geometry: frozenset = frozenset()  # plan positions read only by ROW, COLUMN, ... (no value)
     intersect: frozenset = frozenset()  # plan positions a legacy formula reads intersected
+    dynamic: bool = False            # calls OFFSET or INDIRECT: references made as it runs
 
     def accepts(self, rects) -> bool:
         """Do the references ``dups`` pairs up resolve alike in ``rects`` (one cell's)?

@@ -200,6 +200,7 @@ class Nodes:
     name_nodes: dict
     scopes: dict
     date1904: bool = False
+    names: object = None            # the NameTable (INDIRECT reads names by their text)
 
     def __len__(self) -> int:
         return len(self.n_text)
@@ -262,7 +263,7 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
                  grids=grids, taken=taken, n_sheet=lists.sheet, n_row=lists.row,
                  n_col=lists.col, n_text=lists.text, n_area=lists.area, n_kind=lists.kind,
                  n_label=lists.labels, cells=n_cells, refs=refs, name_nodes=name_nodes,
-                 scopes=scopes, date1904=getattr(book, "date1904", False))
+                 scopes=scopes, date1904=getattr(book, "date1904", False), names=names)
 
 
 def _formula_cells(lists: _NodeLists, s: int, sheet, at: np.ndarray, kinds: list,
