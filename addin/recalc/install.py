@@ -29,7 +29,7 @@ from .. import registry
 from ..errors import ExcelError
 from ..calls import excel_names, load_functions
 from ..registry import REGISTRY
-from . import datesystem, dynamic, formulacells
+from . import datesystem, dynamic, excel, formulacells
 from .runlog import note
 from .startup import defer_scipy
 from .values import MAX_TEXT, XL, one_value, range_cells
@@ -157,6 +157,7 @@ def install_functions() -> int:
     Empty.compile = staticmethod(_empty_argument)  # formulas' reading of F(1,,2)'s gap
     table = get_functions()
     _geometry_functions(table)
+    excel.install(table, left_out=SKIPPED)  # Excel's rules where formulas differs
     for name, entry in list(table.items()):
         if isinstance(entry, dict):
             if not getattr(entry["function"], "_zvm_finite", False):
