@@ -374,3 +374,22 @@ def test_offset_and_indirect(tmp_path):
     assert [ws[f"D{r}"].value for r in range(1, 11)] == [90, 30, 40, 14, 15, "#REF!", "#REF!",
                                                          81, 80, 42]
     assert not report.unsupported and not report.warnings
+
+
+def test_one_letter_names_leave_references_alone(tmp_path):
+    """Names ``b`` and ``d`` (legal in Excel) do not take the place of the columns of
+    ``B$2``, ``Other!B$2`` or ``B:B``; ``[0]!rate`` is this workbook's ``rate``."""
+    from openpyxl.workbook.defined_name import DefinedName
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    other = wb.create_sheet("Other")
+    ws["B2"], ws["D2"], other["B2"] = 3, 4, 5
+    ws["A1"] = "=B$2+D$2+Other!B$2+SUM(B:B)"
+    ws["A2"] = "=b*[0]!rate"
+    wb.defined_names["b"] = DefinedName("b", attr_text="Sheet!$D$2")
+    wb.defined_names["d"] = DefinedName("d", attr_text="Sheet!$B$2")
+    wb.defined_names["rate"] = DefinedName("rate", attr_text="10")
+    out = tmp_path / "out.xlsx"
+    engine.calc(save(wb, tmp_path / "in.xlsx"), out)
+    ws = values_of(out, "Sheet")
+    assert (ws["A1"].value, ws["A2"].value) == (15, 40)

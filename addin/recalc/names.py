@@ -12,7 +12,7 @@ names in formulas"):
   with the cell that uses the name: ``ROWVAL = S!$D1`` used in row 3 reads ``S!$D3``;
   a reference moved past the sheet's last row or column wraps around to its first, as
   Excel's do;
-* a name may use other names; a name that uses itself (directly or through others) is
+* a name may use other names; ``[0]!name`` is a name of this workbook; a name that uses itself (directly or through others) is
   not replaced and reads as an unknown name (``#NAME?``).
 
 The cost is the names a formula uses: one scan of its text and a dictionary look-up per
@@ -32,8 +32,9 @@ _WORD = re.compile(r"""
     (?<![\w.\\$:!'\]\#\[@?])
     (?P<sheet>(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?
     (?P<name>[^\W\d][\w.\\?]*|\\[\w.\\?]*)
-    (?![\w.\\?(!\[\]])
+    (?![\w.\\?(!\[\]$:])
     """, re.VERBOSE)
+_OWN_BOOK = re.compile(r"(?<![\w\]])\[0\]!")   # [0]!Name: a name of this workbook
 _SINGLE = re.compile(r"""(?:'(?:[^']|'')+'|[^\W\d][\w.]*)![$A-Za-z0-9:]+|-?[0-9.]+(?:[eE][+-]?[0-9]+)?
                          |"(?:[^"]|"")*"|\{[^}]*\}|\#[A-Z/0!?]+[!?A]?|TRUE|FALSE""", re.X | re.I)
 MAX_DEPTH = 32          # names within names, deeper than any real workbook
@@ -75,6 +76,9 @@ class NameTable:
             piece = pieces[k]
             if not piece:
                 continue
+            if "[0]!" in piece:
+                piece = pieces[k] = _OWN_BOOK.sub("", piece)
+                changed = True
             new = _WORD.sub(lambda m: self._replace(m, sheet, row, col, seen), piece)
             if new is not piece and new != piece:
                 pieces[k], changed = new, True
