@@ -378,7 +378,8 @@ def test_offset_and_indirect(tmp_path):
 
 def test_one_letter_names_leave_references_alone(tmp_path):
     """Names ``b`` and ``d`` (legal in Excel) do not take the place of the columns of
-    ``B$2``, ``Other!B$2`` or ``B:B``; ``[0]!rate`` is this workbook's ``rate``."""
+    ``B$2``, ``Other!B$2`` or ``B:B``, nor of the A of ``#N/A``; ``[0]!rate`` is this
+    workbook's ``rate``."""
     from openpyxl.workbook.defined_name import DefinedName
     wb = openpyxl.Workbook()
     ws = wb.active
@@ -386,10 +387,11 @@ def test_one_letter_names_leave_references_alone(tmp_path):
     ws["B2"], ws["D2"], other["B2"] = 3, 4, 5
     ws["A1"] = "=B$2+D$2+Other!B$2+SUM(B:B)"
     ws["A2"] = "=b*[0]!rate"
+    ws["A3"] = "=IFERROR(#N/A,d)"               # the A of #N/A is no name
     wb.defined_names["b"] = DefinedName("b", attr_text="Sheet!$D$2")
     wb.defined_names["d"] = DefinedName("d", attr_text="Sheet!$B$2")
     wb.defined_names["rate"] = DefinedName("rate", attr_text="10")
     out = tmp_path / "out.xlsx"
     engine.calc(save(wb, tmp_path / "in.xlsx"), out)
     ws = values_of(out, "Sheet")
-    assert (ws["A1"].value, ws["A2"].value) == (15, 40)
+    assert (ws["A1"].value, ws["A2"].value, ws["A3"].value) == (15, 40, 3)

@@ -29,6 +29,7 @@ from . import shapes
 # A word that may be a name: not part of a longer word, number, reference, error literal,
 # structured reference or function call; optionally qualified by its sheet.
 _WORD = re.compile(r"""
+    (?P<error>\#(?:N/A|NULL!|DIV/0!|VALUE!|REF!|NAME\?|NUM!|GETTING_DATA|SPILL!|CALC!))|
     (?<![\w.\\$:!'\]\#\[@?])
     (?P<sheet>(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?
     (?P<name>[^\W\d][\w.\\?]*|\\[\w.\\?]*)
@@ -37,6 +38,7 @@ _WORD = re.compile(r"""
 _OWN_BOOK = re.compile(r"(?<![\w\]])\[0\]!")   # [0]!Name: a name of this workbook
 _SINGLE = re.compile(r"""(?:'(?:[^']|'')+'|[^\W\d][\w.]*)![$A-Za-z0-9:]+|-?[0-9.]+(?:[eE][+-]?[0-9]+)?
                          |"(?:[^"]|"")*"|\{[^}]*\}|\#[A-Z/0!?]+[!?A]?|TRUE|FALSE""", re.X | re.I)
+_LAMBDA = re.compile(r"\s*(?:_xlfn\.)?LAMBDA\s*\(", re.I)
 MAX_DEPTH = 32          # names within names, deeper than any real workbook
 
 
@@ -60,6 +62,13 @@ class NameTable:
 
     def __bool__(self) -> bool:
         return bool(self.table)
+
+    def lambdas(self):
+        """(sheet or None, NAME, definition) of each name that is a LAMBDA, which a
+        formula calls as a function (``=MYLAMBDA(2,1)``): these are not replaced but
+        evaluated as names of their own."""
+        return [(sheet, name, text) for (sheet, name), text in self.table.items()
+                if _LAMBDA.match(text)]
 
     def inline(self, text: str, sheet: int, row: int, col: int) -> str:
         """``text`` (a formula without its ``=``, in cell (``row``, ``col``) of sheet
@@ -85,6 +94,8 @@ class NameTable:
         return '"'.join(pieces) if changed else text
 
     def _replace(self, m, sheet: int, row: int, col: int, seen: tuple) -> str:
+        if m.group("error") or m.group("name").upper() not in self._words:
+            return m.group(0)  # an error literal (#N/A), or no name
         name = m.group("name").upper()
         if name not in self._words:
             return m.group(0)

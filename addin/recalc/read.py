@@ -258,6 +258,13 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
             inline = table.inline
             text[:] = [inline(text[i], sheet[i], row[i], col[i]) for i in range(n_cells)]
     name_nodes, refs, scopes = {}, [{} for _ in book.sheets] or [{}], {}
+    for scope, key, definition in names.lambdas():  # called as functions: name nodes
+        s = scope if scope is not None else 0
+        nid = lists.add(s if book.sheets else None, 0, 0, definition, None, label=key)
+        name_nodes[(scope, key)] = nid
+        for k, ref in enumerate(refs):
+            if scope is None or scope == k:
+                ref[key] = None
     return Nodes(sheet_names=sheet_names,
                  sheet_index={shapes.sheet_key(name): i for i, name in enumerate(sheet_names)},
                  grids=grids, taken=taken, n_sheet=lists.sheet, n_row=lists.row,
