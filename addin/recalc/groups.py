@@ -91,6 +91,13 @@ def _slots(nodes: Nodes, code: Compiled, index: CellIndex, members: list) -> lis
     refs = _references(nodes, t, cell_rects)
     if refs is None:
         return None
+    for k in t.intersect:  # implicit intersection of a range: cell by cell (cells.py)
+        kind, x = t.plan[k]
+        rect = x if kind == CONST else refs[x][1] if kind == REF and refs[x][0] == "same" \
+            else None
+        if (kind == REF and refs[x][0] not in ("same", "cells")) or \
+                (rect is not None and (rect[1] != rect[3] or rect[2] != rect[4])):
+            return None
     inside = np.zeros(len(nodes.n_text), dtype=bool)
     inside[members] = True
     slots = []

@@ -29,7 +29,7 @@ from .. import registry
 from ..errors import ExcelError
 from ..calls import excel_names, load_functions
 from ..registry import REGISTRY
-from . import excel
+from . import datesystem, dynamic, excel, formulacells
 from .runlog import note
 from .startup import defer_scipy
 from .values import MAX_TEXT, XL, one_value, range_cells
@@ -168,6 +168,9 @@ def install_functions() -> int:
         adapter = _finite(_adapter(fn))
         for alias in excel_names(name):
             table[alias] = adapter
+    formulacells.install(table)
+    dynamic.install(table)
+    datesystem.install(table)  # last: around whatever implements each date function
     return len(REGISTRY)
 
 
@@ -271,9 +274,41 @@ def _geometry_functions(table) -> None:
                         c is not None and rows[1] >= c > cols[1]:
                     return sh.EMPTY
                 array = Ranges((held,), array.values)
+            whole = _whole_row_or_column(array, args)
+            if whole is not None:
+                return whole
             return _original(compiling, array, *args)
         index._zvm_geometry = True
         table["INDEX"] = {**entry, "function": functools.update_wrapper(index, entry["function"])}
+
+
+def _whole_row_or_column(array, args):
+    """INDEX with a row or column number 0: Excel's whole column (``INDEX(A1:C3,0,2)``),
+    whole row (``INDEX(K1:M1,1,0)``) or whole array, as an array of values (#REF! past
+    the array's edge); None for any other call (formulas' INDEX reads 0 as 1, so a
+    legacy array formula ``{=INDEX(K1:M1,1,0)}`` over H1:J1 showed K1 three times)."""
+    if not args or len(args) > 2:
+        return None
+    r, c = _number(args[0]), _number(args[1]) if len(args) == 2 else None
+    if 0 not in (r, c) or r is None or \
+            (len(args) == 2 and c is None and not _is_left_out(args[1])):
+        return None  # no 0, or an array of numbers: formulas' INDEX answers
+    value = np.atleast_2d(np.asarray(array.value if isinstance(array, Ranges) else array,
+                                     dtype=object))
+    h, w = value.shape
+    if c is None and h == 1:  # INDEX(row, n): n counts the columns
+        r, c = 1, r
+    if c is None:
+        c = 0 if w > 1 else 1
+    if r < 0 or c < 0 or r > h or c > w:
+        return XL["#REF!"]
+    rows = slice(None) if r == 0 else slice(r - 1, r)
+    cols = slice(None) if c == 0 else slice(c - 1, c)
+    return value[rows, cols].copy().view(Array)
+
+
+def _is_left_out(v) -> bool:
+    return type(v) is _Skipped or v is sh.EMPTY
 
 
 def _whole(g) -> tuple[int, int]:

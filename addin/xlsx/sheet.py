@@ -38,6 +38,7 @@ MAX_CELLS = 2_000_000
 MAX_OTHER_ELEMENTS = 4_000_000
 REL_WORKSHEET = "/worksheet"
 REL_SHARED_STRINGS = "/sharedStrings"
+REL_TABLE = "/table"
 ERROR_CODES = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A")
 
 
@@ -66,6 +67,18 @@ class SheetData:
 
 
 @dataclass
+class Table:
+    """An Excel table (``xl/tables/tableN.xml``): its name, the sheet index holding it,
+    its range (r1, c1, r2, c2, 1-based), header and totals row counts and column names."""
+    name: str
+    sheet: int
+    area: tuple
+    header_rows: int
+    totals_rows: int
+    columns: list
+
+
+@dataclass
 class DefinedName:
     name: str
     text: str
@@ -77,6 +90,11 @@ class Workbook:
     sheets: list[SheetData]
     names: list[DefinedName]
     other_sheets: list[str]         # chart sheets, macro sheets: not evaluated
+    date1904: bool = False          # workbookPr date1904: serial 0 is 1904-01-01
+    tables: list = field(default_factory=list)  # Table each
+    #: per external workbook [n] (n-1 here): {SHEET (upper): {(r, c): value}}, the values
+    #: Excel cached in xl/externalLinks/externalLinkN.xml
+    external: list = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- workbook ----
@@ -87,7 +105,7 @@ def read_workbook(pkg: XlsxPackage) -> Workbook:
     for rtype, target in rels.values():
         if rtype.endswith(REL_SHARED_STRINGS) and target in pkg.infos:
             strings = read_shared_strings(pkg.read(target), target)
-    sheets, others = [], []
+    sheets, others, tables = [], [], []
     budget = Budget()
     book = _read_book_part(pkg.read(pkg.main), pkg.main)
     for name, rid in book["sheets"]:
@@ -95,22 +113,101 @@ def read_workbook(pkg: XlsxPackage) -> Workbook:
         if rtype.endswith(REL_WORKSHEET) and target in pkg.infos:
             sheet = SheetData(name, target)
             read_sheet(pkg.read(target), sheet, strings, target, budget)
+            tables.extend(_read_tables(pkg, target, len(sheets)))
             sheets.append(sheet)
         else:
             others.append(name)
-    return Workbook(sheets, book["names"], others)
+    external = [_read_external(pkg, rels.get(rid, ("", ""))[1]) for rid in book["external"]]
+    return Workbook(sheets, book["names"], others, book["date1904"], tables, external)
+
+
+def _read_external(pkg: XlsxPackage, part: str) -> dict:
+    """{SHEET NAME (upper): {(row, col): value}} cached in an external-link part ({} if
+    it is missing)."""
+    if not part or part not in pkg.infos:
+        return {}
+    names, data, sheet, cell = [], {}, [None], [None, None, ""]
+    p = xmlparse.parser()
+    p.buffer_text = True
+
+    def start(qname, attrs):
+        loc = xmlparse.local(qname)
+        if loc == "sheetName":
+            names.append(attrs.get("val", "").upper())
+        elif loc == "sheetData":
+            k = attrs.get("sheetId", "")
+            sheet[0] = data.setdefault(names[int(k)], {}) \
+                if k.isdigit() and int(k) < len(names) else None
+        elif loc == "cell" and sheet[0] is not None:
+            try:
+                cell[:] = [parse_area(attrs.get("r", ""))[:2], attrs.get("t", "n"), ""]
+            except ValueError:
+                cell[:] = [None, None, ""]
+        elif loc == "v":
+            cell[2] = ""
+
+    def end(qname):
+        if xmlparse.local(qname) == "cell" and cell[0] is not None and sheet[0] is not None:
+            t, raw = cell[1], cell[2]
+            try:
+                value = (XlError(raw) if t == "e" else raw == "1" if t == "b" else raw
+                         if t in ("str", "s", "inlineStr") else float(raw))
+            except ValueError:
+                value = None
+            if value is not None:
+                sheet[0][cell[0]] = value
+            cell[:] = [None, None, ""]
+
+    def chars(text):
+        if cell[0] is not None:
+            cell[2] += text
+
+    p.StartElementHandler, p.EndElementHandler, p.CharacterDataHandler = start, end, chars
+    xmlparse.parse(p, pkg.read(part), part)
+    return data
+
+
+def _read_tables(pkg: XlsxPackage, sheet_part: str, sheet: int) -> list[Table]:
+    """The tables of the sheet in ``sheet_part`` (its relationships of type table)."""
+    out = []
+    for _, rtype, target in pkg.rels(sheet_part):
+        if not rtype.endswith(REL_TABLE) or target not in pkg.infos:
+            continue
+        head, columns = None, []
+        for loc, attrs, *_ in xmlparse.elements(pkg.read(target), target,
+                                                 {"table", "tableColumn"}):
+            if loc == "table":
+                head = attrs if head is None else head  # (an extension's own <table> too)
+            else:
+                columns.append(attrs.get("name", ""))
+        if head is None or not head.get("ref"):
+            continue
+        try:
+            area = parse_area(head["ref"])
+            header = int(head.get("headerRowCount", "1"))
+            totals = int(head.get("totalsRowCount", "0"))
+        except ValueError:
+            continue
+        out.append(Table(head.get("displayName") or head.get("name", ""), sheet, area,
+                         header, totals, columns))
+    return out
 
 
 def _read_book_part(data: bytes, name: str) -> dict:
-    """(name, relationship id) of each sheet, and the defined names, of workbook.xml."""
+    """(name, relationship id) of each sheet, the defined names and the date system
+    (``date1904``) of workbook.xml."""
     p = xmlparse.parser()
     p.buffer_text = True
-    sheets, names = [], []
+    sheets, names, date1904, external = [], [], [], []
     current: list = []      # the definedName being read: [name, local, text]
 
     def start(qname, attrs):
         loc = xmlparse.local(qname)
-        if loc == "sheet":
+        if loc == "workbookPr":
+            date1904.append(attrs.get("date1904", "0").strip().lower() in ("1", "true"))
+        elif loc == "externalReference":
+            external.append(next((v for k, v in attrs.items() if xmlparse.local(k) == "id"), ""))
+        elif loc == "sheet":
             rid = next((v for k, v in attrs.items() if xmlparse.local(k) == "id"), None)
             sheets.append((attrs.get("name", ""), rid))
         elif loc == "definedName":
@@ -129,7 +226,7 @@ def _read_book_part(data: bytes, name: str) -> dict:
 
     p.StartElementHandler, p.EndElementHandler, p.CharacterDataHandler = start, end, chars
     xmlparse.parse(p, data, name)
-    return {"sheets": sheets, "names": names}
+    return {"sheets": sheets, "names": names, "date1904": any(date1904), "external": external}
 
 
 def read_shared_strings(data: bytes, name: str) -> list[str]:
