@@ -15,6 +15,7 @@ from zvmplan import names
 from zvmplan.answer import Pair
 from zvmplan.derived import STACK_NOTE_004, stack_change
 from zvmplan.errors import ArgumentTypeError
+from zvmplan.framing import payload_mb_per_sec
 
 from .errors import ExcelError
 from .registry import REGISTRY, Param, as_number, worksheet_function
@@ -55,7 +56,8 @@ SPEED = Param("speed_factor", "per-engine capacity of the target processor relat
               "measured one (ZVM_PROCESSOR; from zPCR or LSPR); default 1",
               number("speed_factor"), unit="x", optional=True)
 STRG_CONNS = Param("connections", "for OSA_GBE, HIPERSOCKETS, GUEST_LAN (from STRG): "
-                   "concurrent connections; default the fewest measured",
+                   "concurrent connections; default the measured count with the most CPU per MB "
+                   "at that MTU and level (OSA_GBE: 1, a single stream)",
                    number("connections"), unit="count", optional=True)
 
 
@@ -92,8 +94,8 @@ class MetricFunction(NamedTuple):
         return self.what + unit + (f"; {self.note}" if self.note else "")
 
 
-ESCON_GUEST_ONLY = ("ESCON_CTC: the Linux guest only (001 did not measure the VM TCP/IP "
-                    "stack)")
+ONE_GUEST_ONLY = ("LCS and ESCON_CTC: one Linux guest only (001 did not measure the far "
+                    "end: a workstation for LCS, the VM TCP/IP stack for ESCON_CTC)")
 
 #: The metric functions, per MB (streaming) then per transaction, in the order they are
 #: listed (README, ``zvmplan functions``, the Lite export).
@@ -110,7 +112,7 @@ METRIC_FUNCTIONS = (
                    "Virtual (guest) CPU-seconds per MB transferred", '=VCPU_PER_MB("VCTC",32764)'),
     MetricFunction("TOTCPU_PER_MB", "tot_cpusec_per_mb",
                    "Total (CP + virtual) CPU-seconds per MB transferred",
-                   '=TOTCPU_PER_MB("LCS",1500,"4.1.0")', ESCON_GUEST_ONLY),
+                   '=TOTCPU_PER_MB("LCS",1500,"4.1.0")', ONE_GUEST_ONLY),
     MetricFunction("CPUSEC_PER_SEC", "cpusec_per_sec",
                    "CPU-seconds consumed per elapsed second while streaming",
                    '=CPUSEC_PER_SEC("CMS_IUCV",8000)'),
@@ -124,7 +126,7 @@ METRIC_FUNCTIONS = (
                    "Virtual (guest) CPU-milliseconds per transaction",
                    '=VCPU_PER_TX("HIPERSOCKETS","STRG",57344,20,"4.4.0")'),
     MetricFunction("TOTCPU_PER_TX", "tot_cpumsec_per_tx", "Total CPU-milliseconds per transaction",
-                   '=TOTCPU_PER_TX("GUEST_LAN","CRR",57344,50,"4.3.0")', ESCON_GUEST_ONLY),
+                   '=TOTCPU_PER_TX("GUEST_LAN","CRR",57344,50,"4.3.0")', ONE_GUEST_ONLY),
 )
 
 
@@ -151,9 +153,56 @@ for _metric_function in METRIC_FUNCTIONS:
 del _metric_function
 
 
+# ------------------------------------------------------------- sizing -------
+BULK_OR_TX = ("tx/s for RR and CRR; MB/s for the bulk workloads (STREAM: CMS_IUCV, IUCV, "
+              "VCTC; FTP_GET: LCS, ESCON_CTC; STRG: OSA_GBE, HIPERSOCKETS, GUEST_LAN)")
+SIZING_CONNS = Param("connections", "concurrent connections: required for RR and CRR; for "
+                     "STRG optional (default as for the per-MB functions)",
+                     number("connections"), unit="count", optional=True)
+SIZING_SPEED = Param("speed_factor", "the machine to size for: its per-engine capacity "
+                     "relative to the measured processor (ZVM_PROCESSOR; from zPCR or LSPR); "
+                     "default 1, the measured processor", number("speed_factor"), unit="x",
+                     optional=True)
+SIZING_WORKLOAD = Param("workload", "workload the transport was measured with: RR or CRR "
+                        "(OSA_GBE, HIPERSOCKETS, GUEST_LAN), or its bulk workload: STREAM, "
+                        "FTP_GET or STRG", text("workload"))
+SIZING_SIZE = Param("size_bytes", "transfer size (CMS_IUCV) or MTU", number("size_bytes"),
+                    unit="bytes")
+
+
+@worksheet_function(description="Engines (CPU-seconds per second) one link needs to carry a "
+                    "load on the machine the speed_factor names: load x total CPU per unit; "
+                    "flagged where the load is above the measured rate or the wire [engines]",
+                    example='=ENGINES_NEEDED("OSA_GBE","RR",1492,1000,50,"4.4.0")',
+                    returns="engines",
+                    params=[TRANSPORT, SIZING_WORKLOAD, SIZING_SIZE,
+                            Param("load", "the load: " + BULK_OR_TX, number("load"),
+                                  unit="tx/s or MB/s"),
+                            SIZING_CONNS, LEVEL, SIZING_SPEED])
+def engines_needed(transport, workload, size_bytes, load, connections=None, level=None,
+                   speed_factor=None):
+    return zvmplan.engines_needed(transport, workload, size_bytes, load, connections, level,
+                                  speed_factor)
+
+
+@worksheet_function(description="The most load N engines carry on one link (" + BULK_OR_TX +
+                    "): the least of engines / total CPU per unit, the rate the sources "
+                    "measured there and what the wire carries [tx/s or MB/s]",
+                    example='=MAX_LOAD("OSA_GBE","RR",1492,2,50,"4.4.0")',
+                    returns="tx/s or MB/s",
+                    params=[TRANSPORT, SIZING_WORKLOAD, SIZING_SIZE,
+                            Param("engines", "engines (CPU-seconds per second) available for "
+                                  "the link", number("engines"), unit="engines"),
+                            SIZING_CONNS, LEVEL, SIZING_SPEED])
+def max_load(transport, workload, size_bytes, engines, connections=None, level=None,
+             speed_factor=None):
+    return zvmplan.max_load(transport, workload, size_bytes, engines, connections, level,
+                            speed_factor)
+
+
 # --------------------------------------------------- explanation, discovery -------
 _ANY = [Param(f"arg{i}", f"argument {i} of that function", lambda v: v, optional=i > 1)
-        for i in range(1, 7)]
+        for i in range(1, 8)]
 
 
 @worksheet_function(description="Why a zvmplan answer is what it is: basis (measured, derived, "
@@ -162,8 +211,9 @@ _ANY = [Param(f"arg{i}", f"argument {i} of that function", lambda v: v, optional
                     example='=ZVM_BASIS("CPCPU_PER_MB","IUCV",9000)', returns="text",
                     params=[Param("function", "name of a zvmplan function, e.g. CPCPU_PER_MB",
                                   text("function"))] + _ANY)
-def zvm_basis(function, arg1=None, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None):
-    fn, args = _target(function, "ZVM_BASIS", [arg1, arg2, arg3, arg4, arg5, arg6])
+def zvm_basis(function, arg1=None, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None,
+              arg7=None):
+    fn, args = _target(function, "ZVM_BASIS", [arg1, arg2, arg3, arg4, arg5, arg6, arg7])
     return fn.explain(*args)
 
 
@@ -185,14 +235,16 @@ def _target(function, caller, args):
 
 @worksheet_function(description="How sure a zvmplan number is: its band (low, high) by the "
                     "rule its basis states (published rounding at measured points, 001's 95% "
-                    "confidence interval, leave-one-out errors of the same method on the same "
-                    "table for projections); spills across two cells",
+                    "confidence interval, for projections value / k .. value x k from the "
+                    "method's errors pooled across series and transports, with the coverage "
+                    "measured out of sample); spills across two cells",
                     example='=ZVM_RANGE("CPCPU_PER_MB","IUCV",16000)', returns="two numbers",
                     params=[Param("function", "name of a zvmplan function that returns a "
                                   "number, e.g. CPCPU_PER_MB", text("function"))] + _ANY,
                     spill=True)
-def zvm_range(function, arg1=None, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None):
-    fn, args = _target(function, "ZVM_RANGE", [arg1, arg2, arg3, arg4, arg5, arg6])
+def zvm_range(function, arg1=None, arg2=None, arg3=None, arg4=None, arg5=None, arg6=None,
+              arg7=None):
+    fn, args = _target(function, "ZVM_RANGE", [arg1, arg2, arg3, arg4, arg5, arg6, arg7])
     result = fn._call(args, explain=True)
     if isinstance(result, ExcelError):
         return result
@@ -257,12 +309,24 @@ def zvm_processor(transport, level=None):
     return zvmplan.processor(transport, level).name
 
 
-@worksheet_function(description="Line or channel rate of a real device (MB = 10^6 bytes) [MB/s]: "
-                    "LCS (Fast Ethernet), OSA_GBE (Gigabit Ethernet), ESCON_CTC (channel); "
-                    "#N/A for memory-to-memory transports",
+@worksheet_function(description="Raw line or channel rate of a real device, every bit on the "
+                    "wire (MB = 10^6 bytes) [MB/s]: LCS (Fast Ethernet), OSA_GBE (Gigabit "
+                    "Ethernet), ESCON_CTC (channel); #N/A for memory-to-memory transports; a "
+                    "load is payload: compare it with ZVM_PAYLOAD_RATE",
                     example='=ZVM_LINE_RATE("OSA_GBE")', returns="MB/s", params=[TRANSPORT])
 def zvm_line_rate(transport):
     return zvmplan.line_rate_mb_per_sec(transport)
+
+
+@worksheet_function(description="Most TCP payload a real device's wire or channel carries at an "
+                    "MTU, after Ethernet framing (IEEE 802.3, RFC 894) and minimum IP and TCP "
+                    "headers (RFC 791, 793), in the sources' MB of 2^20 bytes: compare a planned "
+                    "load with this, not with ZVM_LINE_RATE; #N/A for memory-to-memory "
+                    "transports [MB/s]",
+                    example='=ZVM_PAYLOAD_RATE("OSA_GBE",1492)', returns="MB/s",
+                    params=[TRANSPORT, Param("mtu", "the IP MTU", number("mtu"), unit="bytes")])
+def zvm_payload_rate(transport, mtu):
+    return payload_mb_per_sec(transport, mtu)
 
 
 # Classic xlwings finds a function with getattr(module, <Excel name>): expose each under its

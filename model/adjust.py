@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import hardware, names
+from . import framing, hardware, names
 from .answer import Answer, weakest
 from .bands import BAND_LEVEL, BAND_SPEED
 from .levels import LevelStep
@@ -13,23 +13,28 @@ from .levels import LevelStep
 ESCON_NOTE = ("ESCON_CTC CPU covers the Linux guest only: 001 measured the Linux guest, not the "
               "VM TCP/IP stack at the other end of the CTC, so its totals are not comparable with "
               "000's two-guest totals")
+LCS_NOTE = ("LCS CPU covers one Linux guest only: 001's FTP server was a workstation on the IBM "
+            "intranet, not a second guest, so its totals are not comparable with the two-guest "
+            "totals of 000, 002 and 003")
 OSA_SETUP_NOTE = ("003 ran both guests on device numbers of one OSA Express GbE chpid: the "
                   "traffic went through one adapter and never crossed the wire")
 
 
-def finish(ans: Answer, t: str, m: str, f: float) -> Answer:
+def finish(ans: Answer, t: str, m: str, f: float, mtu: float | None = None) -> Answer:
     """Add what every answer of ``t`` must say: the measured processor, the device's
     setup and limits, and flags where the answer leaves what the measured machine had."""
     proc = hardware.processor(t)
     notes = list(ans.notes)
     if t == "ESCON_CTC":
         notes.append(ESCON_NOTE)
+    if t == "LCS":
+        notes.append(LCS_NOTE)
     if t == "OSA_GBE":
         notes.append(OSA_SETUP_NOTE)
-        if m == "mb_per_sec" and ans.value > hardware.line_rate_mb_per_sec(t):
-            notes.append(f"FLAG: {ans.value:.4g} MB/s is above the {hardware.line_rate_text(t)}: "
-                         "003 reached it only because the traffic stayed inside one adapter; a "
-                         "link that crosses the wire cannot carry more than the line rate")
+        flag = framing.over_capacity_flag(t, ans.value, mtu) if m == "mb_per_sec" else ""
+        if flag:  # compared as payload in the sources' MB with what the wire carries
+            notes.append(flag.replace("exceeds", "is above", 1) + "; 003 reached it only "
+                         "because the traffic stayed inside one adapter")
     if m == "cpusec_per_sec" and ans.value > proc.engines:
         notes.append(f"FLAG: needs {ans.value:.3g} engines (CPU-s/s), more than the "
                      f"{proc.engines} dedicated engines of the measured LPAR ({proc.document} "

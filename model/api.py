@@ -34,14 +34,14 @@ from .ftp import ftp_per_mb
 from .inputs import level_or_native, native_level, number, speed
 from .levels import level_step
 from .streaming import stream_answer
-from .strg import DEFAULT_CONNS_REASON, strg_per_mb, strg_per_mb_many
+from .strg import strg_per_mb, strg_per_mb_many
 from .tables import (FTP_GETS_PER_RUN, FTP_MB_PER_RUN, FTP_MTU, FTP_TRANSPORTS, SIZE_RANGE,
                      STREAM_TRANSPORTS, TX_TRANSPORTS, conn_grid, outlier_runs, size_curve)
 from .transactions import _per_tx_cached, per_tx, per_tx_many  # noqa: F401 (benchmarks clear it)
 
 __all__ = ["per_mb", "per_mb_many", "per_tx", "per_tx_many", "band", "cpu_engines",
            "confidence_interval", "native_level", "transports", "workloads", "levels",
-           "size_curve", "conn_grid", "outlier_runs", "DEFAULT_CONNS_REASON", "TX_WORKLOADS",
+           "size_curve", "conn_grid", "outlier_runs", "TX_WORKLOADS",
            "STREAM_TRANSPORTS", "FTP_TRANSPORTS", "TX_TRANSPORTS", "FTP_MB_PER_RUN",
            "FTP_GETS_PER_RUN", "FTP_MTU", "SIZE_RANGE"]
 
@@ -65,8 +65,9 @@ def per_mb(transport, size_bytes, metric="cp_cpusec_per_mb", level=None, speed_f
         Processor speed relative to the measured machine [1 = same].
     connections : int, optional
         For per-MB figures derived from STRG (OSA_GBE, HIPERSOCKETS, GUEST_LAN): the
-        number of concurrent connections; default 20 (:data:`DEFAULT_CONNS_REASON`;
-        Guest LAN: 50, the only count measured).
+        number of concurrent connections; default the measured count with the most total
+        CPU per MB at that MTU and level (:mod:`zvmplan.strg_default`; Guest LAN: 50, the
+        only count measured).
 
     >>> per_mb("CMS_IUCV", 1500, "mb_per_sec").value
     25.871
@@ -84,7 +85,7 @@ def per_mb(transport, size_bytes, metric="cp_cpusec_per_mb", level=None, speed_f
 
 @lru_cache(maxsize=65536)
 def _per_mb_cached(t, s, m, lvl, f, c) -> Answer:
-    return finish(_per_mb_answer(t, s, m, lvl, f, c), t, m, f)
+    return finish(_per_mb_answer(t, s, m, lvl, f, c), t, m, f, s)
 
 
 def _per_mb_answer(t, s, m, lvl, f, c) -> Answer:

@@ -1,8 +1,9 @@
 """How sure an answer is: the band rules every source family shares, and :func:`band`.
 
-Each family adds its own rule where it projects (:mod:`zvmplan.streaming`: leave-one-out over
-000's sizes; :mod:`zvmplan.ftp`: 001's confidence intervals; :mod:`zvmplan.transactions`:
-leave-one-out over 003's connection counts and MTUs). docs/method.md, "Bands", explains them.
+Each family adds its own rule where it projects (:mod:`zvmplan.streaming` over 000's sizes,
+:mod:`zvmplan.transactions` over 003's connection counts and MTUs, both from the pooled rules
+of :mod:`zvmplan.coverage` with their measured coverage; :mod:`zvmplan.ftp`: 001's confidence
+intervals). docs/method.md, "Bands", explains them.
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ BAND_ROUNDING = "band: the published rounding (half a unit in the last printed d
 BAND_CI = "band: 001's 95% confidence interval on the mean of 4 samples"
 BAND_LEVEL = ("the band does not cover the level step itself (a carried or level-adjusted "
               "value is as sure as the measurement it rests on only if the step holds)")
+BAND_PRODUCT = ("the two bands are multiplied as factors; the coverage of the product is not "
+                "measured separately")
 BAND_SPEED = "the band does not cover the speed factor's own uncertainty"
 
 
@@ -28,9 +31,10 @@ def band(fn, *args, **kwargs) -> Pair:
     ``fn`` is :func:`per_mb` or :func:`per_tx` (called with the arguments given) or an
     :class:`Answer`. Rules: a measured point, its printed rounding; a figure computed from
     printed numbers, that rounding propagated; 001's figures, its 95% confidence intervals;
-    an interpolated or extrapolated value, the signed leave-one-out errors of the same method
-    on the same table, so the band contains every held-out published value it was derived
-    from. Level steps and the speed factor scale the band but add nothing to it.
+    an interpolated or extrapolated value, value / k .. value x k with k the largest error of
+    the same method pooled across series (and, for sizes, transports), each rule stating the
+    coverage it was measured to have out of sample (:mod:`zvmplan.coverage`). Level steps and
+    the speed factor scale the band but add nothing to it.
 
     >>> from zvmplan import per_mb
     >>> lo, hi = band(per_mb, "IUCV", 9000, "cp_cpusec_per_mb")

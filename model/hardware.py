@@ -184,8 +184,10 @@ def speed_factor_for(transport, factors: dict) -> float:
 
 
 def load_flag(transport, load_mb_per_sec: float) -> str:
-    """A flag when a planned load exceeds the device's line or channel rate ('' if not, or
-    for a memory-to-memory transport, which crosses no wire).
+    """A flag when a planned load exceeds the device's raw line or channel rate ('' if not,
+    or for a memory-to-memory transport, which crosses no wire). The raw rate counts every
+    bit on the wire in 10^6-byte MB: a load (TCP payload, the sources' 2^20-byte MB) is
+    compared like with like by :func:`zvmplan.framing.over_capacity_flag` at its MTU.
 
     >>> load_flag("LCS", 50)[:5]
     'FLAG:'

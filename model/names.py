@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from .errors import ArgumentTypeError, UnknownNameError
+from .errors import ArgumentTypeError, NoDataError, UnknownNameError
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,20 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in [
 ]}
 
 LEVELS: tuple[str, ...] = ("3.1.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0")
+#: z/VM releases after the newest level the sources measured (IBM's announcements of z/VM
+#: V5.1 (2004) to V7.4 (2024)): real levels, but beyond the sources, so #N/A, not #VALUE!
+LATER_LEVELS: tuple[str, ...] = ("5.1.0", "5.2.0", "5.3.0", "5.4.0", "6.1.0", "6.2.0",
+                                 "6.3.0", "6.4.0", "7.1.0", "7.2.0", "7.3.0", "7.4.0")
+#: networking the sources name or a planner may ask for but none of 000-004 measured
+UNMEASURED_TRANSPORTS: dict[str, str] = {
+    "VSWITCH": "the z/VM virtual switch (VSWITCH) is not measured in any source (000-004)",
+    "VIRTUAL_SWITCH": "the z/VM virtual switch (VSWITCH) is not measured in any source "
+                      "(000-004)",
+    "CLAW": "CLAW appears only in 004's 4.3.0 VM TCP/IP stack ranges (ZVM_STACK_CHANGE), with "
+            "no per-MB or per-transaction figures",
+    "OSA_10GBE": "OSA-Express 10 Gigabit Ethernet is not measured in any source (003 measured "
+                 "Gigabit Ethernet)",
+}
 
 #: metric name -> (unit, description). Units in names: *_per_mb is CPU-seconds per MB,
 #: *_per_tx is CPU-milliseconds per transaction, as the sources print them.
@@ -133,7 +147,21 @@ def _lookup(value, index: dict[str, str], what: str, valid) -> str:
 
 
 def transport(value) -> str:
-    """Canonical transport name for ``value`` (case-insensitive, aliases accepted)."""
+    """Canonical transport name for ``value`` (case-insensitive, aliases accepted). A
+    transport no source measured (:data:`UNMEASURED_TRANSPORTS`) is a
+    :class:`NoDataError` (``#N/A``), not an unknown name.
+
+    >>> try:
+    ...     transport("vswitch")
+    ... except NoDataError as exc:
+    ...     print(exc)
+    VSWITCH is beyond the sources: the z/VM virtual switch (VSWITCH) is not measured in any source (000-004); measured: CMS_IUCV, IUCV, VCTC, ESCON_CTC, LCS, OSA_GBE, HIPERSOCKETS, GUEST_LAN
+    """
+    if isinstance(value, str) and value.isascii():
+        key = value.strip().upper().replace("-", "_").replace(" ", "_")
+        if key in UNMEASURED_TRANSPORTS:
+            raise NoDataError(f"{key} is beyond the sources: {UNMEASURED_TRANSPORTS[key]}; "
+                              f"measured: {', '.join(TRANSPORTS)}")
     return _lookup(value, _TRANSPORT_INDEX, "transport", TRANSPORTS)
 
 
@@ -147,13 +175,24 @@ def metric(value) -> str:
 
 
 def level(value) -> str:
-    """Canonical z/VM level: '4.4.0', '4.4', 'z/VM 4.4.0', 440 and 4.4 all mean 4.4.0."""
+    """Canonical z/VM level: '4.4.0', '4.4', 'z/VM 4.4.0', 440 and 4.4 all mean 4.4.0.
+
+    A real z/VM level after 4.4.0 (:data:`LATER_LEVELS`) is :class:`NoDataError` (``#N/A``,
+    beyond the sources); anything else that is not a level (4.36, 'abc') is
+    :class:`UnknownNameError` (``#VALUE!``).
+
+    >>> try:
+    ...     level("5.1.0")
+    ... except NoDataError as exc:
+    ...     print(exc)
+    z/VM 5.1.0 is beyond the sources (newest 4.4.0): no source measured it, and nothing is carried past the newest measured level; valid: 3.1.0, 4.1.0, 4.2.0, 4.3.0, 4.4.0
+    """
     if isinstance(value, bool) or value is None:
         raise ArgumentTypeError(f"z/VM level must be one of {', '.join(LEVELS)}; got {value!r}")
     if isinstance(value, (int, float)):
         # exactly 4.4 or 440, never rounded: 4.36 or 4.06 is no z/VM level (issue 8)
-        numbers = {float(lv[:3]): lv for lv in LEVELS} | {
-            float(lv.replace(".", "")): lv for lv in LEVELS}
+        numbers = {float(lv[:3]): lv for lv in LEVELS + LATER_LEVELS} | {
+            float(lv.replace(".", "")): lv for lv in LEVELS + LATER_LEVELS}
         text = numbers.get(float(value), repr(value))
     elif isinstance(value, str):
         text = value.strip().upper().removeprefix("Z/VM").strip().lstrip("V").strip()
@@ -161,6 +200,10 @@ def level(value) -> str:
             text += ".0"
     else:
         raise ArgumentTypeError(f"z/VM level must be one of {', '.join(LEVELS)}; got {value!r}")
+    if text in LATER_LEVELS:
+        raise NoDataError(f"z/VM {text} is beyond the sources (newest {LEVELS[-1]}): no source "
+                          "measured it, and nothing is carried past the newest measured level; "
+                          f"valid: {', '.join(LEVELS)}")
     if text not in LEVELS:
         raise UnknownNameError(f"unknown z/VM level {value!r}; valid: {', '.join(LEVELS)}")
     return text

@@ -1,7 +1,7 @@
 """000: streaming per-MB figures of CMS IUCV, IUCV and virtual CTC by transfer size / MTU.
 
 Measured rows come back as published, the CPU totals derived from them by formula, and other
-sizes from :class:`zvmplan.curves.SizeCurve` with a leave-one-out band.
+sizes from :class:`zvmplan.curves.SizeCurve` with a band of :mod:`zvmplan.coverage`.
 """
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import names, validation
+from . import coverage, names
 from .answer import Answer, inverse
 from .bands import BAND_ROUNDING, rounding_band
 from .curves import BASIS_NAMES, M_EXTRAP, M_IN, SIZE_METHOD_IN, SIZE_METHOD_OUT
@@ -54,19 +54,19 @@ def stream_answer(t: str, s: float, m: str) -> Answer:
         notes = ("a what-if: the Linux line drivers measured accepted MTUs up to 32764 bytes",)
     sources = (f"{table} (all sizes)",) + (
         ("cost fit per transport: python scripts/projection_report.py",) if code == M_EXTRAP else ())
-    rel, rule = _size_band(t, m, code, table)
+    rel, rule = _size_band(t, m, code, s > curve.sizes[-1])
     return Answer(float(values[m][0]), unit, BASIS_NAMES[code], sources, method, notes,
                   rel_band=rel, band_rule=(rule,))
 
 
 @lru_cache(maxsize=None)
-def _size_band(t: str, m: str, code: int, table: str):
-    errs = validation.size_errors(t)[m]
-    rel = validation.spread([errs["interp"]] + ([errs["extrap"]] if code == M_EXTRAP else []))
-    n = len(errs["interp"]) + (len(errs["extrap"]) if code == M_EXTRAP else 0)
-    rule = (f"band: the leave-one-out errors of the same method on {table} ({n} held-out "
-            "published values; the band contains all of them)")
-    if code == M_EXTRAP:
-        rule += ("; beyond the measured sizes it covers a one-step extrapolation as tested, "
-                 "and a what-if far beyond them is less sure than that")
-    return rel, rule
+def _size_band(t: str, m: str, code: int, above: bool):
+    """(relative band, rule text) of a projected 000 size, by :mod:`zvmplan.coverage`."""
+    if t == "CMS_IUCV":
+        key = "size_dense"
+    elif code != M_EXTRAP:
+        key = "size_sparse"
+    else:
+        key = "size_whatif" if above else "size_low"
+    r = coverage.rule(key, m)
+    return r.rel_band, r.text()

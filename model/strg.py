@@ -7,12 +7,14 @@ import numpy as np
 from . import names
 from .answer import Answer, Many, compose, inverse, weakest
 from .errors import OutOfRangeError
+from .inputs import level_or_native
+from .strg_default import default_connections
 from .transactions import per_tx, per_tx_many
 
 
 def strg_per_mb(t: str, s: float, m: str, lvl: str, c) -> Answer:
     mb = names.WORKLOADS["STRG"].mb_per_tx
-    conns = c if c is not None else fewest_conns(t)
+    conns, default_why = (c, "") if c is not None else default_connections(t, s, lvl)
     tx = lambda met: per_tx(t, "STRG", s, conns, met, lvl)  # noqa: E731
     rate = tx("tx_per_sec")
     tot = tx("tot_cpumsec_per_tx")
@@ -30,8 +32,7 @@ def strg_per_mb(t: str, s: float, m: str, lvl: str, c) -> Answer:
     sources = tuple(dict.fromkeys(src for p in parts for src in p.sources))
     notes = tuple(dict.fromkeys(n for p in parts for n in p.notes))
     if c is None:
-        notes += (DEFAULT_CONNS_REASON if t != "GUEST_LAN" else
-                  "at 50 concurrent connections, the only count 002 measured",)
+        notes += (default_why,)
     bands = {"mb_per_sec": lambda: rate.rel_band, "tot_cpusec_per_mb": lambda: tot.rel_band,
              "mb_per_cpusec": lambda: inverse(tot.rel_band),
              "cpusec_per_sec": lambda: compose(rate.rel_band, tot.rel_band),
@@ -48,25 +49,15 @@ def strg_per_mb(t: str, s: float, m: str, lvl: str, c) -> Answer:
                   rel_band=bands[m](), band_rule=rule)
 
 
-#: default connections for per-MB figures derived from STRG, and why
-DEFAULT_CONNS_REASON = (
-    "20 concurrent connections, the default for per-MB figures derived from STRG: 004 saw "
-    "efficiency level off around 20 clients, and in 003 Tables 6-7 and 16-19 the 10-, 20- and "
-    "50-connection STRG runs agree within a few percent while 1-connection runs are low or "
-    "anomalous (Table 18)")
-
-
-def fewest_conns(t: str) -> float:
-    """Default connections of a STRG-derived per-MB figure: 20 (DEFAULT_CONNS_REASON);
-    Guest LAN was measured at 50 only (002)."""
-    return 50.0 if t == "GUEST_LAN" else 20.0
-
-
 def strg_per_mb_many(t, s, m, level, speed_factor, connections) -> Many:
     """Vectorised :func:`strg_per_mb`: the same formulas over per_tx_many arrays (``m`` one of
     :data:`zvmplan.names.PER_MB_METRICS`)."""
     mb = names.WORKLOADS["STRG"].mb_per_tx
-    conns = fewest_conns(t) if connections is None else connections
+    if connections is None:  # the default count may differ by MTU (zvmplan.strg_default)
+        lvl = level_or_native(t, level)
+        conns = np.array([default_connections(t, float(x), lvl)[0] for x in s])
+    else:
+        conns = connections
     tx = lambda met: per_tx_many(t, "STRG", s, conns, met, level, speed_factor)  # noqa: E731
     rate, tot = tx("tx_per_sec"), tx("tot_cpumsec_per_tx")
     parts = [rate, tot]

@@ -1,16 +1,16 @@
 """002 and 003: per-transaction figures (tx/s, CPU-ms per transaction) of Guest LAN, OSA
 Express GbE and HiperSockets by MTU and connections, from :class:`zvmplan.curves.ConnGrid`,
-with the band of the measured rounding or of leave-one-out over 003's series."""
+with the band of the measured rounding or of the pooled rules of :mod:`zvmplan.coverage`."""
 from __future__ import annotations
 
 from functools import lru_cache
 
 import numpy as np
 
-from . import hardware, names, validation
+from . import coverage, hardware, hs_below, names
 from .adjust import finish, level_adjust, speed_adjust
 from .answer import Answer, Many, compose, many_of
-from .bands import BAND_ROUNDING, rounding_band
+from .bands import BAND_PRODUCT, BAND_ROUNDING, rounding_band
 from .curves import (BASIS_NAMES, CONN_METHOD_IN, CONN_METHOD_OUT, M_EXTRAP, M_IN, M_INTERP,
                      MTU_METHOD_IN)
 from .data import one
@@ -100,18 +100,18 @@ def _per_tx_answer(t, w, mtu, conns, m, lvl, f) -> Answer:
     if m not in grid.values:
         raise NoDataError(f"{t}: the source gives only total CPU per transaction "
                           f"(002 Table 2), not the CP/virtual split ({m})")
-    grid.check(mtu, conns)
+    hs_below.check(grid, mtu, conns)  # HiperSockets also a short step below its lowest MTU
     # beyond the largest measured count every metric, totals included, is the value at
     # that count: held flat (CONN_METHOD_OUT)
     cmax = grid.largest_conns()
     ce = min(conns, cmax)
     if m == "tot_cpumsec_per_tx" and "v_cpumsec_per_tx" in grid.values and \
             not (mtu in grid.mtus and ce in grid.conns[mtu]):
-        v, bm, bc = grid.evaluate("v_cpumsec_per_tx", mtu, ce)
-        c, _, _ = grid.evaluate("cp_cpumsec_per_tx", mtu, ce)
+        v, bm, bc = hs_below.evaluate(grid, "v_cpumsec_per_tx", mtu, ce)
+        c, _, _ = hs_below.evaluate(grid, "cp_cpumsec_per_tx", mtu, ce)
         value = v + c  # keep total = virtual + CP off the measured points
     else:
-        value, bm, bc = grid.evaluate(m, mtu, ce)
+        value, bm, bc = hs_below.evaluate(grid, m, mtu, ce)
     if conns > cmax:
         bc = M_EXTRAP
     code = max(bm, bc)
@@ -127,7 +127,7 @@ def _per_tx_answer(t, w, mtu, conns, m, lvl, f) -> Answer:
                 else f"003 Tables for {t} {w} (all MTUs), z/VM {step.from_level}",)
     methods = []
     if bm:
-        methods.append(MTU_METHOD_IN)
+        methods.append(MTU_METHOD_IN if bm == M_INTERP else hs_below.METHOD)
     if bc:
         methods.append(CONN_METHOD_IN if bc == 1 else CONN_METHOD_OUT)
     rel, rule = _grid_band(t, w, m, mtu, conns, ce, bm, bc, conns > cmax, step.from_level,
@@ -152,41 +152,20 @@ def _grid_band(t, w, m, mtu, conns, ce, bm, bc, beyond, level, grid, value):
                       "leave-one-out band exists for a value held flat beyond them",)
     parts, rules = [], []
     if beyond or bc == M_INTERP:
-        rel, rule = _loo_band(t, w, m, "flat" if beyond else "interp")
-        parts.append(rel)
-        rules.append(rule)
-    if bm == M_INTERP:
-        rel, rule = _loo_band(t, w, m, "mtu")
-        if rel is not None:
-            parts.append(rel)
-            rules.append(rule)
-        else:  # two measured MTUs: none can be left out; the neighbours bound the answer
-            i = int(np.searchsorted(grid.mtus, mtu))
-            ys = [grid.evaluate(m, float(u), ce)[0] for u in grid.mtus[i - 1:i + 1]]
-            parts.append((min(0.0, min(ys) / value - 1), max(0.0, max(ys) / value - 1)))
-            rules.append("band for MTU: the values at the two neighbouring measured MTUs (with "
-                         "only two measured, none can be left out)")
+        r = coverage.rule("conn_flat" if beyond else "conn_interp", m, t)
+        parts.append(r.rel_band)
+        rules.append(r.text())
+    if bm == M_INTERP:  # OSA GbE has two MTUs: its rule is measured on HiperSockets
+        r = coverage.rule("mtu_interp" if len(grid.mtus) > 2 else "mtu_two_point", m)
+        parts.append(r.rel_band)
+        rules.append(r.text())
+    elif bm == M_EXTRAP:  # HiperSockets a short step below its lowest MTU (zvmplan.hs_below)
+        r = coverage.rule(coverage.BELOW_RULE, m, w)
+        parts.append(r.rel_band)
+        rules.append(r.text())
+    if len(parts) > 1:
+        rules.append(BAND_PRODUCT)
     return compose(*parts), tuple(rules)
-
-
-@lru_cache(maxsize=None)
-def _loo_band(t: str, w: str, m: str, kind: str):
-    """(relative band, rule) from the leave-one-out errors of one method on 003 t/w."""
-    if kind == "mtu":
-        errs = validation.mtu_errors(t, w).get(m)
-        if errs is None or not len(errs):
-            return None, ""
-        return validation.spread([errs]), (
-            f"band for MTU: the leave-one-out errors of the same PCHIP over the measured MTUs "
-            f"of 003 {t} {w} ({len(errs)} held-out values, all inside)")
-    errs = validation.conn_errors(t, w)[m][kind]
-    if kind == "flat":
-        return validation.spread([errs]), (
-            f"band for holding flat: the change from the next-largest to the largest measured "
-            f"count in every 003 {t} {w} series ({len(errs)} held-out values, all inside)")
-    return validation.spread([errs]), (
-        f"band for connections: the leave-one-out errors of the same PCHIP on every 003 {t} "
-        f"{w} series ({len(errs)} held-out values, all inside)")
 
 
 def per_tx_many(transport, workload, mtus, connections, metric="tot_cpumsec_per_tx", level=None,
@@ -211,9 +190,9 @@ def per_tx_many(transport, workload, mtus, connections, metric="tot_cpumsec_per_
     cmin = max(c[0] for c in grid.conns.values())
     ok = (np.isfinite(mt) & np.isfinite(cn) & (mt >= grid.mtus[0]) & (mt <= grid.mtus[-1])
           & (cn >= cmin) & (cn == np.floor(cn)))
-    for i in np.flatnonzero(~ok):
+    for i in np.flatnonzero(~ok):  # refused, or answered off the vectorised grid path
         try:
-            scalar((mt[i], cn[i]))
+            values[i] = scalar((mt[i], cn[i])).value
         except ZvmplanError as exc:
             errors[int(i)] = exc
     if ok.any():

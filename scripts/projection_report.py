@@ -8,8 +8,7 @@ from __future__ import annotations
 from zvmplan.tables import size_curve
 from zvmplan.derived import summary_003
 from zvmplan.tables import outlier_runs
-from zvmplan.validation import (BAND_SIZE_METRICS, conn_errors, loo_connections, loo_size,
-                                 mtu_errors, size_errors, spread, summary)
+from zvmplan.validation import loo_connections, loo_size, summary
 
 
 def main():
@@ -33,24 +32,8 @@ def main():
         print(f"  {r['transport']:12s} {r['workload']:4s} {r['metric']:18s} "
               f"{r['recomputed_pct']:+7.2f}  published {r['published'].text:>5s}{flag}")
 
-    print("\nBands of projected answers (ZVM_RANGE): signed leave-one-out errors, % "
-          "[low, high]; each band contains all n held-out values")
-    for t in ("CMS_IUCV", "IUCV", "VCTC"):
-        e = size_errors(t)
-        for m in BAND_SIZE_METRICS:
-            i = spread([e[m]["interp"]])
-            x = spread([e[m]["interp"], e[m]["extrap"]])
-            print(f"  {t:12s} {m:18s} between sizes [{100 * i[0]:+6.1f}, {100 * i[1]:+6.1f}] "
-                  f"n={len(e[m]['interp'])}; beyond [{100 * x[0]:+6.1f}, {100 * x[1]:+6.1f}]")
-    for t in ("OSA_GBE", "HIPERSOCKETS"):
-        for w in ("RR", "CRR", "STRG"):
-            ce, me = conn_errors(t, w), mtu_errors(t, w)
-            for m, d in ce.items():
-                c, f = spread([d["interp"]]), spread([d["flat"]])
-                u = spread([me[m]]) if m in me else None
-                mt = f"[{100 * u[0]:+6.1f}, {100 * u[1]:+6.1f}]" if u else "two MTUs: neighbours"
-                print(f"  {t:12s} {w:4s} {m:18s} connections [{100 * c[0]:+6.1f}, "
-                      f"{100 * c[1]:+6.1f}]; flat [{100 * f[0]:+6.1f}, {100 * f[1]:+6.1f}]; MTU {mt}")
+    print("\nBands of projected answers (ZVM_RANGE) and their measured coverage: "
+          "python scripts/band_coverage.py")
     print("\nOutlier runs (left out of the bands, flagged in every answer resting on them)")
     for key, why in outlier_runs().items():
         print(f"  {key}: {why}")

@@ -3,29 +3,55 @@ import numpy as np
 import pytest
 
 import zvmplan
-from zvmplan.api import DEFAULT_CONNS_REASON, outlier_runs
+from zvmplan.api import outlier_runs
 from zvmplan.derived import stack_change, stack_improvement
 from zvmplan.errors import NoDataError, OutOfRangeError, UnknownNameError
 from zvmplan_addin.functions import REGISTRY
 
 
 # --------------------------------------------------------- STRG default connections ----
-@pytest.mark.parametrize("mtu, tx_per_sec", [(8992, 10.492), (16384, 12.020), (32768, 14.993),
-                                             (57344, 14.708)])
-def test_strg_per_mb_defaults_to_20_connections(mtu, tx_per_sec):
-    """003 Tables 16-19, 20 connections, z/VM 4.3.0 (x 20 MB per STRG transaction). The
-    default no longer lands on Table 18's anomalous 1-connection run (5.927 tx/s)."""
+@pytest.mark.parametrize("mtu, conns, tx_per_sec", [(8992, 1, 8.8), (16384, 1, 10.63),
+                                                    (32768, 50, 15.206), (57344, 50, 14.974)])
+def test_strg_per_mb_defaults_to_the_costliest_measured_count(mtu, conns, tx_per_sec):
+    """003 Tables 16-19, z/VM 4.3.0 (x 20 MB per STRG transaction): a blank count takes the
+    measured count with the most total CPU per transaction at that MTU (8992: 1 connection,
+    182.7 ms; 32768: 50, 97.9 ms), so the blank never understates CPU against a measured
+    concurrency; it never lands on Table 18's anomalous 1-connection run (5.927 tx/s, whose
+    CPU is the lowest of its row)."""
     ans = zvmplan.per_mb("HIPERSOCKETS", mtu, "mb_per_sec", "4.3.0")
     assert ans.value == pytest.approx(tx_per_sec * 20)
-    assert DEFAULT_CONNS_REASON in ans.explain()
+    assert ans.value == zvmplan.per_mb("HIPERSOCKETS", mtu, "mb_per_sec", "4.3.0", None,
+                                       conns).value
+    assert f"{conns} concurrent connection(s), the default" in ans.explain()
+    assert "outlier" not in ans.explain()
+
+
+@pytest.mark.parametrize("level", ["4.3.0", "4.4.0"])
+@pytest.mark.parametrize("mtu", [1492, 5000, 8992])
+def test_osa_strg_default_is_a_single_stream_and_never_understates_cpu(mtu, level):
+    """003 Tables 6-7: OSA GbE's 1-connection STRG runs cost 1.45-1.91x the 20-connection
+    CPU per transaction; the default is the 1-connection figure, at least every other
+    measured count's."""
+    blank = zvmplan.per_mb("OSA_GBE", mtu, "tot_cpusec_per_mb", level).value
+    for c in (1, 10, 20, 50):
+        assert blank >= zvmplan.per_mb("OSA_GBE", mtu, "tot_cpusec_per_mb", level, None, c).value
+    assert blank == zvmplan.per_mb("OSA_GBE", mtu, "tot_cpusec_per_mb", level, None, 1).value
+
+
+def test_the_default_is_the_same_through_the_vector_path():
+    many = zvmplan.per_mb_many("HIPERSOCKETS", [8992, 20000, 57344], "cp_cpusec_per_mb", "4.4.0")
+    one = [zvmplan.per_mb("HIPERSOCKETS", x, "cp_cpusec_per_mb", "4.4.0").value
+           for x in (8992, 20000, 57344)]
+    np.testing.assert_allclose(many.values, one, rtol=1e-12)
 
 
 def test_strg_upgrade_gain_at_the_default_is_near_table_1():
-    """003 Table 1 prints +6% for HiperSockets STRG tx/s; at the default the 4.4.0 gain at
-    MTU 32768 is Table 18's 20-connection +1.452%, not the 1-connection +175%."""
+    """003 Table 1 prints +6% for HiperSockets STRG tx/s; at the default (50 connections at
+    MTU 32768, both levels) the 4.4.0 gain is Table 18's 50-connection +1.37%, not the
+    1-connection +175%."""
     old, new = (zvmplan.per_mb("HIPERSOCKETS", 32768, "mb_per_sec", lv).value
                 for lv in ("4.3.0", "4.4.0"))
-    assert (new / old - 1) * 100 == pytest.approx(1.452, abs=0.01)
+    assert (new / old - 1) * 100 == pytest.approx(15.415 / 15.206 * 100 - 100, abs=1e-9)
 
 
 def test_guest_lan_default_is_its_only_count():

@@ -148,3 +148,47 @@ def test_a_planned_load_above_the_wire_is_flagged():
     assert hardware.load_flag("LCS", 10) == ""
     assert hardware.load_flag("ESCON_CTC", 17.5).startswith("FLAG")
     assert hardware.load_flag("HIPERSOCKETS", 1000) == ""
+
+
+# ------------------------------------------------------------ payload, not line rate ----
+@pytest.mark.parametrize("transport, mtu, want", [
+    ("OSA_GBE", 1492, 125e6 * 1452 / 1530 / 2**20),   # 113.13
+    ("OSA_GBE", 8992, 125e6 * 8952 / 9030 / 2**20),   # 118.18
+    ("LCS", 1500, 12.5e6 * 1460 / 1538 / 2**20),      # 11.32
+    ("ESCON_CTC", 1500, 17e6 * 1460 / 1500 / 2**20)])  # 15.78
+def test_payload_capacity_takes_framing_headers_and_the_sources_mb(transport, mtu, want):
+    """IEEE 802.3: 8 bytes preamble+SFD, 14 MAC header (RFC 894), 4 FCS, 12 inter-frame gap
+    per frame outside the MTU; RFC 791/793: 20 + 20 bytes of IP and TCP header inside it; the
+    sources' MB is 2^20 bytes (000 Table 1). ESCON: no Ethernet on a channel."""
+    got = REGISTRY["ZVM_PAYLOAD_RATE"](transport, mtu)
+    assert got == pytest.approx(want, rel=1e-12)
+    assert got < zvmplan.line_rate_mb_per_sec(transport)
+
+
+def test_120_mb_per_sec_on_osa_at_1492_is_flagged():
+    """Issue 17: 120 MB/s passed the raw 125 MB/s check; at MTU 1492 the wire carries at most
+    113.1 MB/s of payload in the sources' MB."""
+    assert hardware.load_flag("OSA_GBE", 120) == ""  # the raw-rate answer, kept as documented
+    from zvmplan.framing import over_capacity_flag
+    flag = over_capacity_flag("OSA_GBE", 120, 1492)
+    assert flag.startswith("FLAG: 120 MB/s of payload exceeds the 113.1 MB/s")
+    assert over_capacity_flag("OSA_GBE", 113, 1492) == ""
+    assert over_capacity_flag("HIPERSOCKETS", 1000, 57344) == ""
+
+
+def test_osa_rate_between_payload_and_line_rate_is_flagged():
+    """003 Table 7, MTU 8992, 10 connections, 4.3.0: 5.951 tx/s x 20 MB = 119.0 MB/s, below the
+    raw 125 MB/s but above the 118.2 MB/s of payload a GbE wire carries at 8992."""
+    ans = zvmplan.per_mb("OSA_GBE", 8992, "mb_per_sec", "4.3.0", None, 10)
+    assert 118.2 < ans.value < 125
+    assert any(n.startswith("FLAG") and "118.2 MB/s" in n for n in ans.notes)
+
+
+@pytest.mark.parametrize("transport, mtu, code", [("IUCV", 1500, "#N/A"), ("LCS", 9000, "#NUM!"),
+                                                  ("OSA_GBE", 9000, "#NUM!"),
+                                                  ("OSA_GBE", 40, "#NUM!"),
+                                                  ("OSA_GBE", "x", "#VALUE!")])
+def test_payload_refusals(transport, mtu, code):
+    """No wire for memory-to-memory transports; Ethernet II carries 1500 (RFC 894), OSA GbE
+    8992 (OSA-JUMBO); an IP MTU is at least 68 (RFC 791)."""
+    assert REGISTRY["ZVM_PAYLOAD_RATE"](transport, mtu) == code

@@ -171,7 +171,8 @@ def test_per_mb_from_strg_and_ftp():
     (lambda: zvmplan.per_mb("IUCV", 100), OutOfRangeError, ["576", "fragmentation"]),
     (lambda: zvmplan.per_mb("IUCV", 3e6), OutOfRangeError, ["2 MB"]),
     (lambda: zvmplan.per_mb("CMS_IUCV", 9e6), OutOfRangeError, ["8e+06"]),
-    (lambda: zvmplan.per_mb("IUCV", 9000, level="5.1.0"), UnknownNameError, ["4.4.0"]),
+    (lambda: zvmplan.per_mb("IUCV", 9000, level="5.1.0"), NoDataError, ["beyond the sources",
+                                                                       "newest 4.4.0"]),
     (lambda: zvmplan.per_mb("IUCV", "9000"), ArgumentTypeError, ["number"]),
     (lambda: zvmplan.per_mb("IUCV", float("nan")), ArgumentTypeError, ["finite"]),
     (lambda: zvmplan.per_mb("IUCV", True), ArgumentTypeError, ["number"]),
@@ -246,3 +247,40 @@ def test_per_mb_many_from_strg_equals_scalar(transport, connections):
 def test_exact_published_values_through_the_vector_path():
     many = zvmplan.per_tx_many("HIPERSOCKETS", "RR", [8992, 8992], [10, 20], "tx_per_sec", "4.4.0")
     assert many.values.tolist() == [19681.727, 19728.350]  # 003 Table 12
+
+
+def test_lcs_cpu_says_it_covers_one_guest():
+    """001 LCS Device Experiment: the 100 MB file sat 'on a nearby workstation on the IBM
+    intranet', so LCS CPU covers the one Linux guest, beside 000/002/003's two-guest totals."""
+    for ans in (zvmplan.per_mb("LCS", 1500, "tot_cpusec_per_mb", "4.1.0"),
+                zvmplan.per_tx("LCS", "FTP_GET", 1500, 1, "cp_cpumsec_per_tx", "4.1.0")):
+        assert any("one Linux guest only" in n and "workstation" in n for n in ans.notes)
+    assert "one Linux guest only" in " ".join(zvmplan.confidence_interval("LCS").notes)
+
+
+@pytest.mark.parametrize("workload", ["RR", "STRG"])
+def test_hipersockets_8192_is_a_labelled_short_extrapolation(workload):
+    """IQD-MFS: 8192 is the MTU of a 16 KB frame, 9% below 003's lowest HiperSockets MTU
+    (8992). RR and STRG follow the power law through 8992 and 16384 (003 Tables 8-19),
+    labelled extrapolated, with the mtu_below band; at 8992 the published value is unchanged."""
+    from zvmplan import coverage
+    for m in ("tx_per_sec", "tot_cpumsec_per_tx", "cp_cpumsec_per_tx"):
+        a = zvmplan.per_tx("HIPERSOCKETS", workload, 8192, 20, m, "4.4.0")
+        y0 = zvmplan.per_tx("HIPERSOCKETS", workload, 8992, 20, m, "4.4.0").value
+        y1 = zvmplan.per_tx("HIPERSOCKETS", workload, 16384, 20, m, "4.4.0").value
+        want = y0 * (8192 / 8992) ** (np.log(y1 / y0) / np.log(16384 / 8992))
+        if m != "tot_cpumsec_per_tx":  # the total is virtual + CP, each extrapolated
+            assert a.value == pytest.approx(want, rel=1e-12)
+        assert a.basis == "extrapolated" and "16 KB" in a.explain()
+        assert coverage.rule("mtu_below", m, workload).text() in a.band_rule
+    with pytest.raises(OutOfRangeError, match="below 8192"):
+        zvmplan.per_tx("HIPERSOCKETS", workload, 8000, 20, "tx_per_sec", "4.4.0")
+
+
+def test_hipersockets_crr_below_8232_is_refused_with_the_segment_reason():
+    """CRR's 8192-byte response needs MSS 8192, an MTU of 8232 (RFC 879: MSS = MTU - 40):
+    at 8192 it takes two segments, which no 003 CRR run measured."""
+    with pytest.raises(NoDataError, match="two"):
+        zvmplan.per_tx("HIPERSOCKETS", "CRR", 8192, 20, "tx_per_sec", "4.4.0")
+    assert zvmplan.per_tx("HIPERSOCKETS", "CRR", 8500, 20, "tx_per_sec", "4.4.0").basis == \
+        "extrapolated"

@@ -44,3 +44,39 @@ def test_function_names_in_basis_and_range_do_not_fold():
     """As with transports: a dotless i is no I."""
     assert REGISTRY["ZVM_BASIS"]("zvm_lıne_rate", "OSA_GBE") == "#VALUE!"
     assert REGISTRY["ZVM_BASIS"]("zvm_line_rate", "OSA_GBE").startswith("computed")
+
+
+@pytest.mark.parametrize("value", ["5.1.0", "5.1", 5.1, 510, "z/VM 6.4.0", 7.3])
+def test_a_later_level_is_beyond_the_sources_not_unknown(value):
+    """z/VM 5.1.0 and later are real levels the sources (newest 4.4.0) did not measure: #N/A
+    with that reason, as Excel shows 'not available', never #VALUE! 'unknown level'."""
+    from zvmplan.errors import NoDataError
+    with pytest.raises(NoDataError, match="beyond the sources"):
+        names.level(value)
+    assert REGISTRY["CPCPU_PER_MB"]("IUCV", 9000, value) == "#N/A"
+    assert "newest 4.4.0" in REGISTRY["ZVM_BASIS"]("CPCPU_PER_MB", "IUCV", 9000, value)
+
+
+@pytest.mark.parametrize("value", ["4.36", "abc", "9.9", "5.0", 4.36])
+def test_a_malformed_level_stays_value(value):
+    assert REGISTRY["CPCPU_PER_MB"]("IUCV", 9000, value) == "#VALUE!"
+
+
+@pytest.mark.parametrize("value", ["VSWITCH", "vswitch", "CLAW", "osa-10gbe"])
+def test_a_transport_no_source_measured_is_na(value):
+    """VSWITCH and friends are not unknown names: the sources just do not measure them."""
+    assert REGISTRY["CPCPU_PER_MB"](value, 9000) == "#N/A"
+    assert "beyond the sources" in REGISTRY["ZVM_BASIS"]("CPCPU_PER_MB", value, 9000)
+    assert REGISTRY["CPCPU_PER_MB"]("VSWICH", 9000) == "#VALUE!"
+
+
+def test_fill_says_beyond_the_sources_without_a_typo_hint():
+    """A links file naming z/VM 5.1.0 or VSWITCH is refused with the reason, and no
+    'did you mean 4.1.0?' (no typo: a level the sources never reached)."""
+    from zvmplan_workbook import fill
+    for kind, text in (("level", "5.1.0"), ("transport", "VSWITCH")):
+        with pytest.raises(fill.FillError, match="beyond the sources") as err:
+            fill._name(kind, text, "links.csv row 1")
+        assert "did you mean" not in str(err.value)
+    with pytest.raises(fill.FillError, match="did you mean IUCV"):
+        fill._name("transport", "IUVC", "links.csv row 1")

@@ -133,12 +133,14 @@ def test_a_band_beside_each_cpu_figure(template):
 
 def test_rate_check_flags_a_load_above_the_line_rate(tmp_path):
     """LCS is Fast Ethernet: 50 MB/s cannot cross that wire (issue 9 item 2), whatever the
-    CPU figures say; HiperSockets has no wire."""
+    CPU figures say; HiperSockets has no wire; a load is compared with the payload the wire
+    carries at its MTU, not the raw line rate."""
     links = tmp_path / "links.csv"
     links.write_text("link,transport,workload,size_bytes,connections,level,speed_factor,load\n"
                      "too fast,LCS,FTP_GET,1500,,4.1.0,,50\n"
                      "fine,LCS,FTP_GET,1500,,4.1.0,,5\n"
-                     "memory,HIPERSOCKETS,STRG,57344,20,4.4.0,,500\n", encoding="utf-8")
+                     "memory,HIPERSOCKETS,STRG,57344,20,4.4.0,,500\n"
+                     "payload,OSA_GBE,STRG,8992,50,4.3.0,,120\n", encoding="utf-8")
     out = tmp_path / "out.xlsx"
     fill.fill(TEMPLATE, links, out)
     ws = openpyxl.load_workbook(out, data_only=True)[planner.PLANNER]
@@ -147,6 +149,9 @@ def test_rate_check_flags_a_load_above_the_line_rate(tmp_path):
     assert ws[f"R{r}"].value == "no: above the line rate"
     assert ws[f"R{r + 1}"].value == ""  or ws[f"R{r + 1}"].value is None  # no published rate
     assert ws[f"R{r + 2}"].value in ("yes", "no: above it")   # measured rate only
+    # 003 Table 7 measured 131.88 MB/s here (one chpid), and 120 < 125 MB/s raw, but a GbE
+    # wire carries at most 118.2 MB/s of payload at MTU 8992 (ZVM_PAYLOAD_RATE, issue 17)
+    assert ws[f"R{r + 3}"].value == "no: above the line rate"
     rules = openpyxl.load_workbook(out)[planner.PLANNER].conditional_formatting
     assert any(f'LEFT($R{r},3)="no:"' in rule.formula[0] for cf in rules for rule in cf.rules)
 

@@ -86,12 +86,14 @@ def _choices(kind: str) -> dict[str, str]:
 
 def _name(kind: str, text: str, where: str) -> str:
     from zvmplan import names
-    from zvmplan.errors import ZvmplanError
+    from zvmplan.errors import NoDataError, ZvmplanError
     try:
         return getattr(names, kind)(text)
     except ZvmplanError as exc:
         msg = str(exc)
-        if "did you mean" not in msg.lower():  # the model's message may suggest already
+        # the model's message may suggest already; a name beyond the sources (z/VM 5.1.0,
+        # VSWITCH) is no typo of a measured one
+        if "did you mean" not in msg.lower() and not isinstance(exc, NoDataError):
             import difflib
             choices = _choices(kind)
             key = text.strip().upper().replace("-", "_").replace(" ", "_")

@@ -300,8 +300,10 @@ def planner_row(r: int) -> dict[str, tuple[str, str]]:
             f'MB_PER_SEC({t},{d},{lv},{sp},{conn_arg(t, e)}))')
     # #N/A only: the source published no rate there (FTP_GET); any other error shows
     out["Q"] = (f'=IF({blank},"",IFNA({rate},"not published"))', "#,##0.0")
-    # a real device's line or channel rate (ZVM_LINE_RATE; #N/A: memory-to-memory, no wire)
-    line = f"IFNA(ZVM_LINE_RATE({t}),\"\")"
+    # the payload a real device's wire or channel carries at the row's MTU, in the sources'
+    # MB (ZVM_PAYLOAD_RATE; #N/A: memory-to-memory, no wire; an MTU the device cannot have
+    # leaves the measured-rate check)
+    line = f"IFNA(ZVM_PAYLOAD_RATE({t},{d}),\"\")"
     rate_check = f'IF(ISTEXT($Q{r}),"",IF({load}<=$Q{r},"yes","no: above it"))'
     out["R"] = (f'=IF({blank},"",IF(AND({unit}="MB/s",ISNUMBER({line})),IF({load}>{line},'
                 f'"no: above the line rate",{rate_check}),{rate_check}))', "General")

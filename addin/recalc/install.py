@@ -33,6 +33,7 @@ from .. import registry
 from ..errors import ExcelError
 from ..calls import excel_names, load_functions
 from ..registry import REGISTRY
+from . import excel
 from .runlog import note
 from .startup import defer_scipy
 from .values import MAX_TEXT, XL, one_value, range_cells
@@ -160,7 +161,8 @@ def install_functions() -> int:
     Empty.compile = staticmethod(_empty_argument)  # formulas' reading of F(1,,2)'s gap
     table = get_functions()
     _geometry_functions(table)
-    table["SUM"] = wrap_func(functools.partial(xsum, func=left_to_right_sum))
+    _sum_left_to_right(table)
+    excel.install(table, left_out=SKIPPED)  # Excel's rules where formulas differs
     for name, entry in list(table.items()):
         if isinstance(entry, dict):
             if not getattr(entry["function"], "_zvm_finite", False):
@@ -172,6 +174,16 @@ def install_functions() -> int:
         for alias in excel_names(name):
             table[alias] = adapter
     return len(REGISTRY)
+
+
+def _sum_left_to_right(table) -> None:
+    """formulas' SUM with :func:`left_to_right_sum` in ``table`` (once: the wrappers
+    put around it later keep the mark)."""
+    if getattr(table["SUM"], "_zvm_left_to_right", False):
+        return
+    func = wrap_func(functools.partial(xsum, func=left_to_right_sum))
+    func._zvm_left_to_right = True
+    table["SUM"] = func
 
 
 def left_to_right_sum(numbers: np.ndarray) -> float:

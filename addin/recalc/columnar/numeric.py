@@ -12,6 +12,7 @@ import schedula as sh
 from formulas.ranges import Ranges
 from formulas.tokens.operand import XlError as FXlError
 
+from ..excel.numbers import compare_columns
 from ..values import MAX_TEXT, XL, one_value
 from .vectors import _column_list
 
@@ -54,7 +55,7 @@ def _fast(name, args, n):
         if any(x is None for x in nums):
             return None
         out = np.empty(n, dtype=object)
-        out[:] = np.broadcast_to(_COMPARE[name](*nums), (n,)).tolist()
+        out[:] = np.broadcast_to(compare_columns(name, *nums), (n,)).tolist()
         return out.reshape(n, 1)
     if name == "IF" and len(args) in (2, 3):
         result = _fast_if(*args, n=n)

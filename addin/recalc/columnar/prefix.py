@@ -9,11 +9,13 @@ The values are those of each cell's own call, exactly:
   double that cell's own SUM gives; empty cells add nothing;
 * MAX and MIN are the running maximum and minimum of the numbers (0 before the first
   number), COUNT the number of numbers so far;
+* text and TRUE/FALSE in the range are passed over, as Excel's SUM, MAX, MIN and COUNT
+  pass them over in a reference (:mod:`..excel.coercion`);
 * an error in the range is the result of SUM, MAX and MIN from its row on (the first
   error in the order the range is read, row by row), and COUNT passes it over.
 
-A range holding anything else (text, TRUE/FALSE; -0.0 for MAX and MIN; a sum SUM cannot
-hold as a finite double) is not taken here: :func:`prefix_step` returns None and the engine
+A range holding anything else (-0.0 for MAX and MIN; a sum SUM cannot hold as a finite
+double) is not taken here: :func:`prefix_step` returns None and the engine
 evaluates the cells one by one, which gives the reference answer for those too. So does
 any other function, or SUM with more arguments than the range."""
 from __future__ import annotations
@@ -28,6 +30,9 @@ from ..values import make_ranges
 PREFIX_FUNCTIONS = frozenset({"SUM", "MAX", "MIN", "COUNT"})
 
 _NUMBER = (float, int)
+#: the kinds of value the functions pass over in a range (text, TRUE/FALSE, empty cells)
+#: or add up
+_SKIPPED = frozenset({float, int, str, bool, type(sh.EMPTY)})
 
 
 class PrefixRanges:
@@ -56,10 +61,10 @@ def prefix_step(name: str, args: list, is_prefix: list) -> np.ndarray | None:
     pr = args[0]
     flat = pr.block.reshape(-1).tolist()
     kinds = set(map(type, flat))
-    errors = [k for k, v in enumerate(flat) if isinstance(v, XlError)] \
-        if kinds - {float, int, type(sh.EMPTY)} else []
-    if kinds - {float, int, type(sh.EMPTY)} - {type(flat[k]) for k in errors}:
-        return None  # text, TRUE/FALSE or anything else: cell by cell
+    if kinds - _SKIPPED - {XlError}:
+        return None  # a value of another kind (an array, a numpy scalar): cell by cell
+    errors = [k for k, v in enumerate(flat) if type(v) is XlError] \
+        if XlError in kinds else []
     is_number = np.fromiter((type(v) in _NUMBER for v in flat), dtype=bool,
                             count=len(flat))
     numbers = np.array([v for v in flat if type(v) in _NUMBER], dtype=float)

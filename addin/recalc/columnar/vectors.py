@@ -9,6 +9,7 @@ import numpy as np
 import schedula as sh
 from formulas.ranges import Ranges
 
+from ..excel.values import CellSlice
 from ..values import MAX_TEXT, NOT_ONE, make_ranges, one_value, scalar
 from .keys import _needs_type, _negative_zero
 
@@ -131,4 +132,6 @@ def _cell_value(values, column, name, k):
         return value[k, 0]
     if kind == ROWS_COLUMN or kind == PREFIX_COLUMN:
         return value.ranges(k)
+    if kind == REF_COLUMN:  # still a reference: SUM(A2) skips A2's text, as in Excel
+        return value[k:k + 1].view(CellSlice)
     return value[k:k + 1]

@@ -1,0 +1,55 @@
+"""Excel's rules where the ``formulas`` package answers otherwise, owned here, one
+module per concern, each module's docstring citing what Excel does:
+
+* :mod:`.values` -- an argument as formulas hands it over (reference, array, value);
+* :mod:`.parse` -- text read as a number, date or time (VALUE, DATEVALUE, TIMEVALUE and
+  every coercion of text to a number);
+* :mod:`.coercion` -- a reference or array gives only its numbers to SUM, COUNT,
+  AVERAGE, MAX, ...; a direct value is coerced; ISNUMBER and N;
+* :mod:`.criteria` -- the cells COUNTIF, SUMIF, AVERAGEIF, MAXIFS ... pick;
+* :mod:`.numbers` -- 15 significant digits in comparisons, ROUND, FLOOR, CEILING;
+  the arithmetic operators' coercion of text; 0^0; RANDBETWEEN;
+* :mod:`.text` -- numbers as text (Excel's General format), CHAR/CODE in
+  Windows-1252, TRIM, TEXTJOIN;
+* :mod:`.textformat` -- TEXT's number, date, time, elapsed-time and fraction formats;
+* :mod:`.lookup` -- approximate MATCH/LOOKUP/VLOOKUP/HLOOKUP by binary search; SWITCH;
+* :mod:`.dates` -- YEARFRAC's bases;
+* :mod:`.arrays` -- WRAPROWS/WRAPCOLS pad with a real #N/A, not the text;
+* :mod:`.engineering` -- DEC2BIN, HEX2DEC, ... and their #NUM!/#VALUE! cases;
+* :mod:`.regression` -- LINEST/LOGEST's statistics in Excel's layout;
+* :mod:`.groupby` -- GROUPBY and PIVOTBY (their common forms);
+* :mod:`.sequences` -- SEQUENCE, RANDARRAY and HYPERLINK, which formulas lacks;
+* :mod:`.database` -- DSUM, DCOUNT, DGET and the other database functions;
+* :mod:`.lacking` -- COMBIN, COMBINA, QUOTIENT, SERIESSUM, BASE, DOLLAR.
+
+:func:`install` puts them in formulas' function table (called once by
+:func:`~zvmplan_addin.recalc.install.install_functions`; calling it again changes
+nothing).
+"""
+from __future__ import annotations
+
+from formulas.functions import wrap_func
+
+from . import (arrays, coercion, criteria, database, dates, engineering, groupby, lacking,
+               lookup, numbers, parse, regression, sequences, text, textformat, values)
+
+
+def put(table, name: str, func) -> None:
+    """``table[name] = func`` as formulas calls it: references given as ``Ranges``, and
+    an exception inside becomes #VALUE!."""
+    wrapped = wrap_func(func, ranges=True)
+    wrapped._zvm_excel = True
+    table[name] = wrapped
+
+
+def install(table, left_out=None) -> None:
+    """Excel's rules into formulas' function table ``table`` (idempotent);
+    ``left_out``: what the engine hands a function for an argument left empty."""
+    if left_out is not None and not any(left_out is x for x in values.LEFT_OUT):
+        values.LEFT_OUT.append(left_out)
+    if getattr(table.get("ISNUMBER"), "_zvm_excel", False):
+        return
+    for module in (coercion, criteria, numbers, text, parse, lookup, dates, arrays,
+                   engineering, textformat, regression, groupby, sequences, database,
+                   lacking):
+        module.install(table, put)

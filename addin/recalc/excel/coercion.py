@@ -1,0 +1,134 @@
+"""How Excel turns an argument into numbers: a reference or an array gives only its
+numbers; a value typed or computed as the argument itself is coerced.
+
+Microsoft's documentation of SUM, AVERAGE, MAX, MIN, COUNT (and the statistical
+functions that follow them): "If an argument is an array or reference, only numbers in
+that array or reference are counted. Empty cells, logical values, or text in the array
+or reference are ignored" -- a cell holding the text "1" adds nothing to ``SUM(A1:A3)``
+-- while "logical values and text representations of numbers that you type directly
+into the list of arguments are counted": ``SUM("1",TRUE)`` is 2, and a direct text
+that is not a number is #VALUE! (COUNT does not count it). An error, in a range or
+not, is the result (COUNT skips it).
+
+A reference reaches a function as formulas' ``Ranges`` (or, in a column run, a cell's
+slice marked :class:`CellSlice`); an array of more than one value (``{1,"1"}``,
+``A1:A3*1``) is read like a reference. A single value computed by an expression
+(``A1&""``) is coerced like a typed one.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import schedula as sh
+from formulas.functions import Array
+from formulas.tokens.operand import XlError
+
+from .parse import number_from_text
+from .values import XL, is_collection, is_number, single, values_of
+
+VALUE_ERROR = "#VALUE!"
+
+_PLAIN = frozenset({float, int, np.float64})
+
+
+def numbers_only(values: np.ndarray) -> np.ndarray:
+    """``values`` with text and logical values made empty cells (numbers and errors
+    kept): what a function that counts numbers sees of a reference or array."""
+    flat = values.reshape(-1).tolist()
+    kinds = set(map(type, flat))
+    if kinds <= _PLAIN:
+        return values
+    out = [v if is_number(v) or isinstance(v, XlError) else sh.EMPTY for v in flat]
+    arr = np.empty(len(out), dtype=object)
+    arr[:] = out
+    return arr.reshape(values.shape)
+
+
+def to_number(v):
+    """A directly given value coerced to a number as Excel does (a bool is 0/1, text is
+    read by :func:`~.parse.number_from_text`); an error stays that error; None for
+    text that is not a number (#VALUE!)."""
+    if isinstance(v, XlError) or v is sh.EMPTY:
+        return v
+    if isinstance(v, (bool, np.bool_)):
+        return float(v)
+    if isinstance(v, str):
+        return number_from_text(v)
+    return v
+
+
+def numeric_arguments(func, errors):
+    """``func`` (a formulas aggregate) given its arguments as Excel reads them: the
+    numbers of each reference or array; each direct value coerced."""
+    @functools.wraps(func)
+    def call(*args):
+        out = []
+        for a in args:
+            if is_collection(a):
+                out.append(numbers_only(values_of(a)))
+                continue
+            v = to_number(single(a))
+            if v is None:
+                return errors[VALUE_ERROR]
+            if isinstance(v, XlError):
+                return v
+            out.append(v)
+        return func(*out)
+    return call
+
+
+def count(*args):
+    """COUNT: the numbers in references and arrays; direct values that are numbers,
+    logical values or text that reads as a number."""
+    n = 0
+    for a in args:
+        if is_collection(a):
+            n += sum(map(is_number, values_of(a).reshape(-1).tolist()))
+        else:
+            v = single(a)
+            if not isinstance(v, XlError) and v is not sh.EMPTY and \
+                    to_number(v) is not None:
+                n += 1
+    return n
+
+
+def isnumber(a):
+    """ISNUMBER: TRUE for a number only -- not for the text "1", not for TRUE."""
+    values = values_of(a) if is_collection(a) else None
+    if values is not None and values.size > 1:
+        out = np.empty(values.shape, dtype=object)
+        out.reshape(-1)[:] = [is_number(v) for v in values.reshape(-1).tolist()]
+        return out.view(Array)
+    return is_number(single(values if values is not None else a))
+
+
+def n_of(a):
+    """N: a number is itself, TRUE 1 and FALSE 0, an error stays, anything else 0
+    (a reference or array gives its first value)."""
+    v = single(values_of(a)) if is_collection(a) else single(a)
+    if isinstance(v, XlError):
+        return v
+    if isinstance(v, (bool, np.bool_)):
+        return float(v)
+    return v if is_number(v) else 0.0
+
+
+#: aggregates whose range arguments give only their numbers and whose direct
+#: arguments are coerced (Microsoft's documentation of each says so)
+NUMERIC_AGGREGATES = (
+    "SUM", "PRODUCT", "SUMSQ", "AVERAGE", "MAX", "MIN", "MEDIAN", "STDEV", "STDEV.S",
+    "STDEV.P", "STDEVP", "VAR", "VAR.S", "VAR.P", "VARP", "GEOMEAN", "HARMEAN",
+    "AVEDEV", "DEVSQ", "KURT", "SKEW", "MODE", "MODE.SNGL")
+
+
+def install(table, put) -> None:
+    """Put the functions above in formulas' function table ``table`` through
+    ``put(table, name, function)``."""
+    for name in NUMERIC_AGGREGATES:
+        for alias in (name, "_XLFN." + name):
+            if alias in table:
+                put(table, alias, numeric_arguments(table[alias], XL))
+    put(table, "COUNT", count)
+    put(table, "N", n_of)
+    put(table, "ISNUMBER", isnumber)

@@ -1,0 +1,274 @@
+"""COUNTIF, COUNTIFS, SUMIF, SUMIFS, AVERAGEIF, AVERAGEIFS, MAXIFS and MINIFS: which
+cells a criterion picks, as Excel picks them.
+
+A criterion is a value (``5``, ``TRUE``, ``#N/A``) or a text: an optional operator
+(``=``, ``<>``, ``<``, ``<=``, ``>``, ``>=``) and an operand that is read as a number
+or date if it can be (``">=1/1/2024"``), as TRUE/FALSE, as an error, else as text.
+
+* A number with ``=`` picks numbers equal to it and text that reads as that number
+  (Excel's COUNTIF converts numeric text for equality: the "COUNTIF bug" on long
+  numeric codes); with ``<``, ``>``, ... it picks numbers only -- never text, never
+  TRUE/FALSE (``COUNTIF(A1:A3,">=0")`` does not count a TRUE cell); with ``<>`` it
+  picks every cell that ``=`` does not.
+* TRUE/FALSE picks logical values only, an error that error only.
+* Text with ``=`` picks text cells that match it case-insensitively (casefolded: "ß"
+  matches "ss", as in formulas' tests of Excel's answers), with ``*``
+  (any characters), ``?`` (one) and ``~`` (the next one literally); ``<>`` every other
+  cell; ``<``/``>`` text cells by case-insensitive order.
+* ``""`` picks empty cells and empty text; ``"="`` empty cells only; ``"<>"`` every
+  cell that is not empty.
+
+The cells summed, averaged or compared (the sum range) give only their numbers: text
+and TRUE/FALSE there are skipped, an error picked is the result. An array of criteria
+gives an array of results. Ranges must have one shape (a larger sum range is read from
+its top-left corner over the criteria range's shape); otherwise #VALUE!.
+"""
+from __future__ import annotations
+
+import operator
+import re
+
+import numpy as np
+import schedula as sh
+from formulas.functions import Array
+from formulas.tokens.operand import XlError
+
+from .values import XL, error, is_collection, is_number, is_text, single, values_of
+from .numbers import compare_numbers
+from .parse import number_from_text
+
+_OPERATORS = (">=", "<=", "<>", ">", "<", "=")
+_ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+def matcher(criterion):
+    """A function ``cell value -> bool`` for one criterion."""
+    if isinstance(criterion, (bool, np.bool_)):
+        return _same_kind("=", bool(criterion), lambda v: isinstance(v, (bool, np.bool_)))
+    if isinstance(criterion, XlError):
+        return lambda v: isinstance(v, XlError) and str(v) == str(criterion)
+    if criterion is sh.EMPTY:
+        return lambda v: False
+    if is_number(criterion):
+        return _numeric("=", float(criterion))
+    text = str(criterion)
+    op = next((o for o in _OPERATORS if text.startswith(o)), "")
+    operand = text[len(op):]
+    if operand == "":
+        if op == "":
+            return lambda v: v is sh.EMPTY or v == ""
+        if op == "=":
+            return lambda v: v is sh.EMPTY
+        if op == "<>":
+            return lambda v: v is not sh.EMPTY
+    op = op or "="
+    number = number_from_text(operand)
+    if number is not None:
+        return _numeric(op, number)
+    if operand.upper() in ("TRUE", "FALSE"):
+        return _same_kind(op, operand.upper() == "TRUE",
+                          lambda v: isinstance(v, (bool, np.bool_)))
+    if operand.upper() in XL:
+        code = operand.upper()
+        hit = lambda v: isinstance(v, XlError) and str(v) == code  # noqa: E731
+        return hit if op == "=" else (lambda v: not hit(v)) if op == "<>" else \
+            (lambda v: False)
+    if op in ("=", "<>"):
+        match = _wildcard(operand.casefold())
+        hit = lambda v: is_text(v) and match(v.casefold()) is not None  # noqa: E731
+        return hit if op == "=" else (lambda v: not hit(v))
+    key = operand.casefold()
+    compare = _ORDER[op]
+    return lambda v: is_text(v) and compare(v.casefold(), key)
+
+
+def _numeric(op, number):
+    def equal(v):
+        if is_number(v):
+            return compare_numbers(v, number) == 0
+        if is_text(v):
+            x = number_from_text(v)
+            return x is not None and compare_numbers(x, number) == 0
+        return False
+    if op == "=":
+        return equal
+    if op == "<>":
+        return lambda v: not equal(v)
+    compare = _ORDER[op]
+    return lambda v: is_number(v) and compare(compare_numbers(v, number), 0)
+
+
+def _same_kind(op, operand, kind):
+    if op == "=":
+        return lambda v: kind(v) and v == operand
+    if op == "<>":
+        return lambda v: not (kind(v) and v == operand)
+    compare = _ORDER[op]
+    return lambda v: kind(v) and compare(v, operand)
+
+
+def _wildcard(pattern: str):
+    out, k = [], 0
+    while k < len(pattern):
+        ch = pattern[k]
+        if ch == "~" and k + 1 < len(pattern):
+            out.append(re.escape(pattern[k + 1]))
+            k += 2
+            continue
+        out.append(".*" if ch == "*" else "." if ch == "?" else re.escape(ch))
+        k += 1
+    return re.compile("".join(out) + r"\Z", re.I | re.S).match
+
+
+def _picked(ranges: list, criteria: list) -> np.ndarray:
+    """The boolean mask of cells every (range, criterion) pair picks."""
+    mask = None
+    for values, criterion in zip(ranges, criteria):
+        hit = matcher(criterion)
+        memo: dict = {}
+        flat = values.reshape(-1).tolist()
+        got = []
+        for v in flat:
+            key = (type(v), v)
+            r = memo.get(key)
+            if r is None:
+                r = memo[key] = bool(hit(v))
+            got.append(r)
+        m = np.array(got, dtype=bool).reshape(values.shape)
+        mask = m if mask is None else mask & m
+    return mask
+
+
+class _ShapeError(Exception):
+    pass
+
+
+def _over(ranges, criteria, reduce):
+    """``reduce(mask)`` for each criterion (criteria may be arrays: one result each)."""
+    shape = ranges[0].shape
+    if any(r.shape != shape for r in ranges):
+        raise _ShapeError
+    arrays = [values_of(c) if is_collection(c) else None for c in criteria]
+    criteria = [single(a) if a is not None and a.size == 1 else c
+                for a, c in zip(arrays, criteria)]
+    arrays = [a if a is not None and a.size != 1 else None for a in arrays]
+    if all(a is None for a in arrays):
+        return reduce(_picked(ranges, [single(c) for c in criteria]))
+    out_shape = next(a.shape for a in arrays if a is not None)
+    out = np.empty(out_shape, dtype=object)
+    for idx in np.ndindex(out_shape):
+        picks = [a[idx] if a is not None and a.shape == out_shape else
+                 (single(c) if a is None else XL["#N/A"])
+                 for a, c in zip(arrays, criteria)]
+        out[idx] = reduce(_picked(ranges, picks))
+    return out.view(Array)
+
+
+def _range(a) -> np.ndarray:
+    return np.atleast_2d(values_of(a)) if is_collection(a) else \
+        np.array([[single(a)]], dtype=object)
+
+
+def _fit(target: np.ndarray, shape) -> np.ndarray:
+    """A sum range read over the criteria range's shape from its top-left corner."""
+    if target.shape == shape:
+        return target
+    if target.shape[0] >= shape[0] and target.shape[1] >= shape[1]:
+        return target[:shape[0], :shape[1]]
+    raise _ShapeError
+
+
+def _numbers_picked(target, mask):
+    picked = target[mask].tolist()
+    for v in picked:
+        if isinstance(v, XlError):
+            raise _Found(v)
+    return [float(v) for v in picked if is_number(v)]
+
+
+class _Found(Exception):
+    def __init__(self, err):
+        self.err = err
+
+
+def _aggregate(kind):
+    def reduce_with(target):
+        def reduce(mask):
+            try:
+                nums = _numbers_picked(target, mask)
+            except _Found as found:
+                return found.err
+            if kind == "sum":
+                return float(sum(nums))
+            if kind == "average":
+                return float(np.mean(nums)) if nums else XL["#DIV/0!"]
+            if kind == "max":
+                return max(nums) if nums else 0.0
+            return min(nums) if nums else 0.0
+        return reduce
+    return reduce_with
+
+
+def _guard(func):
+    def call(*args):
+        try:
+            return func(*args)
+        except _ShapeError:
+            name = call.__name__.upper()
+            why = "#VALUE! in Excel too" if name.endswith("S") else \
+                "Excel reads a smaller sum range as if extended to the criteria " \
+                "range's shape; not done here"
+            return error("#VALUE!", f"{name}: the ranges differ in shape ({why})")
+    call.__name__ = func.__name__
+    return call
+
+
+@_guard
+def countif(rng, criterion):
+    return _over([_range(rng)], [criterion], lambda m: int(m.sum()))
+
+
+@_guard
+def countifs(*pairs):
+    if not pairs or len(pairs) % 2:
+        return XL["#VALUE!"]
+    return _over([_range(r) for r in pairs[0::2]], list(pairs[1::2]),
+                 lambda m: int(m.sum()))
+
+
+def _if(kind):
+    @_guard
+    def one(rng, criterion, target=None):
+        values = _range(rng)
+        target = values if target is None else _fit(_range(target), values.shape)
+        return _over([values], [criterion], _aggregate(kind)(target))
+    one.__name__ = kind + "if"
+    return one
+
+
+def _ifs(kind):
+    @_guard
+    def many(target, *pairs):
+        if not pairs or len(pairs) % 2:
+            return XL["#VALUE!"]
+        ranges = [_range(r) for r in pairs[0::2]]
+        target = _range(target)
+        if target.shape != ranges[0].shape:
+            raise _ShapeError
+        return _over(ranges, list(pairs[1::2]), _aggregate(kind)(target))
+    many.__name__ = kind + "ifs"
+    return many
+
+
+FUNCTIONS = {
+    "COUNTIF": countif, "COUNTIFS": countifs,
+    "SUMIF": _if("sum"), "SUMIFS": _ifs("sum"),
+    "AVERAGEIF": _if("average"), "AVERAGEIFS": _ifs("average"),
+    "MAXIFS": _ifs("max"), "_XLFN.MAXIFS": _ifs("max"),
+    "MINIFS": _ifs("min"), "_XLFN.MINIFS": _ifs("min"),
+}
+
+
+def install(table, put) -> None:
+    for name, func in FUNCTIONS.items():
+        put(table, name, func)

@@ -1,0 +1,103 @@
+"""YEARFRAC as Excel computes it (the day counts of each basis, with Excel's rules
+for the end of February and for actual/actual spans).
+
+* basis 0 (US 30/360): a start on the last day of February counts as the 30th, and so
+  does an end on the last day of February when the start is one too; an end on the
+  31st counts as the 30th when the start is the 30th or 31st; a start on the 31st as
+  the 30th (``YEARFRAC(DATE(2023,2,28),DATE(2024,2,29),0)`` is 1);
+* basis 1 (actual/actual): a span of at most a year is divided by 366 when a 29
+  February lies within it (or the span lies in a leap year), else by 365; a longer span
+  by the average length of the calendar years it touches;
+* basis 2 actual/360, 3 actual/365, 4 European 30/360 (the 31st counts as the 30th).
+
+The dates are truncated to whole days and may come in either order; TRUE/FALSE is
+#VALUE!, and serial 0 is Excel's 0 January 1900 (``YEARFRAC(0,4382,1)`` is 12). These rules
+reproduce Excel's values held in PhpSpreadsheet's test data
+(tests/data/Calculation/DateTime/YEARFRAC.php), which tests/test_excel_rules.py checks.
+"""
+from __future__ import annotations
+
+import calendar
+import datetime
+import math
+
+import numpy as np
+import schedula as sh
+from formulas.tokens.operand import XlError
+
+from .coercion import to_number
+from .parse import serial_date
+from .values import XL
+
+_EMPTY = sh.EMPTY
+_EPOCH = datetime.date(1899, 12, 30)
+
+
+def _last_of_february(y, m, d) -> bool:
+    return m == 2 and d == (29 if calendar.isleap(y) or y == 1900 else 28)
+
+
+def _feb29_within(s1, s2, ymd1, ymd2) -> bool:
+    for y in range(ymd1[0], ymd2[0] + 1):
+        if calendar.isleap(y):
+            feb29 = (datetime.date(y, 2, 29) - _EPOCH).days
+            if s1 <= feb29 <= s2:
+                return True
+    return False
+
+
+def yearfrac(start, end, basis=0):
+    if any(isinstance(v, (bool, np.bool_)) for v in (start, end, basis)):
+        return XL["#VALUE!"]  # a logical value is not a date or a basis here
+    values = [to_number(v) for v in (start, end, basis)]
+    for v in values:
+        if isinstance(v, XlError):
+            return v
+    if any(v is None for v in values):
+        return XL["#VALUE!"]
+    s1, s2, b = (0.0 if v is _EMPTY else v for v in values)
+    s1, s2, b = math.floor(s1), math.floor(s2), math.floor(b)
+    if s1 < 0 or s2 < 0 or b not in (0, 1, 2, 3, 4):
+        return XL["#NUM!"]
+    if s1 > s2:
+        s1, s2 = s2, s1
+    (y1, m1, d1), (y2, m2, d2) = serial_date(s1), serial_date(s2)
+    days = s2 - s1
+    if b == 2:
+        return days / 360.0
+    if b == 3:
+        return days / 365.0
+    if b == 1:
+        within = y1 == y2 or y2 == y1 + 1 and (m1 > m2 or m1 == m2 and d1 >= d2)
+        if within:
+            leap = (y1 == y2 and calendar.isleap(y1)) or \
+                _feb29_within(s1, s2, (y1, m1, d1), (y2, m2, d2)) or (m2 == 2 and d2 == 29)
+            return days / (366.0 if leap else 365.0)
+        span = (datetime.date(y2 + 1, 1, 1) - datetime.date(y1, 1, 1)).days
+        return days / (span / (y2 - y1 + 1))
+    if b == 0:
+        if _last_of_february(y1, m1, d1):
+            if _last_of_february(y2, m2, d2):
+                d2 = 30
+            d1 = 30
+        if d2 == 31 and d1 >= 30:
+            d2 = 30
+        if d1 == 31:
+            d1 = 30
+    else:
+        d1, d2 = min(d1, 30), min(d2, 30)
+    return ((y2 - y1) * 360 + (m2 - m1) * 30 + (d2 - d1)) / 360.0
+
+
+def install(table, put) -> None:
+    put(table, "YEARFRAC", _scalar_args(yearfrac))
+
+
+def _scalar_args(func):
+    from .values import is_collection, single, values_of
+
+    def call(*args):
+        return func(*[single(values_of(a)) if is_collection(a) else single(a)
+                      for a in args])
+    call.__name__ = func.__name__
+    return call

@@ -1,0 +1,149 @@
+"""Worksheet functions formulas does not have (#NAME? before), as Microsoft's page of
+each defines them:
+
+* COMBIN(n, k) = n! / (k! (n-k)!) with both truncated; #NUM! for n < 0, k < 0 or
+  n < k (``COMBIN(8,2)`` is 28);
+* COMBINA(n, k) = COMBIN(n+k-1, k), combinations with repetition (``COMBINA(4,3)``
+  20); #NUM! for n < 0 or k < 0;
+* QUOTIENT(numerator, denominator): the integer part of the quotient, toward zero
+  (``QUOTIENT(-10,3)`` is -3); #DIV/0! for a zero denominator;
+* SERIESSUM(x, n, m, coefficients) = sum of a_i * x^(n + i*m);
+* BASE(number, radix, [min_length]): the digits of a whole number 0 .. 2^53 in base
+  2 .. 36, upper case, padded with zeros (``BASE(15,2,10)`` "0000001111"); #NUM! outside;
+* DOLLAR(number, [decimals]): the number as text in the currency format
+  ``$#,##0.00_);($#,##0.00)`` of en-US Excel, rounded to ``decimals`` (left of the point
+  when negative): ``DOLLAR(-1234.567,-2)`` is "($1,200)".
+"""
+from __future__ import annotations
+
+import math
+
+import schedula as sh
+from formulas.tokens.operand import XlError
+
+from .coercion import to_number
+from .values import XL, is_collection, is_left_out, single, values_of
+
+
+class _Error(Exception):
+    def __init__(self, err):
+        self.err = err
+
+
+def _num(a, default=None):
+    if a is None:
+        if default is None:
+            raise _Error(XL["#VALUE!"])
+        return default
+    v = single(values_of(a)) if is_collection(a) else single(a)
+    if isinstance(v, XlError):
+        raise _Error(v)
+    if is_left_out(v):
+        return default if default is not None else 0.0
+    x = to_number(v)
+    if x is None:
+        raise _Error(XL["#VALUE!"])
+    return float(x)
+
+
+def _scalar(func):
+    def call(*args):
+        try:
+            return func(*args)
+        except _Error as e:
+            return e.err
+        except (OverflowError, ValueError):
+            return XL["#NUM!"]
+    call.__name__ = func.__name__
+    return call
+
+
+@_scalar
+def combin(number, chosen):
+    n, k = math.trunc(_num(number)), math.trunc(_num(chosen))
+    if n < 0 or k < 0 or n < k:
+        return XL["#NUM!"]
+    return float(math.comb(n, k))
+
+
+@_scalar
+def combina(number, chosen):
+    n, k = math.trunc(_num(number)), math.trunc(_num(chosen))
+    if n < 0 or k < 0:
+        return XL["#NUM!"]
+    if n == 0 and k == 0:
+        return 1.0
+    return float(math.comb(n + k - 1, k))
+
+
+@_scalar
+def quotient(numerator, denominator):
+    a, b = _num(numerator), _num(denominator)
+    if b == 0:
+        return XL["#DIV/0!"]
+    return float(math.trunc(a / b))
+
+
+@_scalar
+def seriessum(x, n, m, coefficients):
+    x, n, m = _num(x), _num(n), _num(m)
+    coeffs = values_of(coefficients).reshape(-1).tolist() if is_collection(coefficients) \
+        else [single(coefficients)]
+    total = 0.0
+    for i, a in enumerate(coeffs):
+        if isinstance(a, XlError):
+            return a
+        c = to_number(a) if a is not sh.EMPTY else None
+        if c is None:
+            return XL["#VALUE!"]
+        total += float(c) * x ** (n + i * m)
+    return total
+
+
+_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@_scalar
+def base(number, radix, min_length=None):
+    x, r = math.trunc(_num(number)), math.trunc(_num(radix))
+    length = math.trunc(_num(min_length, 0.0))
+    if x < 0 or x >= 2 ** 53 or not 2 <= r <= 36 or length < 0 or length > 255:
+        return XL["#NUM!"]
+    out = []
+    while True:
+        x, d = divmod(x, r)
+        out.append(_DIGITS[d])
+        if not x:
+            break
+    return "".join(reversed(out)).rjust(length, "0")
+
+
+@_scalar
+def dollar(number, decimals=None):
+    from .textformat import format_value
+    x, d = _num(number), math.trunc(_num(decimals, 2.0))
+    if d > 127:
+        return XL["#VALUE!"]
+    if d < 0:
+        scale = 10.0 ** -d
+        x = _round_half_up(x / scale) * scale
+        code = "$#,##0_);($#,##0)"
+    else:
+        code = "$#,##0" + ("." + "0" * d if d else "") + "_);($#,##0" + \
+            ("." + "0" * d if d else "") + ")"
+    return format_value(x, code).rstrip()
+
+
+def _round_half_up(x: float) -> float:
+    from decimal import ROUND_HALF_UP, Decimal
+    return float(Decimal(f"{x:.15g}").quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+FUNCTIONS = {"COMBIN": combin, "COMBINA": combina, "QUOTIENT": quotient,
+             "SERIESSUM": seriessum, "BASE": base, "DOLLAR": dollar}
+
+
+def install(table, put) -> None:
+    for name, func in FUNCTIONS.items():
+        put(table, name, func)
+        table["_XLFN." + name] = table[name]

@@ -1,0 +1,122 @@
+"""Approximate lookups and SWITCH as Excel answers them.
+
+* MATCH with match_type 1 or -1, and LOOKUP, VLOOKUP and HLOOKUP with an approximate
+  match, search by halving, as Excel's do (Microsoft: "the values in the lookup_array
+  must be placed in ascending order"; on data that is not, the answer is where the
+  halving leads). The search (:func:`binary_search`) probes the middle of the range,
+  rounded down; an equal number or logical value ends it (equal text does not: the
+  search goes on to the right, so ``MATCH("ß",{"ß","ss"})`` is 2); a value of another
+  type than the lookup value (text among numbers, an error, an empty cell) is passed
+  over toward the larger values (to the right in ascending order, to the left in
+  descending order) until a comparable one is found in the range, else that half is
+  dropped. This reproduces every approximate MATCH/LOOKUP case of formulas' own tests
+  (test/test_cell.py, which hold Excel's answers, e.g. ``MATCH(4.1,{4.1,"b","a",1.1})``
+  4 but ``MATCH(4.1,{"b",4.1,"a",1.1})`` 2) and keeps the idioms:
+  ``LOOKUP(2,1/(A1:A9="x"),B1:B9)`` finds the last "x", ``MATCH(9.99E+307,A:A)`` the last
+  number. formulas scanned the values one by one.
+* SWITCH compares text without regard to case (``SWITCH("a","A",1,2)`` is 1), as
+  Excel's ``=`` does, and a number only with a number.
+"""
+from __future__ import annotations
+
+import numpy as np
+from formulas.functions import get_error, wrap_ufunc
+from formulas.tokens.operand import XlError
+
+from .numbers import compare_numbers
+from .values import XL, is_number, is_text
+
+_ORIGINAL = {}
+
+
+def binary_search(value, value_type, values: list, types: list, ascending: bool):
+    """The 0-based position Excel's approximate search finds for ``value`` (of formulas'
+    type id ``value_type``) among ``values`` (type ids ``types``), or None."""
+    number = value_type == 0
+
+    def order(x) -> int:  # -1, 0, 1: x below, equal to, above the lookup value
+        if number:
+            return compare_numbers(x, value)
+        return (x > value) - (x < value)
+
+    lo, hi, best = 0, len(values) - 1, None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        j = mid
+        if ascending:
+            while j <= hi and types[j] != value_type:
+                j += 1
+            if j > hi:
+                hi = mid - 1
+                continue
+        else:
+            while j >= lo and types[j] != value_type:
+                j -= 1
+            if j < lo:
+                lo = mid + 1
+                continue
+        c = order(values[j])
+        if c == 0:
+            if value_type != 1:  # an equal number or logical value ends the search
+                return j
+            c = -1 if ascending else 1  # equal text: the search goes on to the right
+        if ascending:
+            if c < 0:
+                best, lo = j, j + 1
+            else:
+                hi = mid - 1
+        elif c > 0:
+            best, lo = j, mid + 1
+        else:
+            hi = j - 1
+    return best
+
+
+def xmatch(lookup_value_type, lookup_value, lookup_value_raw, lookup_array_index,
+           lookup_array_type, lookup_array, lookup_array_raw, match_type=1):
+    """formulas' ``xmatch`` (same arguments: text already lower-cased), with Excel's
+    binary search for match_type 1 and -1; exact matches (0) are formulas' own."""
+    if not match_type:
+        return _ORIGINAL["xmatch"](lookup_value_type, lookup_value, lookup_value_raw,
+                                   lookup_array_index, lookup_array_type, lookup_array,
+                                   lookup_array_raw, match_type)
+    found = binary_search(lookup_value, int(lookup_value_type), lookup_array.tolist(),
+                          lookup_array_type.tolist(), match_type > 0)
+    return XL["#N/A"] if found is None else int(lookup_array_index[found])
+
+
+def _switch_equal(value, case) -> bool:
+    if is_number(value):
+        return is_number(case) and compare_numbers(float(value), float(case)) == 0
+    if is_text(value):
+        return is_text(case) and value.casefold() == case.casefold()
+    if isinstance(value, (bool, np.bool_)):
+        return isinstance(case, (bool, np.bool_)) and bool(value) == bool(case)
+    return False
+
+
+def switch(value, *args):
+    """SWITCH(expression, value1, result1, ..., [default])."""
+    for case, result in zip(args[::2], args[1::2]):
+        if isinstance(case, XlError):
+            return case
+        if _switch_equal(value, case):
+            return result
+    return args[-1] if len(args) % 2 else XL["#N/A"]
+
+
+def install(table, put) -> None:
+    import formulas.functions.look as look
+    from formulas.functions.look import args_parser_match_array
+    if "xmatch" not in _ORIGINAL:
+        _ORIGINAL["xmatch"] = look.xmatch
+    look.xmatch = xmatch  # LOOKUP, VLOOKUP and HLOOKUP call it by this name
+    match = wrap_ufunc(xmatch, check_error=lambda *a: get_error(a[1]),
+                       excluded={3, 4, 5, 6, 7}, args_parser=args_parser_match_array,
+                       input_parser=lambda *a: a)
+    match._zvm_excel = True
+    table["MATCH"] = match
+    entry = wrap_ufunc(switch, input_parser=lambda *a: a,
+                       check_error=lambda first, *a: get_error(first))
+    entry._zvm_excel = True
+    table["SWITCH"] = table["_XLFN.SWITCH"] = {"function": entry}

@@ -1,0 +1,148 @@
+"""Numbers as text, and the text functions where formulas answers otherwise.
+
+* A number becomes text as Excel's General format writes it when a formula joins it to
+  text (``&``, CONCATENATE, LEN, LEFT, ...): at most 15 significant digits, no trailing
+  zeros, scientific notation from 1E+15 up and below 1E-4 (``(0.1+0.2)&""`` is "0.3",
+  ``1E20&""`` is "1E+20"); TRUE and FALSE are "TRUE" and "FALSE" (:func:`text_of`,
+  put in the place of formulas' own ``_str``, which every text function calls);
+* CHAR and CODE use Windows-1252, Excel's character set on Windows (``CHAR(128)`` is
+  "€", ``CODE("€")`` 128; a character outside it has CODE 63, "?");
+* TRIM removes leading and trailing spaces and leaves one space between words
+  (Microsoft: "removes all spaces from text except for single spaces between words");
+* TEXTJOIN skips empty cells and empty text when ``ignore_empty`` is TRUE, keeps both
+  (as "") when FALSE, and cycles through a range of delimiters.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import schedula as sh
+from formulas.tokens.operand import XlError
+
+from .values import XL, each, is_collection, is_number, single, values_of
+from .parse import number_from_text
+
+
+def general(x: float) -> str:
+    """A number as text in Excel's General format (15 significant digits)."""
+    x = float(x)
+    if x == 0:
+        return "0"
+    s = f"{x:.15g}"
+    if "e" in s:
+        mantissa, exp = s.split("e")
+        return f"{mantissa}E{exp[0]}{exp[1:].zfill(2)}"
+    return s
+
+
+def text_of(v) -> str:
+    """Any cell value as a text function reads it (formulas' ``_str``)."""
+    if isinstance(v, (bool, np.bool_)):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, str):
+        return str(v)
+    if is_number(v):
+        return general(v)
+    return str(v)
+
+
+_WIN1252 = {n: bytes([n]).decode("cp1252", errors="ignore") or chr(n)
+            for n in range(1, 256)}
+_CODES = {ch: n for n, ch in _WIN1252.items()}
+
+
+def char(number):
+    if is_collection(number):
+        return each(char, number)
+    number = single(number)
+    if isinstance(number, XlError):
+        return number
+    n = _number(number)
+    if n is None or not 1 <= int(n) <= 255:
+        return XL["#VALUE!"]
+    return _WIN1252[int(n)]
+
+
+def code(text):
+    if is_collection(text):
+        return each(code, text)
+    text = single(text)
+    if isinstance(text, XlError):
+        return text
+    s = "" if text is sh.EMPTY else text_of(text)
+    if not s:
+        return XL["#VALUE!"]
+    return float(_CODES.get(s[0], 63))
+
+
+def trim(text):
+    if is_collection(text):
+        return each(trim, text)
+    text = single(text)
+    if isinstance(text, XlError):
+        return text
+    s = "" if text is sh.EMPTY else text_of(text)
+    return re.sub(" {2,}", " ", s.strip(" "))
+
+
+def textjoin(delimiter, ignore_empty, *texts):
+    if not texts:
+        return XL["#VALUE!"]
+    delimiters = [v for v in _flat(delimiter)]
+    flag = single(values_of(ignore_empty)) if is_collection(ignore_empty) else \
+        single(ignore_empty)
+    for v in delimiters + [flag]:
+        if isinstance(v, XlError):
+            return v
+    if isinstance(flag, str) and flag is not sh.EMPTY:
+        flag = {"TRUE": True, "FALSE": False}.get(flag.upper(), number_from_text(flag))
+        if flag is None:
+            return XL["#VALUE!"]
+    skip = bool(flag) if flag is not sh.EMPTY else False
+    seps = ["" if d is sh.EMPTY else text_of(d) for d in delimiters] or [""]
+    items = []
+    for t in texts:
+        for v in _flat(t):
+            if isinstance(v, XlError):
+                return v
+            s = "" if v is sh.EMPTY else text_of(v)
+            if skip and s == "":
+                continue
+            items.append(s)
+    out = []
+    for k, s in enumerate(items):
+        if k:
+            out.append(seps[(k - 1) % len(seps)])
+        out.append(s)
+    return "".join(out)
+
+
+def _number(v):
+    if isinstance(v, (bool, np.bool_)):
+        return float(v)
+    if v is sh.EMPTY:
+        return 0.0
+    if isinstance(v, str):
+        return number_from_text(v)
+    return float(v)
+
+
+def _flat(a) -> list:
+    if is_collection(a):
+        return values_of(a).reshape(-1).tolist()
+    return [single(a)]
+
+
+FUNCTIONS = {
+    "CHAR": char, "CODE": code, "TRIM": trim,
+    "TEXTJOIN": textjoin, "_XLFN.TEXTJOIN": textjoin,
+}
+
+
+def install(table, put) -> None:
+    import formulas.functions.operators as operators
+    import formulas.functions.text as text
+    text._str = operators._str = text_of
+    for name, func in FUNCTIONS.items():
+        put(table, name, func)

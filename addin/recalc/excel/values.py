@@ -1,0 +1,89 @@
+"""A function argument as formulas hands it over: a reference (formulas' ``Ranges``, or
+a column run's :class:`CellSlice`), an array, or one value; and the kinds of cell value
+Excel tells apart (number, text, logical, error, empty)."""
+from __future__ import annotations
+
+import numpy as np
+import schedula as sh
+from formulas.functions import Array
+from formulas.ranges import Ranges
+from formulas.tokens.operand import Error, XlError
+
+from ...errors import ExcelError
+from ..runlog import note
+
+XL = Error.errors  # Excel error code -> formulas' error value
+
+
+class CellSlice(np.ndarray):
+    """One cell's value taken from a column of single-cell references (a column run):
+    still a reference, as the cell alone would see it."""
+
+
+def is_reference(a) -> bool:
+    return isinstance(a, (Ranges, CellSlice))
+
+
+def is_collection(a) -> bool:
+    """A reference, or an array of more than one value: only its numbers count."""
+    return is_reference(a) or isinstance(a, np.ndarray) and a.size != 1
+
+
+def values_of(a) -> np.ndarray:
+    """The 2-D object array a reference or array holds. An array constant's negative
+    number (``{1,-1}``) reaches formulas' functions as a 0-d array inside the array:
+    it is unwrapped to the number."""
+    if isinstance(a, Ranges):
+        return np.asarray(a.value, dtype=object)
+    values = np.asarray(a, dtype=object)
+    if values.ndim and not isinstance(a, CellSlice):
+        flat = values.reshape(-1).tolist()
+        if any(isinstance(v, np.ndarray) for v in flat):
+            out = np.empty(len(flat), dtype=object)
+            out[:] = [v.reshape(-1)[0] if isinstance(v, np.ndarray) and v.size == 1 else v
+                      for v in flat]
+            return out.reshape(values.shape)
+    return values
+
+
+def single(a):
+    """The one value of a non-collection argument (a 0-d or 1x1 array's element)."""
+    if isinstance(a, np.ndarray):
+        return a.reshape(-1)[0] if a.size else sh.EMPTY
+    return a
+
+
+def is_number(v) -> bool:
+    """A number: not a bool, not text, not an error, not an empty cell."""
+    return isinstance(v, (int, float, np.integer, np.floating)) and \
+        not isinstance(v, (bool, np.bool_))
+
+
+def is_text(v) -> bool:
+    return isinstance(v, str) and not isinstance(v, XlError) and v is not sh.EMPTY
+
+
+def error(code: str, reason: str):
+    """formulas' error value ``code``, its ``reason`` left for the run's report."""
+    note(ExcelError(code, reason))
+    return XL[code]
+
+
+#: what formulas hands a function for an argument left empty (``F(1,,2)``): the
+#: engine's SKIPPED, given by :func:`~zvmplan_addin.recalc.excel.install`
+LEFT_OUT: list = []
+
+
+def is_left_out(v) -> bool:
+    """An empty cell, or an argument left empty (``F(1,,2)``): an optional argument
+    then takes its default."""
+    return v is sh.EMPTY or any(v is x for x in LEFT_OUT)
+
+
+def each(func, a):
+    """``func`` of each value of the reference or array ``a``, as an array."""
+    values = values_of(a)
+    out = np.empty(values.shape, dtype=object)
+    for idx in np.ndindex(values.shape):
+        out[idx] = func(values[idx])
+    return out.view(Array)

@@ -1,0 +1,793 @@
+"""Excel's rules where the formulas package answers otherwise (issue 16; the engine's
+:mod:`zvmplan_addin.recalc.excel`), one section per module. Each case is a small
+workbook made with openpyxl and recalculated by ``zvmplan calc``; each expected value is
+what Microsoft's documentation of the function says Excel returns.
+"""
+import zipfile
+
+import openpyxl
+import pytest
+
+from zvmplan_addin.cli import main as cli
+
+
+def recalc(tmp_path, cells: dict, name="book") -> dict:
+    """``cells``: ref -> value or formula ("=..."); returns ref -> cached value of each
+    formula cell after ``zvmplan calc`` (as openpyxl reads the output)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for ref, value in cells.items():
+        ws[ref] = value
+        if isinstance(value, str) and not value.startswith("="):
+            ws[ref].data_type = "s"  # text, even when it reads as a number
+    src, out = tmp_path / f"{name}.xlsx", tmp_path / f"{name}_out.xlsx"
+    wb.save(src)
+    assert cli(["calc", str(src), "-o", str(out)]) == 0
+    got = openpyxl.load_workbook(out, data_only=True).active
+    return {ref: got[ref].value for ref, v in cells.items()
+            if isinstance(v, str) and v.startswith("=")}
+
+
+def same(got, expected) -> bool:
+    """``got`` is ``expected``, a logical value only if ``expected`` is one."""
+    return isinstance(got, bool) == isinstance(expected, bool) and got == expected
+
+
+def cases(tmp_path_factory, formulas: dict, data: dict, name: str) -> dict:
+    """Each formula of ``formulas`` (name -> formula) in column C over ``data``; returns
+    name -> its value."""
+    cells = dict(data)
+    cells.update({f"C{k}": f for k, f in enumerate(formulas.values(), start=1)})
+    got = recalc(tmp_path_factory.mktemp(name), cells, name)
+    return {case: got[f"C{k}"] for k, case in enumerate(formulas, start=1)}
+
+
+# ------------------------------------------------------------------ coercion ----
+# A reference or array gives only its numbers to SUM, COUNT, AVERAGE, MAX, MIN and the
+# *IF functions; a value given directly is coerced.
+
+# A1 the text "1", A2 the number 2, A3 TRUE, A4 the text "abc", A5 the number 0
+DATA = {"A1": "1", "A2": 2, "A3": True, "A4": "abc", "A5": 0}
+
+
+@pytest.fixture(scope="module")
+def coercion(tmp_path_factory):
+    return cases(tmp_path_factory, COERCION, DATA, "coercion")
+
+
+COERCION = {
+    # "If an argument is an array or reference, only numbers in that array or reference
+    # are counted. Empty cells, logical values, or text ... are ignored" (SUM, AVERAGE,
+    # MAX, MIN, COUNT, MEDIAN, STDEV ...)
+    "sum_range": "=SUM(A1:A5)",
+    "sum_one_text_cell": "=SUM(A1)",
+    "count_range": "=COUNT(A1:A5)",
+    "average_range": "=AVERAGE(A1:A5)",
+    "max_range": "=MAX(A1:A5)",
+    "min_range": "=MIN(A1:A4)",
+    "median_range": "=MEDIAN(A1:A4)",
+    "product_range": "=PRODUCT(A1:A4)",
+    "sum_array_constant": '=SUM({1,"1",TRUE})',
+    # "logical values and text representations of numbers that you type directly into
+    # the list of arguments are counted"
+    "sum_direct": '=SUM("1",TRUE)',
+    "count_direct": '=COUNT("1",TRUE,"a")',
+    "max_direct": '=MAX("3",1)',
+    "sum_expression": '=SUM(A2&"")',
+    "sum_direct_text": '=SUM("a")',
+    "sum_error": "=SUM(1,NA())",
+    "count_error": "=COUNT(A1:A5,NA())",
+    # ISNUMBER: TRUE for a number only; N: TRUE is 1, text 0
+    "isnumber_text": '=ISNUMBER("1")',
+    "isnumber_cell": "=ISNUMBER(A1)",
+    "isnumber_number": "=ISNUMBER(A2)",
+    "n_true": "=N(TRUE)",
+    "n_text_cell": "=N(A1)",
+    # COUNTIF and friends: a relational criterion picks numbers only (never TRUE, never
+    # the text "1"); "=" picks numeric text too; the summed cells give their numbers
+    "countif_ge0": '=COUNTIF(A1:A5,">=0")',
+    "countif_eq1": '=COUNTIF(A1:A5,"1")',
+    "countif_true": "=COUNTIF(A1:A5,TRUE)",
+    "countif_wildcard": '=COUNTIF(A1:A5,"A*")',
+    "countif_not_empty": '=COUNTIF(A1:A5,"<>")',
+    "countif_not_text": '=COUNTIF(A1:A5,"<>abc")',
+    "sumif_ge0": '=SUMIF(A1:A5,">=0")',
+    "sumif_text_sum_range": '=SUMIF(A1:A5,"<>abc",A1:A5)',
+    "sumifs": '=SUMIFS(A1:A5,A1:A5,"<>abc")',
+    "averageif": '=AVERAGEIF(A1:A5,">=0")',
+    "countifs": '=COUNTIFS(A1:A5,">=0",A1:A5,"<2")',
+    "maxifs": '=MAXIFS(A1:A5,A1:A5,"<>abc")',
+    "minifs_none": '=MINIFS(A1:A5,A1:A5,">5")',
+    "casefolded": '=SUMIFS({1,2},{"ß","ss"},"ß")',  # formulas' tests (Excel's answer)
+    "averageif_none": '=AVERAGEIF(A1:A5,">5")',
+}
+
+COERCION_EXPECTED = {
+    "sum_range": 2, "sum_one_text_cell": 0, "count_range": 2, "average_range": 1,
+    "max_range": 2, "min_range": 2, "median_range": 2, "product_range": 2,
+    "sum_array_constant": 1, "sum_direct": 2, "count_direct": 2, "max_direct": 3,
+    "sum_expression": 2, "sum_direct_text": "#VALUE!", "sum_error": "#N/A",
+    "count_error": 2, "isnumber_text": False, "isnumber_cell": False,
+    "isnumber_number": True, "n_true": 1, "n_text_cell": 0,
+    "countif_ge0": 2, "countif_eq1": 1, "countif_true": 1, "countif_wildcard": 1,
+    "countif_not_empty": 5, "countif_not_text": 4, "sumif_ge0": 2,
+    "sumif_text_sum_range": 2, "sumifs": 2, "averageif": 1, "countifs": 1,
+    "maxifs": 2, "minifs_none": 0, "casefolded": 3, "averageif_none": "#DIV/0!",
+}
+
+
+@pytest.mark.parametrize("case", list(COERCION))
+def test_excel_reads_references_and_direct_values(coercion, case):
+    """Each formula of COERCION gives what Excel gives over DATA."""
+    assert same(coercion[case], COERCION_EXPECTED[case])
+
+
+def test_a_column_of_references_reads_as_cell_by_cell(tmp_path):
+    """A formula filled down a column (evaluated as one column run) still reads each
+    row's cell as a reference: SUM(A2) of the text "2" is 0 in Excel, COUNT(A2,1) is 1,
+    while A2+1 coerces the text (3) and ISNUMBER(A2) is FALSE."""
+    cells = {}
+    for r in range(1, 31):
+        cells[f"A{r}"] = str(r) if r % 2 == 0 else r
+        cells[f"B{r}"] = f"=SUM(A{r})"
+        cells[f"C{r}"] = f"=COUNT(A{r},1)"
+        cells[f"D{r}"] = f"=A{r}+1"
+        cells[f"E{r}"] = f"=ISNUMBER(A{r})"
+    got = recalc(tmp_path, cells)
+    for r in range(1, 31):
+        text = r % 2 == 0
+        assert got[f"B{r}"] == (0 if text else r)
+        assert got[f"C{r}"] == (1 if text else 2)
+        assert got[f"D{r}"] == r + 1
+        assert got[f"E{r}"] is (not text)
+
+
+# ------------------------------------------------------------------- numbers ----
+# Excel keeps 15 significant digits (Microsoft, "Floating-point arithmetic may give
+# inaccurate results in Excel"); FLOOR/CEILING and their forms as their pages say.
+NUMBERS = {
+    "equal_at_15_digits": "=0.1+0.2=0.3",
+    "less_at_15_digits": "=0.1+0.2<0.3",
+    "greater_equal_at_15": "=0.3>=0.1+0.2",
+    "not_equal_at_15": "=0.1+0.2<>0.3",
+    "if_branch": '=IF(0.1+0.2=0.3,"same","differ")',
+    "really_different": "=0.3000000000001=0.3",
+    "round_half_up": "=ROUND(0.285,2)",
+    "round_negative": "=ROUND(-2.5,0)",
+    "round_tens": "=ROUND(1234.5,-2)",
+    "roundup_at_15": "=ROUNDUP(0.1+0.2,1)",
+    "rounddown": "=ROUNDDOWN(-3.14159,3)",
+    "trunc": "=TRUNC(8.9)",
+    "floor_at_15": "=FLOOR(0.3,0.1)",
+    "floor_docs_1": "=FLOOR(3.7,2)",
+    "floor_docs_2": "=FLOOR(-2.5,-2)",
+    "floor_docs_3": "=FLOOR(2.5,-2)",
+    "floor_docs_4": "=FLOOR(1.58,0.1)",
+    "ceiling_docs_1": "=CEILING(2.5,1)",
+    "ceiling_docs_2": "=CEILING(-2.5,-2)",
+    "ceiling_docs_3": "=CEILING(-2.5,2)",
+    "ceiling_docs_4": "=CEILING(1.5,0.1)",
+    "floor_math_docs_1": "=FLOOR.MATH(24.3,5)",
+    "floor_math_docs_2": "=FLOOR.MATH(6.7)",
+    "floor_math_docs_3": "=FLOOR.MATH(-8.1,2)",
+    "floor_math_docs_4": "=FLOOR.MATH(-5.5,2,-1)",
+    "floor_math_negative": "=FLOOR.MATH(-2.5)",
+    "ceiling_math_docs_1": "=CEILING.MATH(24.3,5)",
+    "ceiling_math_docs_2": "=CEILING.MATH(6.7)",
+    "ceiling_math_docs_3": "=CEILING.MATH(-8.1,2)",
+    "ceiling_math_docs_4": "=CEILING.MATH(-5.5,2,-1)",
+    "floor_precise_docs_1": "=FLOOR.PRECISE(-3.2,-1)",
+    "floor_precise_docs_2": "=FLOOR.PRECISE(3.2,1)",
+    "floor_precise_docs_3": "=FLOOR.PRECISE(-3.2,1)",
+    "floor_precise_docs_4": "=FLOOR.PRECISE(3.2,-1)",
+    "floor_precise_docs_5": "=FLOOR.PRECISE(3.2)",
+    "ceiling_precise_docs_1": "=CEILING.PRECISE(4.3)",
+    "ceiling_precise_docs_2": "=CEILING.PRECISE(-4.3)",
+    "ceiling_precise_docs_3": "=CEILING.PRECISE(4.3,2)",
+    "ceiling_precise_docs_4": "=CEILING.PRECISE(4.3,-2)",
+    "ceiling_precise_docs_5": "=CEILING.PRECISE(-4.3,2)",
+    "ceiling_precise_docs_6": "=CEILING.PRECISE(-4.3,-2)",
+    "iso_ceiling_docs_1": "=ISO.CEILING(-4.3,2)",
+    "iso_ceiling_docs_2": "=ISO.CEILING(4.3,-2)",
+    "zero_to_zero": "=0^0",
+    "power_zero_zero": "=POWER(0,0)",
+    "zero_to_negative": "=0^-1",
+    "negative_root": "=(-8)^(1/3)",
+    "text_plus": '="1,234"+1',
+    "time_text_plus": '="12:00"+0',
+    "bad_text_plus": '="a"+1',
+    "logical_plus": "=TRUE+1",
+    "mround_docs_1": "=MROUND(10,3)",
+    "mround_docs_2": "=MROUND(-10,-3)",
+    "mround_docs_3": "=MROUND(1.3,0.2)",
+    "mround_docs_4": "=MROUND(5,-2)",
+    "mround_half": "=MROUND(2.5,1)",
+}
+NUMBERS_EXPECTED = {
+    "equal_at_15_digits": True, "less_at_15_digits": False, "greater_equal_at_15": True,
+    "not_equal_at_15": False, "if_branch": "same", "really_different": False,
+    "round_half_up": 0.29, "round_negative": -3, "round_tens": 1200,
+    "roundup_at_15": 0.3, "rounddown": -3.141, "trunc": 8,
+    "floor_at_15": 0.3, "floor_docs_1": 2, "floor_docs_2": -2, "floor_docs_3": "#NUM!",
+    "floor_docs_4": 1.5, "ceiling_docs_1": 3, "ceiling_docs_2": -4, "ceiling_docs_3": -2,
+    "ceiling_docs_4": 1.5, "floor_math_docs_1": 20, "floor_math_docs_2": 6,
+    "floor_math_docs_3": -10, "floor_math_docs_4": -4, "floor_math_negative": -3,
+    "ceiling_math_docs_1": 25, "ceiling_math_docs_2": 7, "ceiling_math_docs_3": -8,
+    "ceiling_math_docs_4": -6, "floor_precise_docs_1": -4, "floor_precise_docs_2": 3,
+    "floor_precise_docs_3": -4, "floor_precise_docs_4": 3, "floor_precise_docs_5": 3,
+    "ceiling_precise_docs_1": 5, "ceiling_precise_docs_2": -4,
+    "ceiling_precise_docs_3": 6, "ceiling_precise_docs_4": 6,
+    "ceiling_precise_docs_5": -4, "ceiling_precise_docs_6": -4,
+    "iso_ceiling_docs_1": -4, "iso_ceiling_docs_2": 6,
+    "zero_to_zero": "#NUM!", "power_zero_zero": "#NUM!", "zero_to_negative": "#DIV/0!",
+    "negative_root": "#NUM!", "text_plus": 1235, "time_text_plus": 0.5,
+    "bad_text_plus": "#VALUE!", "logical_plus": 2, "mround_docs_1": 9,
+    "mround_docs_2": -9, "mround_docs_3": 1.4, "mround_docs_4": "#NUM!", "mround_half": 3,
+}
+
+
+@pytest.fixture(scope="module")
+def numbers(tmp_path_factory):
+    return cases(tmp_path_factory, NUMBERS, {}, "numbers")
+
+
+@pytest.mark.parametrize("case", list(NUMBERS))
+def test_excel_15_digits_and_rounding(numbers, case):
+    """Each formula of NUMBERS gives what Excel gives (the FLOOR/CEILING cases are the
+    examples of Microsoft's page of each function)."""
+    assert same(numbers[case], NUMBERS_EXPECTED[case])
+
+
+def test_comparison_down_a_column_is_at_15_digits(tmp_path):
+    """The column run's numpy comparison agrees with the cell's: =A1+0.2=B1 over rows
+    holding 0.1 and 0.3 is TRUE in every row, as in Excel; a real difference stays."""
+    cells = {}
+    for r in range(1, 31):
+        cells[f"A{r}"], cells[f"B{r}"] = 0.1, 0.3 if r % 3 else 0.31
+        cells[f"C{r}"] = f"=A{r}+0.2=B{r}"
+        cells[f"D{r}"] = f"=A{r}+0.2<B{r}"
+    got = recalc(tmp_path, cells)
+    for r in range(1, 31):
+        assert got[f"C{r}"] is bool(r % 3)
+        assert got[f"D{r}"] is (not r % 3)
+
+
+def test_randbetween_is_a_whole_number(tmp_path):
+    """RANDBETWEEN returns an integer between bottom and top (Microsoft's page), and
+    #NUM! when bottom is above top."""
+    cells = {f"A{r}": "=RANDBETWEEN(1,6)" for r in range(1, 41)}
+    cells["B1"] = "=RANDBETWEEN(5,1)"
+    cells["B2"] = "=RANDBETWEEN(1.5,2.5)"
+    got = recalc(tmp_path, cells)
+    assert all(float(got[f"A{r}"]).is_integer() and 1 <= got[f"A{r}"] <= 6
+               for r in range(1, 41))
+    assert got["B1"] == "#NUM!"
+    assert got["B2"] == 2
+
+
+# ---------------------------------------------------------------------- text ----
+# A number joined to text is written as Excel's General format (15 significant digits);
+# CHAR/CODE in Windows-1252; TRIM; TEXTJOIN.
+TEXT_DATA = {"A1": "a", "A2": None, "A4": 5}
+TEXT = {
+    "sum_as_text": '=(0.1+0.2)&""',
+    "big_as_text": '=1E20&""',
+    "sixteen_digits": '=2^50&""',
+    "third_as_text": '=1/3&""',
+    "len_of_third": "=LEN(1/3)",
+    "concatenate": '=CONCATENATE(0.1+0.2,"x")',
+    "left_of_number": "=LEFT(123.456,5)",
+    "logical_as_text": '=TRUE&""',
+    "integer_as_text": '=9000&" bytes"',
+    "negative_as_text": '=-0.5&""',
+    "char_euro": "=CHAR(128)",
+    "char_a": "=CHAR(65)",
+    "char_zero": "=CHAR(0)",
+    "code_euro": '=CODE("€")',
+    "code_outside_1252": '=CODE("Ā")',
+    "code_of_number": "=CODE(1)",
+    "code_empty": '=CODE("")',
+    "trim_inner": '=TRIM("  a   b  c ")',
+    "textjoin_ignore": '=TEXTJOIN(",",TRUE,A1:A4)',
+    "textjoin_keep": '=TEXTJOIN(",",FALSE,A1:A4)',
+    "textjoin_delimiters": '=TEXTJOIN({"-","+"},TRUE,1,2,3)',
+}
+TEXT_EXPECTED = {
+    "sum_as_text": "0.3", "big_as_text": "1E+20", "sixteen_digits": "1.12589990684262E+15",
+    "third_as_text": "0.333333333333333", "len_of_third": 17, "concatenate": "0.3x",
+    "left_of_number": "123.4", "logical_as_text": "TRUE", "integer_as_text": "9000 bytes",
+    "negative_as_text": "-0.5", "char_euro": "€", "char_a": "A", "char_zero": "#VALUE!",
+    "code_euro": 128, "code_outside_1252": 63, "code_of_number": 49,
+    "code_empty": "#VALUE!", "trim_inner": "a b c", "textjoin_ignore": "a,5",
+    "textjoin_keep": "a,,,5", "textjoin_delimiters": "1-2+3",
+}
+
+
+@pytest.fixture(scope="module")
+def text(tmp_path_factory):
+    data = {k: v for k, v in TEXT_DATA.items() if v is not None}
+    return cases(tmp_path_factory, TEXT, data, "text")
+
+
+@pytest.mark.parametrize("case", list(TEXT))
+def test_excel_numbers_as_text_and_text_functions(text, case):
+    """Each formula of TEXT gives what Excel gives (A1 "a", A2 and A3 empty, A4 5)."""
+    assert same(text[case], TEXT_EXPECTED[case])
+
+
+# ---------------------------------------------------------------------- VALUE ----
+# Text read as a number, date or time as Excel (en-US) reads it; never today's date.
+PARSE = {
+    "thousands": '=VALUE("1,234")',
+    "bad_grouping": '=VALUE("1,23")',
+    "currency": '=VALUE("$1,234.5")',
+    "percent": '=VALUE("50%")',
+    "parentheses": '=VALUE("(5)")',
+    "exponent": '=VALUE("1e3")',
+    "spaces": '=VALUE(" 12 ")',
+    "noon": '=VALUE("12:00")',
+    "three_pm": '=VALUE("3 PM")',
+    "past_24h": '=VALUE("25:00")',
+    "fraction_of_second": '=VALUE("12:00:00.5")',
+    "iso_date": '=VALUE("2024-01-05")',
+    "date_and_time": '=VALUE("2024-01-01 12:00")',
+    "not_a_day": '=DATEVALUE("2024-02-30")',
+    "month_name": '=DATEVALUE("1-Jan-2024")',
+    "long_month": '=DATEVALUE("January 5, 2024")',
+    "us_date": '=DATEVALUE("1/5/2024")',
+    "two_digit_year": '=DATEVALUE("1/5/29")',
+    "two_digit_year_1900s": '=DATEVALUE("1/5/30")',
+    "leap_day_1900": '=DATEVALUE("1900-02-29")',
+    "date_ignores_time": '=DATEVALUE("2024-01-05 12:00")',
+    "time_ignores_date": '=TIMEVALUE("2024-01-01 6:00 PM")',
+    "timevalue": '=TIMEVALUE("2:24 AM")',
+    "value_of_logical": "=VALUE(TRUE)",
+    "datevalue_of_number": "=DATEVALUE(45000)",
+    "not_text": '=VALUE("abc")',
+    "text_in_arithmetic": '="1,234"*2',
+}
+PARSE_EXPECTED = {
+    "thousands": 1234, "bad_grouping": "#VALUE!", "currency": 1234.5, "percent": 0.5,
+    "parentheses": -5, "exponent": 1000, "spaces": 12, "noon": 0.5, "three_pm": 0.625,
+    "past_24h": 25 / 24, "fraction_of_second": 0.5 + 0.5 / 86400, "iso_date": 45296,
+    "date_and_time": 45292.5, "not_a_day": "#VALUE!", "month_name": 45292,
+    "long_month": 45296, "us_date": 45296, "two_digit_year": 47123,
+    "two_digit_year_1900s": 10963, "leap_day_1900": 60, "date_ignores_time": 45296,
+    "time_ignores_date": 0.75, "timevalue": 0.1, "value_of_logical": "#VALUE!",
+    "datevalue_of_number": "#VALUE!", "not_text": "#VALUE!", "text_in_arithmetic": 2468,
+}
+
+
+@pytest.fixture(scope="module")
+def parsed(tmp_path_factory):
+    return cases(tmp_path_factory, PARSE, {}, "parse")
+
+
+@pytest.mark.parametrize("case", list(PARSE))
+def test_excel_reads_text_as_numbers_dates_and_times(parsed, case):
+    """Each formula of PARSE gives what Excel gives: numbers with separators, currency,
+    percent; dates in the 1900 system (serial 60 is Excel's 29 February 1900); times as
+    a fraction of a day with no date added, so the result never depends on today."""
+    expected = PARSE_EXPECTED[case]
+    if isinstance(expected, float):
+        assert parsed[case] == pytest.approx(expected, rel=1e-15)
+    else:
+        assert same(parsed[case], expected)
+
+
+# --------------------------------------------------------------- writing back ----
+def test_text_results_read_back_unchanged(tmp_path):
+    """A text result is cached so that Excel reads back the very text: a CR as
+    ``_x000D_`` (a raw CR in XML is read as LF) and a literal ``_x0041_`` as
+    ``_x005F_x0041_`` (else it reads as "A"), as Excel itself writes them (ECMA-376
+    Part 1, 22.9.2.19 ST_Xstring). Read back with the engine's reader, which unescapes
+    as Excel does."""
+    from zvmplan_addin import xlsx as xlsxio
+    from zvmplan_addin.xlsx.cellxml import escape_text
+    from zvmplan_addin.xlsx.sheet import unescape_ooxml
+
+    formulas = {"A1": '="a"&CHAR(13)&"b"', "A2": '="_x0041_"', "A3": '="x_x00"&"41_y"',
+                "A4": '="a"&CHAR(10)&"b"', "A5": '=CHAR(1)&"_x005F_"',
+                "A6": '="_X0041_ and _x12_"'}
+    texts = {"A1": "a\rb", "A2": "_x0041_", "A3": "x_x0041_y", "A4": "a\nb",
+             "A5": "\x01_x005F_", "A6": "_X0041_ and _x12_"}
+    recalc(tmp_path, formulas)
+    with zipfile.ZipFile(tmp_path / "book_out.xlsx") as z:
+        raw = z.read("xl/worksheets/sheet1.xml")
+    with xlsxio.safe_open_xlsx(tmp_path / "book_out.xlsx") as pkg:
+        sheet = xlsxio.read_workbook(pkg).sheets[0]
+    for ref, text in texts.items():
+        r, c = int(ref[1:]), 1
+        assert sheet.cached[(r, c)] == text, ref
+        assert unescape_ooxml(escape_text(text)) == text
+    assert b"<v>a_x000D_b</v>" in raw and b"<v>_x005F_x0041_</v>" in raw
+
+
+# ----------------------------------------------------------------- functions ----
+LOOKUPS_DATA = {"A1": "x", "A2": 1, "A3": "y", "A4": "x", "A5": 3,
+                "B1": 10, "B2": 20, "B3": 30, "B4": 40, "B5": 50}
+LOOKUPS = {
+    "last_x_idiom": '=LOOKUP(2,1/(A1:A5="x"),B1:B5)',
+    "last_number_idiom": "=MATCH(9.99E+307,A1:A5)",
+    "last_text_idiom": '=MATCH("zzzz",A1:A5)',
+    "unsorted_first_exact": '=MATCH(4.1,{4.1,"b","a",1.1})',
+    "unsorted_second_exact": '=MATCH(4.1,{"b",4.1,"a",1.1})',
+    "unsorted_not_found": "=MATCH(1.1,{4.1,2.1,3.1,1.1})",
+    "unsorted_descending": '=MATCH(4.1,{4.1,"b","a",5.1},-1)',
+    "descending_exact": "=MATCH(2.1,{4.1,2.1,3.1,1.1},-1)",
+    "lookup_unsorted": '=LOOKUP(4,{4.1,2.1,3.1,1.1},{"L","ML","MR","R"})',
+    "lookup_empty_text": '=LOOKUP(1,{1,"",3,4},{"L","ML","MR","R"})',
+    "equal_text_goes_on": '=MATCH("ß",{"ß","ss"})',
+    "descending": "=MATCH(3,{5,4,3,2,1},-1)",
+    "below_first": "=MATCH(0,{1,2})",
+    "vlookup_between": "=VLOOKUP(35,B1:B5,1)",
+    "exact": '=MATCH("B",{"a","b","c"},0)',
+    "switch_case": '=SWITCH("a","A",1,2)',
+    "switch_type": '=SWITCH(1,"1","text",1,"number")',
+    "switch_default": "=SWITCH(3,1,10,2,20)",
+}
+LOOKUPS_EXPECTED = {
+    "last_x_idiom": 40, "last_number_idiom": 5, "last_text_idiom": 4,
+    "unsorted_first_exact": 4, "unsorted_second_exact": 2, "unsorted_not_found": "#N/A",
+    "unsorted_descending": 1, "descending_exact": 2, "lookup_unsorted": "R",
+    "lookup_empty_text": "L", "equal_text_goes_on": 2, "descending": 3,
+    "below_first": "#N/A", "vlookup_between": 30,
+    "exact": 2, "switch_case": 1, "switch_type": "number",
+    "switch_default": "#N/A",
+}
+
+
+@pytest.fixture(scope="module")
+def lookups(tmp_path_factory):
+    return cases(tmp_path_factory, LOOKUPS, LOOKUPS_DATA, "lookups")
+
+
+@pytest.mark.parametrize("case", list(LOOKUPS))
+def test_excel_approximate_lookups_and_switch(lookups, case):
+    """Approximate MATCH/LOOKUP/VLOOKUP search by halving as Excel's do; the unsorted
+    cases are those of formulas' own tests (test/test_cell.py), which hold Excel's
+    answers; other types are passed over (the LOOKUP(2,1/(...)) and 9.99E+307 idioms
+    find the last match); SWITCH compares text without regard to case."""
+    assert same(lookups[case], LOOKUPS_EXPECTED[case])
+
+
+# Excel's values, from PhpSpreadsheet's tests/data/Calculation/DateTime/YEARFRAC.php
+# (MIT licence): (expected, start, end, basis)
+YEARFRAC_EXCEL = [
+    (0.025, "2007-1-1", "2007-1-10", 0), (0.02465753424658, "2007-1-1", "2007-1-10", 1),
+    (1.0, "2007-1-1", "2007-12-31", 0), (0.9972602739726, "2007-1-1", "2007-12-31", 1),
+    (1.01111111111111, "2007-1-1", "2007-12-31", 2),
+    (0.99722222222222, "2007-1-1", "2007-12-31", 4),
+    (1.49658002735978, "2007-1-1", "2008-7-1", 1), (1.4986301369863, "2007-1-1", "2008-7-1", 3),
+    (0.15833333333333, "2007-1-1", "2007-2-28", 0),
+    (0.08611111111111, "2007-1-31", "2007-3-1", 0),
+    (0.08055555555556, "2007-1-31", "2007-3-1", 2),
+    (0.16666666666667, "2007-1-31", "2007-3-31", 0),
+    (0.66666666666667, "2008-1-1", "2008-9-1", 1),
+    (1.16279069767442, "2007-2-1", "2008-4-1", 1),
+    (47.525, "1960-12-19", "2008-6-28", 0), (47.5216225276567, "1960-12-19", "2008-6-28", 1),
+    (25.5571892111134, "1982-12-7", "2008-6-28", 1),
+    (0.163934426, "1960-01-01", "1960-03-01", 1), (1.086183311, "1960-01-01", "1961-02-01", 1),
+    (0.841530055, "2020-02-28", "2021-01-01", 1), (0.838797814, "2023-04-28", "2024-02-29", 1),
+    (0.838356164, "2023-04-28", "2024-02-28", 1), (0.99726776, "2020-02-28", "2021-02-27", 1),
+    (1.002739726, "2022-04-27", "2023-04-28", 1), (0.084699454, "2024-04-27", "2024-05-28", 1),
+    (2.085766423, "2023-04-27", "2025-05-28", 1), (0.161643836, "1963-03-01", "1963-01-01", 1),
+]
+
+
+def test_yearfrac_as_excel(tmp_path):
+    """YEARFRAC of each basis gives Excel's value (to the digits the source holds); an
+    end of February under basis 0 counts as the 30th when the start is one too."""
+    cells = {f"A{k}": f'=YEARFRAC("{s}","{e}",{b})'
+             for k, (_, s, e, b) in enumerate(YEARFRAC_EXCEL, start=1)}
+    cells["B1"] = "=YEARFRAC(DATE(2023,2,28),DATE(2024,2,29),0)"
+    cells["B2"] = "=YEARFRAC(DATE(2024,1,1),DATE(2024,2,1),5)"
+    cells["B3"] = "=YEARFRAC(0,4382,1)"        # formulas' tests: serial 0 is in 1900
+    cells["B4"] = "=YEARFRAC(0,345,TRUE)"
+    got = recalc(tmp_path, cells)
+    for k, (expected, s, e, b) in enumerate(YEARFRAC_EXCEL, start=1):
+        assert got[f"A{k}"] == pytest.approx(expected, abs=1e-9), (s, e, b)
+    assert got["B1"] == 1.0
+    assert got["B2"] == "#NUM!"
+    assert got["B3"] == 12 and got["B4"] == "#VALUE!"
+
+
+def test_wrap_pads_with_a_real_error(tmp_path):
+    """WRAPROWS/WRAPCOLS pad the last row or column with #N/A (Microsoft's pages), an
+    error ISERROR/ISNA see and the file holds as an error, not the text "#N/A"."""
+    got = recalc(tmp_path, {
+        "A1": "=ISERROR(INDEX(_xlfn.WRAPROWS({1,2,3},2),2,2))",
+        "A2": "=ISNA(INDEX(_xlfn.WRAPCOLS({1,2,3},2),2,2))",
+        "A3": '=INDEX(_xlfn.WRAPROWS({1,2,3},2,"x"),2,2)',
+        "A4": "=INDEX(_xlfn.WRAPROWS({1,2,3},2),2,1)",
+        "A5": "=_xlfn.WRAPROWS({1,2,3},0)",
+        "A6": "=ISTEXT(INDEX(_xlfn.WRAPROWS({1,2,3},2),2,2))"})
+    assert got == {"A1": True, "A2": True, "A3": "x", "A4": 3, "A5": "#NUM!", "A6": False}
+
+
+BASES = {
+    # the examples of Microsoft's page of each function
+    '=DEC2BIN(9,4)': "1001", "=DEC2BIN(-100)": "1110011100", "=DEC2HEX(100,4)": "0064",
+    "=DEC2HEX(-54)": "FFFFFFFFCA", "=DEC2OCT(-100)": "7777777634",
+    '=HEX2BIN("F",8)': "00001111", '=HEX2BIN("FFFFFFFE00")': "1000000000",
+    '=HEX2DEC("A5")': 165, '=HEX2DEC("FFFFFFFF5B")': -165,
+    '=OCT2DEC("7777777533")': -165, '=OCT2HEX("7777777533")': "FFFFFFFF5B",
+    '=BIN2DEC("1111111111")': -1, "=BIN2DEC(1100100)": 100,
+    '=BIN2OCT("1111111111")': "7777777777", '=BIN2HEX("1110",6)': "00000E",
+    # a negative result ignores places; errors of the pages' "Remarks"
+    "=DEC2BIN(-1,2)": "1111111111", '=BIN2OCT("1111111111",3)': "7777777777",
+    "=DEC2BIN(9,2)": "#NUM!", "=DEC2BIN(512)": "#NUM!", "=DEC2BIN(-513)": "#NUM!",
+    "=DEC2BIN(9,-1)": "#NUM!", '=DEC2BIN("abc")': "#VALUE!", '=DEC2BIN(9,"a")': "#VALUE!",
+    "=DEC2BIN(TRUE)": "#VALUE!", '=HEX2BIN("FFFFFFFDFF")': "#NUM!",
+    '=HEX2BIN("200")': "#NUM!", '=HEX2DEC("G")': "#NUM!", '=BIN2DEC("2")': "#NUM!",
+    '=BIN2DEC("11111111111")': "#NUM!", "=DEC2OCT(536870912)": "#NUM!",
+}
+
+
+def test_base_conversions_and_their_errors(tmp_path):
+    """DEC2BIN, HEX2BIN, BIN2OCT, ... give the values and errors of Microsoft's pages."""
+    cells = {f"A{k}": f for k, f in enumerate(BASES, start=1)}
+    got = recalc(tmp_path, cells)
+    for k, (formula, expected) in enumerate(BASES.items(), start=1):
+        assert same(got[f"A{k}"], expected), formula
+
+
+TEXT_FORMATS = {
+    # the examples of Microsoft's TEXT page
+    ("=TEXT(1234.567,\"$#,##0.00\")"): "$1,234.57",
+    '=TEXT(0.285,"0.0%")': "28.5%",
+    '=TEXT(4.34,"# ?/?")': "4 1/3",
+    '=TRIM(TEXT(0.34,"# ?/?"))': "1/3",
+    '=TEXT(12200000,"0.00E+00")': "1.22E+07",
+    '=TEXT(1234567898,"[<=9999999]###-####;(###) ###-####")': "(123) 456-7898",
+    '=TEXT(1234,"0000000")': "0001234",
+    "=TEXT(123456,\"##0° 00' 00''\")": "12° 34' 56''",
+    # 15 digits, sections, scaling, elapsed time, fractions of a second
+    '=TEXT(0.285,"0.00")': "0.29",
+    '=TEXT(-5,"0;(0)")': "(5)",
+    '=TEXT(0,"0;-0;""zero""")': "zero",
+    '=TEXT(12345678,"#,##0,,")': "12",
+    '=TEXT(1.5,"[h]:mm")': "36:00",
+    '=TEXT(90.5/1440,"[m]:ss")': "90:30",
+    '=TEXT(0.75,"h:mm:ss.00")': "18:00:00.00",
+    '=TEXT(0.5,"h:mm AM/PM")': "12:00 PM",
+    '=TEXT(45292.75,"dddd, mmmm d, yyyy h:mm")': "Monday, January 1, 2024 18:00",
+    '=TEXT(45292,"mmm-yy")': "Jan-24",
+    '=TEXT("1.5","0.00")': "1.50",
+    '=TEXT("abc","0.00")': "abc",
+    '=TEXT(0.5,"General")': "0.5",
+    '=TEXT(-1234.5,"General")': "-1234.5",
+    # formulas' own tests (Excel's answers): AM/PM in capitals, letters as themselves,
+    # exponent digits, a format mixing digits and a date code even for text
+    '=TEXT(45141.2,"A/P a/P A/p a/p am/pm")': "A a A a AM",
+    '=TEXT(2,"[<=1]x;[=2]xx;xxx")': "xx",
+    '=TEXT(0.000122,"0.00E-##")': "1.22E-4",
+    '=TEXT(12200000,"0.00E-00")': "1.22E07",
+    '=TEXT(1234,"5000700")': "5012734",
+    '=TEXT(10.93,"#"" ""°F"" """)': "11 °F ",
+    '=TEXT(130.33332,"hm hmm hmmm hmmmm")': "759 759 7May 7May",
+    '=TEXT("a","#mm")': "#VALUE!",
+    '=TEXT(1.23,"#""°F""""")': "#VALUE!",
+    '=TEXT(1234567890,"0,## ##, ##")': "#VALUE!",
+    '=TEXT(1/3,"General")': "#VALUE!",
+}
+
+
+def test_text_formats(tmp_path):
+    """TEXT writes numbers, dates, times, elapsed times and fractions as Excel does
+    (Microsoft's TEXT page for the first group); a format it does not read is #VALUE!,
+    never a guess."""
+    cells = {f"A{k}": f for k, f in enumerate(TEXT_FORMATS, start=1)}
+    got = recalc(tmp_path, cells)
+    for k, (formula, expected) in enumerate(TEXT_FORMATS.items(), start=1):
+        assert got[f"A{k}"] == expected, formula
+
+
+def test_linest_statistics_in_excels_layout(tmp_path):
+    """LINEST(y, x1:x4, TRUE, TRUE) over Microsoft's LINEST page, example 4 (office
+    buildings) gives the page's table: coefficients m4..m1, b; their standard errors in
+    the same order; r2 and se_y; F and df; ss_reg and ss_resid; #N/A elsewhere."""
+    from openpyxl.worksheet.formula import ArrayFormula
+    cols = ([2310, 2333, 2356, 2379, 2402, 2425, 2448, 2471, 2494, 2517, 2540],
+            [2, 2, 3, 3, 2, 4, 2, 2, 3, 4, 2],
+            [2, 2, 1.5, 2, 3, 2, 1.5, 2, 3, 4, 3],
+            [20, 12, 33, 43, 53, 23, 99, 34, 23, 55, 22],
+            [142000, 144000, 151000, 150000, 139000, 169000, 126000, 142900, 163000,
+             169000, 149000])
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for j, col in enumerate(cols, start=1):
+        for i, v in enumerate(col, start=1):
+            ws.cell(row=i, column=j, value=v)
+    ws["G1"] = ArrayFormula("G1:K5", "=LINEST(E1:E11,A1:D11,TRUE,TRUE)")
+    ws["G8"] = ArrayFormula("G8:H9", "=LINEST(E1:E11,A1:A11,FALSE,TRUE)")
+    wb.save(tmp_path / "linest.xlsx")
+    assert cli(["calc", str(tmp_path / "linest.xlsx"), "-o", str(tmp_path / "out.xlsx")]) == 0
+    o = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True).active
+    got = [[o.cell(row=r, column=c).value for c in range(7, 12)] for r in range(1, 6)]
+    page = [[-234.2371645, 2553.21066, 12529.76817, 27.64138737, 52317.83051],
+            [13.26801148, 530.6691519, 400.0668382, 5.429374042, 12237.3616],
+            [0.996747993, 970.5784629, "#N/A", "#N/A", "#N/A"],
+            [459.7536742, 6, "#N/A", "#N/A", "#N/A"],
+            [1732393319, 5652135.316, "#N/A", "#N/A", "#N/A"]]
+    for row_got, row_page in zip(got, page):
+        for g, p in zip(row_got, row_page):
+            assert g == p if isinstance(p, str) else g == pytest.approx(p, rel=1e-9)
+    assert o["H9"].value == "#N/A"  # no constant: no standard error of b
+
+
+def test_negative_numbers_in_array_constants(tmp_path):
+    """{1,-1,2} holds three numbers: SUM 2, COUNT 3, MAX({-5,-1,-2}) -1 (formulas hands
+    the -1 over as an array inside the array; it was skipped as not a number)."""
+    got = recalc(tmp_path, {"A1": "=SUM({1,-1,2})", "A2": "=COUNT({1,-1,2})",
+                            "A3": "=MAX({-5,-1,-2})", "A4": '=COUNTIF({1,-1,2},"<0")'})
+    assert got == {"A1": 2, "A2": 3, "A3": -1, "A4": 1}
+
+
+GROUPS = {
+    # the expected layouts of formulas' own tests (test/test_cell.py), which hold
+    # Excel's answers; and the common forms with a range and _xleta.SUM
+    '=_xlfn.GROUPBY({"r1";2;2;3},{"v1";-1;5;3},_xleta.AVERAGE)':
+        [[2, 2], [3, 3], ["Total", 7 / 3]],
+    '=_xlfn.GROUPBY({"r1";2;2;3},{"v1";1;5;3},_xleta.SUM,3)':
+        [["r1", "v1"], [2, 6], [3, 3], ["Total", 9]],
+    "=_xlfn.PIVOTBY({2;2;3},{1;2;2},{1;2;3},_xleta.SUM)":
+        [["", 1, 2, "Total"], [2, 1, 2, 3], [3, "", 3, 3], ["Total", 1, 5, 6]],
+    "=_xlfn.PIVOTBY({2;2;3},{1;2;2},{1;2;3},_xlfn.LAMBDA(_xlpm.x,SUM(_xlpm.x,1)))":
+        [["", 1, 2, "Total"], [2, 2, 3, 4], [3, "", 4, 4], ["Total", 2, 6, 7]],
+    '=_xlfn.PIVOTBY({"r1";2;2;3},{"c1";1;1;2},{"v1";1;5;3},_xleta.SUM,1,1,1,1,1,{"a";1;0;2})':
+        [["", 1, 2, "Total"], [2, 1, "", 1], [3, "", 3, 3], ["Total", 1, 3, 4]],
+    "=_xlfn.GROUPBY(A1:A4,B1:B4,_xleta.SUM)": [["a", 5], ["B", 2], ["c", 3], ["Total", 10]],
+    "=_xlfn.GROUPBY(A1:A4,B1:B4,_xleta.COUNT,,0,-2)": [["a", 2], ["B", 1], ["c", 1]],
+    "=_xlfn.GROUPBY(A1:A4,B1:B4,_xleta.MAX,,-1)": [["Total", 4], ["a", 4], ["B", 2],
+                                                    ["c", 3]],
+}
+GROUP_DATA = {"A1": "a", "A2": "B", "A3": "c", "A4": "A", "B1": 1, "B2": 2, "B3": 3, "B4": 4}
+
+
+def test_groupby_and_pivotby_common_forms(tmp_path):
+    """GROUPBY/PIVOTBY with one field column, an eta function or a LAMBDA: groups
+    (text keys without regard to case) sorted ascending, a Total of all the values,
+    "" where a PIVOTBY row and column meet no value; sort and total options."""
+    from openpyxl.worksheet.formula import ArrayFormula
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for ref, v in GROUP_DATA.items():
+        ws[ref] = v
+    anchors = []
+    for k, (formula, table) in enumerate(GROUPS.items()):
+        top = 10 + 6 * k
+        ref = f"D{top}:{chr(ord('D') + len(table[0]) - 1)}{top + len(table) - 1}"
+        ws[f"D{top}"] = ArrayFormula(ref, formula)
+        anchors.append((top, table))
+    wb.save(tmp_path / "groups.xlsx")
+    assert cli(["calc", str(tmp_path / "groups.xlsx"), "-o", str(tmp_path / "out.xlsx")]) == 0
+    o = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True).active
+    for (top, table), formula in zip(anchors, GROUPS):
+        got = [[o.cell(row=top + i, column=4 + j).value for j in range(len(table[0]))]
+               for i in range(len(table))]
+        got = [[("" if v is None else v) for v in line] for line in got]
+        assert got == [[pytest.approx(v) if isinstance(v, float) else v for v in line]
+                       for line in table], formula
+
+
+def test_groupby_forms_not_computed_say_why(tmp_path):
+    """A GROUPBY form the engine does not compute is #VALUE! with the reason in the
+    report, never a guessed layout."""
+    from zvmplan_addin.recalc import evaluate_formula
+    for formula, why in (
+            ("=_xlfn.GROUPBY({1,2;3,4},{1;2},_xleta.SUM)", "more than one column"),
+            ("=_xlfn.GROUPBY({1;2},{1;2},_xleta.SUM,,2)", "total_depth 2"),
+            ('=_xlfn.GROUPBY({1;2},{1;2},"SUM")', "not a function")):
+        err = evaluate_formula(formula)
+        assert err.code == "#VALUE!" and why in err.reason, formula
+
+
+def test_sequence_randarray_hyperlink(tmp_path):
+    """SEQUENCE, RANDARRAY and HYPERLINK answer as Microsoft's pages say: SEQUENCE(2,3,
+    10,-1) is {10,9,8;7,6,5}; RANDARRAY's whole numbers lie in [min, max]; HYPERLINK
+    shows its friendly name, else the link."""
+    got = recalc(tmp_path, {
+        "A1": "=SUM(_xlfn.SEQUENCE(100))", "A2": "=INDEX(_xlfn.SEQUENCE(2,3,10,-1),2,3)",
+        "A3": "=ROWS(_xlfn.SEQUENCE(4,2))", "A4": "=_xlfn.SEQUENCE(0)",
+        "A5": '=HYPERLINK("https://example.com","label")',
+        "A6": '=HYPERLINK("https://example.com")',
+        "A7": "=_xlfn.LET(_xlpm.r,_xlfn.RANDARRAY(50,1,1,6,TRUE),"
+              "SUM(--(_xlpm.r=INT(_xlpm.r))))",
+        "A8": "=_xlfn.LET(_xlpm.r,_xlfn.RANDARRAY(50,1,1,6,TRUE),"
+              "AND(MIN(_xlpm.r)>=1,MAX(_xlpm.r)<=6))",
+        "A9": "=_xlfn.RANDARRAY(1,1,5,1)"})
+    assert got == {"A1": 5050, "A2": 5, "A3": 4, "A4": "#VALUE!", "A5": "label",
+                   "A6": "https://example.com", "A7": 50, "A8": True, "A9": "#VALUE!"}
+
+
+def test_double_minus_coerces(tmp_path):
+    """``--`` turns TRUE/FALSE and numeric text into numbers (the SUMPRODUCT(--(...))
+    idiom counts the TRUEs), as a single minus does; a unary plus does not (+TRUE is
+    TRUE in Excel); in a column run too."""
+    cells = {"A1": "=--TRUE", "A2": "=+TRUE", "A3": "=---TRUE",
+             "A4": "=SUMPRODUCT(--({1;2;3}>1))", "A5": '=--"1,234"', "A6": "=-+-TRUE",
+             "A7": "=1--1", "A8": '=--"a"', "A9": "=SUM(--(B1:B20>10))"}
+    for r in range(1, 21):
+        cells[f"B{r}"] = r
+        cells[f"C{r}"] = f"=--(B{r}>10)"
+    got = recalc(tmp_path, cells)
+    assert {k: got[k] for k in list(cells)[:9]} == {
+        "A1": 1, "A2": True, "A3": -1, "A4": 2, "A5": 1234, "A6": 1, "A7": 2,
+        "A8": "#VALUE!", "A9": 10}
+    assert [got[f"C{r}"] for r in range(1, 21)] == [0] * 10 + [1] * 10
+    assert all(type(got[f"C{r}"]) is not bool for r in range(1, 21))
+
+
+def test_date_functions_read_text_as_value_does(tmp_path):
+    """DAY, MONTH, YEAR, HOUR, SECOND, EOMONTH, PMT ... read a text argument as VALUE
+    does: MONTH("2024-02-30") is #VALUE!, YEAR("1,234") is YEAR(1234) = 1903, DAY("12:30")
+    is DAY(0.52) = 0, "5%" is 0.05."""
+    got = recalc(tmp_path, {
+        "A1": '=MONTH("2024-02-30")', "A2": '=YEAR("1,234")', "A3": '=DAY("12:30")',
+        "A4": '=HOUR("12:30")', "A5": '=SECOND("12:30:45")', "A6": '=DAY("1/5/2024")',
+        "A7": '=EOMONTH("2024-02-30",0)', "A8": '=EOMONTH("2024-01-15",1)',
+        "A9": '=ROUND(PMT("5%",10,1000),6)'})
+    assert got == {"A1": "#VALUE!", "A2": 1903, "A3": 0, "A4": 12, "A5": 45, "A6": 5,
+                   "A7": "#VALUE!", "A8": 45351, "A9": -129.504575}
+
+
+# Microsoft's example of the database functions (the DAVERAGE ... DVARP pages): the
+# criteria in A1:F3, the database in A5:E11
+DATABASE = {
+    "A1": "Tree", "B1": "Height", "C1": "Age", "D1": "Yield", "E1": "Profit",
+    "F1": "Height", "A2": '="=Apple"', "B2": ">10", "F2": "<16", "A3": '="=Pear"',
+    "A5": "Tree", "B5": "Height", "C5": "Age", "D5": "Yield", "E5": "Profit",
+    "K1": "Tree", "K2": "App",  # a text without operator: the trees beginning with "App"
+}
+for _r, _row in enumerate([("Apple", 18, 20, 14, 105), ("Pear", 12, 12, 10, 96),
+                           ("Cherry", 13, 14, 9, 105), ("Apple", 14, 15, 10, 75),
+                           ("Pear", 9, 8, 8, 76.8), ("Apple", 8, 9, 6, 45)], start=6):
+    DATABASE.update({f"{c}{_r}": v for c, v in zip("ABCDE", _row)})
+DATABASE_EXPECTED = {
+    '=DCOUNT(A5:E11,"Age",A1:F2)': 1, '=DCOUNTA(A5:E11,"Profit",A1:F2)': 1,
+    '=DMAX(A5:E11,"Profit",A1:A3)': 105, '=DMIN(A5:E11,"Profit",A1:B2)': 75,
+    '=DSUM(A5:E11,"Profit",A1:A2)': 225, '=DSUM(A5:E11,"Profit",A1:F2)': 75,
+    '=DPRODUCT(A5:E11,"Yield",A1:F2)': 10, '=DAVERAGE(A5:E11,"Yield",A1:B2)': 12,
+    "=DAVERAGE(A5:E11,3,A5:E11)": 13, '=DSTDEV(A5:E11,"Yield",A1:A3)': 2.96647939,
+    '=DSTDEVP(A5:E11,"Yield",A1:A3)': 2.65329983, '=DVAR(A5:E11,"Yield",A1:A3)': 8.8,
+    '=DVARP(A5:E11,"Yield",A1:A3)': 7.04, '=DGET(A5:E11,"Yield",A1:A3)': "#NUM!",
+    '=DGET(A5:E11,"Yield",A1:F2)': 10, '=DSUM(A5:E11,"Profit",K1:K2)': 225,
+    '=DSUM(A5:E11,"Nothing",A1:A2)': "#VALUE!",
+}
+
+
+def test_database_functions(tmp_path):
+    """DSUM, DCOUNT, DGET ... over Microsoft's example give its answers: rows of the
+    criteria are OR, columns AND, "=Apple" matches Apple only."""
+    cells = dict(DATABASE)
+    cells.update({f"H{k}": f for k, f in enumerate(DATABASE_EXPECTED, start=1)})
+    got = recalc(tmp_path, cells)
+    for k, (formula, expected) in enumerate(DATABASE_EXPECTED.items(), start=1):
+        value = got[f"H{k}"]
+        if isinstance(expected, str):
+            assert value == expected, formula
+        else:
+            assert value == pytest.approx(expected, rel=1e-8), formula
+
+
+LACKING = {
+    # the examples of Microsoft's page of each function
+    "=COMBIN(8,2)": 28, "=COMBIN(2,8)": "#NUM!", "=COMBINA(4,3)": 20,
+    "=COMBINA(10,3)": 220, "=QUOTIENT(5,2)": 2, "=QUOTIENT(4.5,3.1)": 1,
+    "=QUOTIENT(-10,3)": -3, "=QUOTIENT(1,0)": "#DIV/0!", "=BASE(7,2)": "111",
+    "=BASE(100,16)": "64", "=BASE(15,2,10)": "0000001111",
+    "=DOLLAR(1234.567,2)": "$1,234.57", "=DOLLAR(-1234.567,-2)": "($1,200)",
+    "=DOLLAR(-0.123,4)": "($0.1230)", "=DOLLAR(99.888)": "$99.89",
+    "=ROUND(SERIESSUM(PI()/4,0,2,{1,-0.5,0.041666667,-0.001388889}),8)": 0.70710321,
+}
+
+
+def test_functions_formulas_lacks(tmp_path):
+    """COMBIN, COMBINA, QUOTIENT, BASE, DOLLAR and SERIESSUM give the examples of
+    Microsoft's pages (#NAME? before)."""
+    cells = {f"A{k}": f for k, f in enumerate(LACKING, start=1)}
+    got = recalc(tmp_path, cells)
+    for k, (formula, expected) in enumerate(LACKING.items(), start=1):
+        assert got[f"A{k}"] == (pytest.approx(expected) if isinstance(expected, float)
+                                else expected), formula
