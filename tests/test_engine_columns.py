@@ -219,3 +219,37 @@ def itertools_accumulate(values):
     """Running left-to-right sums of ``values``."""
     import itertools
     return itertools.accumulate(values)
+
+
+def test_exact_lookups_of_a_column_use_one_index_of_the_table(tmp_path, monkeypatch):
+    """VLOOKUP(...,FALSE) and MATCH(...,0) filled down look their values up in one hash
+    index of the table and answer as formulas' scan (Excel's exact match): the first
+    match wins, text is compared without regard to case, the number 1 matches neither
+    the text "1" nor TRUE, an error in the table matches nothing, a value not there is
+    #N/A, and ``*``/``?`` are wildcards. The column path equals cell by cell."""
+    from zvmplan_addin.recalc.excel import lookup
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    table = ["abc", 1, "1", True, "=1/0", "ABC", 2.5, "x?z", "dup", "dup"]
+    for r, key in enumerate(table, start=1):
+        ws[f"A{r}"], ws[f"B{r}"] = key, r * 10
+    wanted = ["ABC", 1, "1", True, 2.5, "a*", "x?z", "dup", "none", 3, "Abc", "x"]
+    for r, key in enumerate(wanted, start=2):
+        ws[f"D{r}"] = key
+        ws[f"E{r}"] = f"=VLOOKUP(D{r},$A$1:$B$10,2,FALSE)"
+        ws[f"F{r}"] = f"=MATCH(D{r},$A$1:$A$10,0)"
+    path = save(wb, tmp_path / "in.xlsx")
+    calls = []
+    real = lookup._first_positions
+    monkeypatch.setattr(lookup, "_first_positions", lambda *a: calls.append(1) or real(*a))
+    results = []
+    for mode in ("", "1"):
+        monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", mode)
+        engine.calc(path, tmp_path / f"out{mode}.xlsx")
+        out = values_of(tmp_path / f"out{mode}.xlsx")
+        results.append([(out[f"E{r}"].value, out[f"F{r}"].value) for r in range(2, 14)])
+    assert results[0] == results[1]
+    assert [m for _, m in results[0]] == [1, 2, 3, 4, 7, 1, 8, 9, "#N/A", "#N/A", 1, "#N/A"]
+    assert [v for v, _ in results[0]][:4] == [10, 20, 30, 40]
+    assert len(calls) == 2  # one index per column run (E, F), none cell by cell
