@@ -12,7 +12,10 @@ they do not:
   and COUNTBLANK of a range cut to the used area (a whole column) counts the cells
   beyond it too (:func:`_geometry_functions`);
 * a skipped argument (``F(1,,2)``) reaches a zvmplan function as left out
-  (:data:`SKIPPED`, turned into the registry's ``MISSING`` or None), not as 0.
+  (:data:`SKIPPED`, turned into the registry's ``MISSING`` or None), not as 0;
+* SUM adds its numbers one after the other, left to right (:func:`left_to_right_sum`),
+  as Excel does, instead of numpy's pairwise summation: a running total's prefix sums
+  (:mod:`.columnar.prefix`) are then the very doubles each cell's own SUM gives.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ import math
 import numpy as np
 import schedula as sh
 from formulas.functions import Array, get_functions, wrap_func
+from formulas.functions.math import xsum
 from formulas.ranges import Ranges
 from formulas.tokens.operand import Empty, XlError as FXlError
 
@@ -157,6 +161,7 @@ def install_functions() -> int:
     Empty.compile = staticmethod(_empty_argument)  # formulas' reading of F(1,,2)'s gap
     table = get_functions()
     _geometry_functions(table)
+    _sum_left_to_right(table)
     excel.install(table, left_out=SKIPPED)  # Excel's rules where formulas differs
     for name, entry in list(table.items()):
         if isinstance(entry, dict):
@@ -172,6 +177,29 @@ def install_functions() -> int:
     dynamic.install(table)
     datesystem.install(table)  # last: around whatever implements each date function
     return len(REGISTRY)
+
+
+def _sum_left_to_right(table) -> None:
+    """formulas' SUM with :func:`left_to_right_sum` in ``table`` (once: the wrappers
+    put around it later keep the mark)."""
+    if getattr(table["SUM"], "_zvm_left_to_right", False):
+        return
+    func = wrap_func(functools.partial(xsum, func=left_to_right_sum))
+    func._zvm_left_to_right = True
+    table["SUM"] = func
+
+
+def left_to_right_sum(numbers: np.ndarray) -> float:
+    """The sum of ``numbers`` (float64) added one after the other from the first, as
+    Excel's SUM adds (and as a running total accumulates); numpy's ``sum`` adds pairwise
+    and can differ in the last bit beyond eight numbers. 0.0 for none.
+
+    >>> float(left_to_right_sum(np.array([1e16, 1.0, 1.0])))
+    1e+16
+    """
+    if numbers.size == 0:
+        return np.float64(0.0)
+    return np.add.accumulate(numbers)[-1]
 
 
 def _finite(func):
