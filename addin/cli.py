@@ -4,10 +4,13 @@
 
     zvmplan calc IN.xlsx -o OUT.xlsx       recalculate; OUT keeps formulas and caches values
     zvmplan calc IN.xlsx --in-place        ... writing IN itself (atomically)
+    zvmplan calc ... --keep-stale          ... even if some formulas could not be computed
+    zvmplan check IN.xlsx [--json]         recalculate in memory; list the formula cells
+                                           whose value differs from the one Excel saved
     zvmplan eval '=CPCPU_PER_MB("IUCV",9000)' [--basis]
     zvmplan functions [--json]             every worksheet function, with its arguments
 
-Subcommands live in the registry of :mod:`zvmplan_addin.commands`: the three above are
+Subcommands live in the registry of :mod:`zvmplan_addin.commands`: the four above are
 registered here, the others (``fill``, ``render``, ``export-lite``) by the modules listed in
 :data:`PLUGINS`, which the command line imports by name when it starts. A plugin imports
 :mod:`zvmplan_addin.commands`, never this module, so the dependency runs one way
@@ -15,7 +18,10 @@ registered here, the others (``fill``, ``render``, ``export-lite``) by the modul
 the ``zvmplan`` script.
 
 Exit codes: 0 success; 1 an error value from ``eval``, or a file refused or not
-written (one line on stderr, never a traceback); 2 a usage error.
+written (one line on stderr, never a traceback); 2 a usage error; 3 ``calc``: some
+formulas could not be computed and would keep the values cached in the file, nothing
+written (the cells listed; ``--keep-stale`` writes them); ``check``: 4 some formula
+cells differ from the values Excel saved, 5 some could not be computed at all.
 """
 from __future__ import annotations
 
@@ -46,6 +52,22 @@ def _calc_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--in-place", action="store_true",
                    help="overwrite IN.xlsx (atomically) instead of writing -o")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    p.add_argument("--keep-stale", action="store_true",
+                   help="write OUT even if some formulas cannot be computed here: they keep "
+                   "the value cached in IN (listed, and the file asks Excel to recalculate "
+                   "on open); without it such a run writes nothing and exits 3")
+
+
+#: ``zvmplan calc``: some formula cells could not be computed; nothing written
+EXIT_STALE = 3
+STALE_SHOWN = 50        # stale cells listed before "... and N more"
+
+
+def _print_stale(stale: dict, stream) -> None:
+    for cell, why in list(stale.items())[:STALE_SHOWN]:
+        print(f"  {cell}: {why}", file=stream)
+    if len(stale) > STALE_SHOWN:
+        print(f"  ... and {len(stale) - STALE_SHOWN} more", file=stream)
 
 
 def _calc(args: argparse.Namespace) -> int:
@@ -60,7 +82,7 @@ def _calc(args: argparse.Namespace) -> int:
         out = args.input if args.in_place else args.output
         check_output_name(package, out)   # and a bad OUT before spending a recalculation
         target_of(out)
-        from .recalc import Options, calc
+        from .recalc import Options, StaleValues, calc
     except BaseException:
         package.close()
         raise
@@ -68,18 +90,32 @@ def _calc(args: argparse.Namespace) -> int:
     try:
         report = calc(args.input, args.output, in_place=args.in_place,
                       options=Options.from_environ(),  # the engine's switches, read here once
-                      progress=bar.update if bar else None, package=package)
+                      progress=bar.update if bar else None, package=package,
+                      keep_stale=args.keep_stale)
+    except StaleValues as exc:
+        if bar:
+            bar.close()
+            bar = None
+        print(f"{PROG}: {exc}:", file=sys.stderr)
+        _print_stale(exc.report.stale, sys.stderr)
+        return EXIT_STALE
     finally:
         if bar:
             bar.close()
+    if report.stale:  # kept as asked: said even with -q
+        print(f"{PROG}: warning: {len(report.stale)} formula cells could not be computed "
+              "and keep the value cached in the input (the file asks Excel to recalculate "
+              "on open):", file=sys.stderr)
+        _print_stale(report.stale, sys.stderr)
     if not args.quiet:
         print(f"{report.out_path}: {report.summary()}")
         for cell, (code, reason) in list(report.errors.items())[:5]:
             print(f"  {cell}: {code} {reason}")
-        for line in report.warnings[:10]:
+        others = [w for w in report.warnings if w.partition(": ")[0] not in report.stale]
+        for line in others[:10]:
             print(f"  warning: {line}")
-        if len(report.warnings) > 10:
-            print(f"  ... and {len(report.warnings) - 10} more warnings")
+        if len(others) > 10:
+            print(f"  ... and {len(others) - 10} more warnings")
         if report.unsupported:
             print(f"  not implemented by the engine: {', '.join(sorted(report.unsupported))}")
         if report.full_calc_on_load:
@@ -102,6 +138,26 @@ def _plan_totals(path) -> list[str]:
     except (results.ResultsError, OSError, KeyError, ValueError):
         return []  # not a plan: the counts above are all there is
     return results.totals_lines(res)
+
+
+# ------------------------------------------------------------------ check ----
+def _check_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("input", metavar="IN.xlsx", help="an Excel-saved workbook (never modified)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--all", action="store_true",
+                   help="list every cell that differs (default: the first 50)")
+
+
+def _check(args: argparse.Namespace) -> int:
+    """Exit 0 when every formula cell agrees with the value Excel saved, 4 when some
+    differ, 5 when some could not be computed (see :mod:`zvmplan_addin.check`)."""
+    from .check import check, print_report
+    report = check(args.input)
+    if args.json:
+        print(report.to_json())
+    else:
+        print_report(report, limit=None if args.all else 50)
+    return report.exit_code()
 
 
 # ------------------------------------------------------------------- eval ----
@@ -210,6 +266,8 @@ def _functions(args: argparse.Namespace) -> int:
 
 register(Command("calc", "recalculate a workbook; OUT keeps the formulas and caches the "
                  "values", _calc_args, _calc))
+register(Command("check", "recalculate a workbook in memory and list the formula cells "
+                 "whose value differs from the one Excel saved", _check_args, _check))
 register(Command("eval", "evaluate one formula and print the value (or the error and why)",
                  _eval_args, _eval))
 register(Command("functions", "list the worksheet functions with their arguments",

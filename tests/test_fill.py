@@ -134,6 +134,26 @@ def test_scenario_blocks_match_the_model(values):
         assert ws[f"{L(c0 + 3)}{planner.SCEN_FIRST_ROW}"].value in (None, "")
 
 
+def test_a_plan_never_keeps_a_stale_value(filled, tmp_path):
+    """Every formula of the template and of a filled plan (Planner, Scenarios, Plan and
+    the rest) is computed by the engine: none keeps a cached value (a stale value), and
+    recalculating the plan from its inputs alone gives back every value it holds."""
+    from zvmplan_addin import recalc
+    from zvmplan_addin.check import check
+    report = recalc.calc(TEMPLATE, tmp_path / "t.xlsx", keep_stale=False)
+    assert report.stale == {} and not report.full_calc_on_load
+    d = tmp_path / "plan"
+    d.mkdir()
+    (d / "links.csv").write_text(LINKS, encoding="utf-8")
+    (d / "scenarios.toml").write_text(SCENARIOS_TOML, encoding="utf-8")
+    rep = fill.fill(TEMPLATE, d / "links.csv", d / "plan.xlsx", d / "scenarios.toml", 4)
+    assert rep.calc.stale == {} and not rep.calc.full_calc_on_load
+    for path in (TEMPLATE, filled):
+        checked = check(path)
+        assert checked.mismatches == [], checked.mismatches[:5]
+        assert checked.compared > 1000 and checked.unsaved == 0
+
+
 def test_everything_else_is_kept(filled):
     """Charts, validations, protection and formulas come through the fill untouched."""
     with zipfile.ZipFile(filled) as z, zipfile.ZipFile(TEMPLATE) as t:

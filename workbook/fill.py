@@ -331,7 +331,12 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
             raise FillError(f"{template.name}: {exc} (is it a zvmplan template?)") from None
         except (KeyError, OSError, ValueError) as exc:
             raise FillError(f"{template.name}: not a zvmplan template ({exc})") from None
-        report = engine.calc(tmp, out, progress=progress)
+        try:  # a plan never carries a value the engine did not compute
+            report = engine.calc(tmp, out, progress=progress, keep_stale=False)
+        except engine.StaleValues as exc:
+            cells = "; ".join(f"{c}: {why}" for c, why in list(exc.report.stale.items())[:5])
+            raise FillError(f"{template.name}: {len(exc.report.stale)} formula cells could not "
+                            f"be computed ({cells}); nothing written") from None
     finally:
         Path(tmp).unlink(missing_ok=True)
     rep = FillReport(out, len(links), len(scen) if scen else 0, report)

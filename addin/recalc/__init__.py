@@ -67,7 +67,10 @@ Semantics worth knowing
   #VALUE!) and the report says which range was blocked.
 * A formula the ``formulas`` package cannot compile, or a data-table cell, keeps the
   value cached in the file, and ``fullCalcOnLoad`` is set so Excel recomputes on
-  open; so does a builtin that ``formulas`` does not implement (#NAME? here).
+  open; so does a builtin that ``formulas`` does not implement (#NAME? here). Such a
+  kept value is *stale*: the report lists it (``stale``) and ``calc(...,
+  keep_stale=False)`` -- what ``zvmplan calc`` does unless given ``--keep-stale`` --
+  writes nothing instead.
 * Only global and sheet-local defined names that are ranges or formulas are
   supported; external workbooks and structured references are not.
 
@@ -79,6 +82,7 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {"calc": "engine", "CalcReport": "write", "Engine": "engine", "EngineError": "engine",
+            "StaleValues": "engine",
             "Options": "options", "install_functions": "install",
             "evaluate_formula": "oneformula"}
 

@@ -41,6 +41,19 @@ class EngineError(Exception):
     """The recalculation could not be done; the message is one line."""
 
 
+class StaleValues(EngineError):
+    """Some formula cells could not be computed and would keep the value cached in the
+    file (:attr:`CalcReport.stale`); nothing was written. ``calc(..., keep_stale=True)``
+    writes them (flagged for recalculation on open)."""
+
+    def __init__(self, report: CalcReport):
+        self.report = report
+        n = len(report.stale)
+        super().__init__(f"{n} formula cell{'s' if n != 1 else ''} could not be computed "
+                         f"and would keep the value cached in {os.path.basename(report.in_path)}"
+                         "; nothing written (--keep-stale writes them)")
+
+
 class Engine:
     """Recalculate one workbook ``book``: :meth:`recalculate`, then :meth:`updates` and
     :meth:`report`. ``progress(done, total)`` is called as nodes are evaluated;
@@ -148,25 +161,31 @@ class Engine:
 
 def calc(in_path, out_path=None, *, in_place: bool = False,
          progress: Callable[[int, int], None] | None = None,
-         package: xlsx.XlsxPackage | None = None, options: Options | None = None) -> CalcReport:
+         package: xlsx.XlsxPackage | None = None, options: Options | None = None,
+         keep_stale: bool = True) -> CalcReport:
     """Recalculate every formula of ``in_path`` and write ``out_path`` with the formulas
     kept and their values cached. ``in_path`` is never modified unless ``in_place``
     (then ``out_path`` must be None or the same file). ``package``: ``in_path`` already
     opened with :func:`~zvmplan_addin.xlsx.safe_open_xlsx` (closed on return). Raises
     :class:`~zvmplan_addin.xlsx.UnsafeWorkbookError` for a file it refuses and
     :class:`EngineError` for a bad request. ``options``: how the engine runs (default
-    :meth:`Options.from_environ`, the one place the environment is read)."""
+    :meth:`Options.from_environ`, the one place the environment is read). A formula
+    the engine cannot compute keeps the value cached in the file (listed in the report's
+    ``stale``; the file is flagged for recalculation on open); with ``keep_stale=False``
+    such a cell raises :class:`StaleValues` instead and nothing is written (``zvmplan
+    calc`` does so unless given ``--keep-stale``)."""
     in_path = os.fspath(in_path)
     if options is None:
         options = Options.from_environ()
     try:
-        return _calc(in_path, out_path, in_place, progress, package, options)
+        return _calc(in_path, out_path, in_place, progress, package, options, keep_stale)
     finally:
         if package is not None:
             package.close()
 
 
-def _calc(in_path, out_path, in_place, progress, package, options) -> CalcReport:
+def _calc(in_path, out_path, in_place, progress, package, options,
+          keep_stale=True) -> CalcReport:
     if in_place:
         if out_path is not None and not _same_file(in_path, os.fspath(out_path)):
             raise EngineError("--in-place writes the input file; do not also give -o")
@@ -199,6 +218,8 @@ def _calc(in_path, out_path, in_place, progress, package, options) -> CalcReport
                 replaced[sheet.part] = xlsx.rewrite_sheet_blocks(  # made while written
                     pkg.read(sheet.part), rows, sheet.part, layout=sheet.layout)
         engine.report(report)
+        if report.stale and not keep_stale:
+            raise StaleValues(report)
         xlsx.write_package(pkg, out_path, replaced, report.full_calc_on_load)
         t4 = time.perf_counter()
     report.seconds = t4 - t0
