@@ -91,7 +91,10 @@ def _round(x, digits, mode=ROUND_HALF_UP):
     d = int(digits)
     if not math.isfinite(x):
         return x
-    return float(_decimal(x).quantize(Decimal(1).scaleb(-d), rounding=mode))
+    dec = _decimal(x)
+    if dec.as_tuple().exponent >= -d:  # no digit beyond the one asked for: as it is
+        return float(dec)              # (quantize would need more than 28 digits)
+    return float(dec.quantize(Decimal(1).scaleb(-d), rounding=mode))
 
 
 def _multiple(num, sig, up: bool):
