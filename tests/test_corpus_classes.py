@@ -40,3 +40,13 @@ def test_round_of_a_large_number_to_many_places(tmp_path):
     assert got["B2"] == pytest.approx(4.573698186081024e17, rel=1e-15)
     assert got["B3"] == pytest.approx(-4.573698186081024e17, rel=1e-15)
     assert got["B4"] == 1.5 and got["B5"] == 0.29
+
+
+def test_product_of_no_numbers_is_zero(tmp_path):
+    """PRODUCT over cells that hold no number is 0 in Excel, as SUM is (LibreOffice
+    agrees), not the empty product 1; so is SUBTOTAL(6, ...) of such cells (found
+    while pinning SUBTOTAL, which computes with PRODUCT)."""
+    got = recalc(tmp_path, {"A1": "x", "B1": "=PRODUCT(Z1:Z3)", "B2": "=PRODUCT(A1:A2)",
+                            "B3": "=SUBTOTAL(6,Z1:Z3)", "B4": "=PRODUCT(Z1:Z3,4)",
+                            "B5": "=PRODUCT(Z1:Z3,NA())", "B6": '=PRODUCT("a")'})
+    assert [got[f"B{k}"] for k in range(1, 7)] == [0, 0, 0, 4, "#N/A", "#VALUE!"]
