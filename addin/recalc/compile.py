@@ -32,7 +32,8 @@ _LITERAL = re.compile(re.escape(shapes.LITERAL_PREFIX) + r"([0-9]+)_")
 _PRIVATE = {name for name, f in get_functions().items()
             if isinstance(f, dict) and CELL in f.get("extra_inputs", {})} | {
     spelled for name in ("ROW", "COLUMN", "ROWS", "COLUMNS", "CELL", "INDIRECT", "OFFSET",
-                         "ISFORMULA", "FORMULATEXT", "SINGLE", "ANCHORARRAY")
+                         "ISFORMULA", "FORMULATEXT", "SINGLE", "ANCHORARRAY",
+                         "SUBTOTAL", "AGGREGATE")
     for spelled in spellings(name, builtin=True)}
 
 

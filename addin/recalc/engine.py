@@ -79,7 +79,9 @@ class Engine:
     def recalculate(self) -> None:
         """:meth:`run` with each error's reason logged in :attr:`log` and the ``formulas``
         package's warnings silenced: how every caller runs the engine."""
-        with self.log.reasons.active(), quiet():
+        facts = self.nodes.facts.active() if self.nodes.facts is not None else \
+            contextlib.nullcontext()
+        with self.log.reasons.active(), facts, quiet():
             self.run()
 
     def run(self) -> None:

@@ -14,6 +14,7 @@ from formulas.ranges import Ranges
 
 from .. import xlsx
 from . import shapes
+from .facts import BookFacts
 from .runlog import RunLog
 from .values import display, filled, input_value
 
@@ -177,7 +178,8 @@ class Nodes:
     :func:`~.shapes.sheet_key` -> sheet; ``refs``: per sheet the defined names in scope
     (a name bound to one range -> its ``Ranges``, a formula name -> None);
     ``name_nodes``: (sheet or None, NAME) -> the node of a formula name; ``scopes``:
-    sheet -> the key of the sheet a sheet-local name belongs to."""
+    sheet -> the key of the sheet a sheet-local name belongs to; ``facts``: the hidden
+    rows and the SUBTOTAL cells (:class:`~.facts.BookFacts`)."""
     sheet_names: list
     sheet_index: dict
     grids: list
@@ -193,6 +195,7 @@ class Nodes:
     refs: list
     name_nodes: dict
     scopes: dict
+    facts: BookFacts | None = None
 
     def __len__(self) -> int:
         return len(self.n_text)
@@ -248,7 +251,9 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
                  grids=grids, taken=taken, n_sheet=lists.sheet, n_row=lists.row,
                  n_col=lists.col, n_text=lists.text, n_area=lists.area, n_kind=lists.kind,
                  n_label=lists.labels, cells=n_cells, refs=refs, name_nodes=name_nodes,
-                 scopes=scopes)
+                 scopes=scopes, facts=BookFacts(book.sheets, lambda: zip(
+                     lists.sheet[:n_cells], lists.row[:n_cells], lists.col[:n_cells],
+                     lists.text[:n_cells], lists.area[:n_cells])))
 
 
 def _formula_cells(lists: _NodeLists, s: int, sheet, at: np.ndarray, kinds: list,
