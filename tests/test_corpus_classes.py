@@ -50,3 +50,56 @@ def test_product_of_no_numbers_is_zero(tmp_path):
                             "B3": "=SUBTOTAL(6,Z1:Z3)", "B4": "=PRODUCT(Z1:Z3,4)",
                             "B5": "=PRODUCT(Z1:Z3,NA())", "B6": '=PRODUCT("a")'})
     assert [got[f"B{k}"] for k in range(1, 7)] == [0, 0, 0, 4, "#N/A", "#VALUE!"]
+
+
+NEAR_ZERO = {
+    # the last operation is + or -, its operands equal at 15 significant digits: 0
+    "=0.1+0.2-0.3": 0, "=0.3-0.2-0.1": 0, "=1.333+1.225-1.333-1.225": 0,
+    "=B1+B2-B3": 0,
+    # the operands differ at 15 digits (40026.4400000001 and 40026.44): the residue
+    "=B1-B3+B2": 5.820766091346741e-11,
+    # the last operation is not that + or -: the residue stays
+    "=1*(0.5-0.4-0.1)": -2.7755575615628914e-17,
+    "=(1.333+1.225-1.333-1.225)": -2.220446049250313e-16,
+    "=0.1+0.2-0.3+0": 5.551115123125783e-17,
+    "=-(0.1+0.2-0.3)": -5.551115123125783e-17,
+}
+
+
+def test_near_zero_after_a_last_addition_or_subtraction(tmp_path):
+    """Microsoft, "Floating-point arithmetic may give inaccurate results in Excel",
+    example "when a value reaches zero": when the last operation of a formula is + or -
+    and the result is at or very close to zero, Excel 97 and later show 0 --
+    ``=0.1+0.2-0.3`` is 0 -- while ``=1*(.5-.4-.1)`` keeps -2.78E-17 (its last
+    operation is the product). "Very close" is the operands' equality at 15
+    significant digits (Apache POI's ExcelArithmetic): 818562.54-778536.1+(-40026.44)
+    keeps 5.82E-11 in Excel and 818562.54+(-40026.44)-778536.1 is 0 (a report on
+    Microsoft's forum); the whole formula in parentheses keeps its residue (its last
+    token is the parenthesis: ``=(1.333+1.225-1.333-1.225)`` is -2.22E-16), and so
+    does adding a zero at the end."""
+    cells = {"B1": 818562.54, "B2": -40026.44, "B3": 778536.1}
+    refs = {}
+    for k, formula in enumerate(NEAR_ZERO, start=1):
+        cells[f"D{k}"] = formula
+        refs[formula] = f"D{k}"
+    got = recalc(tmp_path, cells)
+    for formula, expected in NEAR_ZERO.items():
+        assert got[refs[formula]] == expected, formula
+
+
+def test_near_zero_down_a_column(tmp_path):
+    """The same rule when a formula filled down a column is evaluated as one column
+    run (numpy) and cell by cell: ``=A2+B2-C2`` over 0.1, 0.2 and 0.3 is 0 (IEEE
+    5.55E-17), over 0.1, 0.2 and 0.35 the difference."""
+    cells = {}
+    for r in range(2, 402):
+        cells[f"A{r}"] = 0.1
+        cells[f"B{r}"] = 0.2
+        cells[f"C{r}"] = 0.3 if r % 2 else 0.35
+        cells[f"D{r}"] = f"=A{r}+B{r}-C{r}"
+    got = recalc(tmp_path, cells)
+    for r in range(2, 402):
+        if r % 2:
+            assert got[f"D{r}"] == 0, r
+        else:
+            assert got[f"D{r}"] == pytest.approx(-0.05, rel=1e-12) != 0, r

@@ -17,6 +17,7 @@ from formulas.tokens.function import Function as FunctionToken
 
 from ..prefixes import spellings
 from . import filldown, shapes
+from .excel.numbers import mark_last_sum
 from .options import Options
 from .program import CONST, LIT, NAME, RAW, REF, UNION, NotStraight, Program, Template
 from .read import Nodes
@@ -315,6 +316,7 @@ class FormulaCompiler:
         tokens, builder = formulas.Parser(True).ast("=" + text, context=ctx)
         if literals is not None and not _literals_stand_alone(tokens, literals):
             return None
+        mark_last_sum(tokens, builder)
         cell = Ranges().push(f"{quote(sheet)}!{shapes.a1(r or 1, c or 1)}")
         pipe = builder.compile(references=refs, context=ctx, **{CELL: cell})
         return tokens, pipe, moved
