@@ -103,3 +103,21 @@ def test_near_zero_down_a_column(tmp_path):
             assert got[f"D{r}"] == 0, r
         else:
             assert got[f"D{r}"] == pytest.approx(-0.05, rel=1e-12) != 0, r
+
+
+def test_lookup_array_form_searches_the_first_row_or_column(tmp_path):
+    """LOOKUP(value, array) with a two-dimensional array (Microsoft's LOOKUP page):
+    a wider than tall array is searched in its first row and answers from its last
+    row; a square or taller one in its first column, answering from its last column;
+    with a result vector, a two-dimensional lookup range is searched the same way, and
+    a result vector of more than one row and column is #N/A in Excel. Found in pycel's
+    ``tests/fixtures/lookup.xlsx`` (dgorissen/pycel), sheet Lookup, rows 20-30, where
+    formulas gave the searched value itself (0 for "a")."""
+    cells = {"B1": 0, "C1": 1, "D1": 2, "E1": 3, "F1": 4,
+             "B2": "a", "C2": "e", "D2": "i", "E2": "o", "F2": "u",
+             "H1": 0, "I1": "a", "H2": 1, "I2": "e", "H3": 2, "I3": "i",
+             "A5": "=LOOKUP(2,B1:F2)", "A6": "=LOOKUP(3.5,B1:F2)", "A7": "=LOOKUP(-1,B1:F2)",
+             "A8": "=LOOKUP(1,H1:I3)", "A9": "=LOOKUP(2,H1:I3,I1:I3)",
+             "A10": "=LOOKUP(2,H1:I3,B1:C3)", "A11": "=LOOKUP(2,B1:F1,B2:F2)"}
+    got = recalc(tmp_path, cells)
+    assert [got[f"A{k}"] for k in range(5, 12)] == ["i", "o", "#N/A", "e", "i", "#N/A", "i"]
