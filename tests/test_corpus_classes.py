@@ -121,3 +121,16 @@ def test_lookup_array_form_searches_the_first_row_or_column(tmp_path):
              "A10": "=LOOKUP(2,H1:I3,B1:C3)", "A11": "=LOOKUP(2,B1:F1,B2:F2)"}
     got = recalc(tmp_path, cells)
     assert [got[f"A{k}"] for k in range(5, 12)] == ["i", "o", "#N/A", "e", "i", "#N/A", "i"]
+
+
+def test_text_with_its_format_in_a_cell(tmp_path):
+    """TEXT(value, format_text) reads format_text from a cell as Excel does (it was
+    #VALUE!, "the format <Ranges>... is not one the engine reads": the reference was
+    not read). Found in pycel's
+    ``tests/fixtures/text.xlsx`` (dgorissen/pycel), ``=TEXT(A21,B21)`` with "#.#" in B21
+    (Excel "890123.5")."""
+    got = recalc(tmp_path, {"A1": 890123.456789, "B1": "#.#", "B2": "0.00", "B3": "#,##0",
+                            "C1": "=TEXT(A1,B1)", "C2": "=TEXT(A1,B2)", "C3": "=TEXT(A1,B3)",
+                            "C4": '=TEXT(A1,"#.#")'})
+    assert [got[f"C{k}"] for k in range(1, 5)] == ["890123.5", "890123.46", "890,123",
+                                                  "890123.5"]
