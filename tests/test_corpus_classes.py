@@ -134,3 +134,22 @@ def test_text_with_its_format_in_a_cell(tmp_path):
                             "C4": '=TEXT(A1,"#.#")'})
     assert [got[f"C{k}"] for k in range(1, 5)] == ["890123.5", "890123.46", "890,123",
                                                   "890123.5"]
+
+
+def test_base_conversion_places_are_checked_first(tmp_path):
+    """DEC2BIN, DEC2OCT, DEC2HEX (and BIN2OCT ...): ``places`` must be 1 to 10, also
+    for a negative number whose result ignores it, and it is checked before the number
+    (Microsoft: "If places is negative, DEC2BIN returns the #NUM! error value"). Excel's
+    saved values in xlcalculator's ``tests/resources/BASES.xlsx`` (bradbase/xlcalculator):
+    ``DEC2BIN(-25,0)`` #NUM! (was "1111100111"), ``DEC2BIN(-25,1)`` "1111100111",
+    ``DEC2BIN(-25,11)`` #NUM!, ``DEC2BIN("E",0)`` #NUM! (was #VALUE!),
+    ``DEC2BIN("E",1)`` #VALUE!."""
+    got = recalc(tmp_path, {"A1": -25, "A2": "E",
+                            "B1": "=DEC2BIN(A1,0)", "B2": "=DEC2BIN(A1,1)",
+                            "B3": "=DEC2BIN(A1,11)", "B4": "=DEC2BIN(A2,0)",
+                            "B5": "=DEC2BIN(A2,1)", "B6": "=DEC2HEX(A1,4)",
+                            "B7": "=DEC2OCT(10,3)", "B8": "=DEC2BIN(10,3)",
+                            "B9": "=DEC2BIN(-1,-1)", "B10": '=DEC2BIN(3,"a")'})
+    assert [got[f"B{k}"] for k in range(1, 11)] == [
+        "#NUM!", "1111100111", "#NUM!", "#NUM!", "#VALUE!", "FFFFFFFFE7", "012", "#NUM!",
+        "#NUM!", "#VALUE!"]
