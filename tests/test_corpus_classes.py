@@ -153,3 +153,20 @@ def test_base_conversion_places_are_checked_first(tmp_path):
     assert [got[f"B{k}"] for k in range(1, 11)] == [
         "#NUM!", "1111100111", "#NUM!", "#NUM!", "#VALUE!", "FFFFFFFFE7", "012", "#NUM!",
         "#NUM!", "#VALUE!"]
+
+
+def test_yearfrac_reads_its_basis_first(tmp_path):
+    """YEARFRAC answers for a bad basis whatever its dates are: an error given as the
+    basis is that error, text or TRUE #VALUE!, a number outside 0-4 #NUM! (also when a
+    date is an error); a date beyond 31 December 9999 (serial 2958465) is #NUM!. Excel's
+    saved values in pycel's ``tests/fixtures/yearfrac.xlsx`` (dgorissen/pycel): it gave
+    #DIV/0! for ``YEARFRAC(1/0,200,-1)`` (Excel #NUM!) and #VALUE! for a date of
+    2958466 (Excel #NUM!)."""
+    got = recalc(tmp_path, {"A1": "=1/0", "A2": "plugh", "A3": 2958466,
+                            "B1": "=YEARFRAC(A1,200,-1)", "B2": "=YEARFRAC(A1,200,5)",
+                            "B3": "=YEARFRAC(A1,200,0)", "B4": "=YEARFRAC(1,200,A2)",
+                            "B5": "=YEARFRAC(1,200,NA())", "B6": "=YEARFRAC(A3,200,0)",
+                            "B7": "=YEARFRAC(1,200,TRUE)", "B8": "=YEARFRAC(1,200,3)"})
+    assert [got[f"B{k}"] for k in range(1, 9)] == [
+        "#NUM!", "#NUM!", "#DIV/0!", "#VALUE!", "#N/A", "#NUM!", "#VALUE!",
+        pytest.approx(199 / 365, rel=1e-15)]
