@@ -29,9 +29,11 @@ an error it returned, a function it does not implement, a formula it cannot comp
 """
 from __future__ import annotations
 
+import io
 import json
 import math
 import re
+import zipfile
 from dataclasses import dataclass, field
 
 #: exit codes of ``zvmplan check`` (1: a file refused, 2: a usage error, as every command)
@@ -75,6 +77,7 @@ class CheckReport:
     agreeing: int = 0
     unsaved: int = 0                # formula cells the file holds no value for
     volatile: int = 0               # formula cells calling RAND, NOW...: kept, not compared
+    saved_by_excel: bool = True     # :func:`excel_saved`: the saved values are Excel's
     mismatches: list = field(default_factory=list)
     sheets: list = field(default_factory=list)
     #: with ``check(..., keep_cells=True)``: every compared cell as (sheet index, row,
@@ -100,6 +103,10 @@ class CheckReport:
                 f"{len(self.not_computed)} could not be computed")
         if self.unsaved:
             text += f" ({self.unsaved} formula cells have no saved value to compare)"
+        if not self.saved_by_excel:
+            text += ("; note: Excel did not save these values (the file does not say "
+                     "Excel wrote it, or asks for a recalculation on open), so they are "
+                     "compared with what another program wrote")
         if self.volatile:
             text += (f" ({self.volatile} formula cells call {'/'.join(VOLATILE)}: not "
                      "compared, their saved values read as inputs)")
@@ -108,7 +115,8 @@ class CheckReport:
     def as_dict(self) -> dict:
         return {"file": self.path, "compared": self.compared, "agreeing": self.agreeing,
                 "differing": len(self.differing), "not_computed": len(self.not_computed),
-                "unsaved": self.unsaved, "volatile": self.volatile, "exit_code": self.exit_code(),
+                "unsaved": self.unsaved, "volatile": self.volatile,
+                "saved_by_excel": self.saved_by_excel, "exit_code": self.exit_code(),
                 "cells": [m.as_dict() for m in self.mismatches]}
 
     def to_json(self) -> str:
@@ -119,6 +127,44 @@ def _json(v):
     if isinstance(v, ErrorCode):
         return {"error": str(v)}
     return v
+
+
+#: calcId values written by libraries, never by Excel (PhpSpreadsheet's)
+FOREIGN_CALC_IDS = {"999999"}
+_FORMULA_WITH_VALUE = re.compile(rb"<(?:\w+:)?f\b[^>]*(?:/>|>.*?</(?:\w+:)?f>)\s*"
+                                 rb"<(?:\w+:)?v>[^<]", re.S)
+
+
+def excel_saved(data: bytes) -> int:
+    """How many formula cells of the workbook ``data`` (the bytes of an .xlsx) carry a
+    value Excel cached; 0 if Excel did not save it with its values: ``docProps/app.xml``
+    must name Microsoft Excel, ``xl/workbook.xml`` carry Excel's ``<fileVersion
+    appName="xl">``, no ``fullCalcOnLoad="1"`` (a writer's mark for values still to
+    compute) and not a calcId only libraries write (:data:`FOREIGN_CALC_IDS`).
+    openpyxl, XlsxWriter, PhpSpreadsheet and ExcelJS also write "Microsoft Excel" into
+    app.xml, so the application alone is not evidence. Used by ``build/corpus.py``."""
+    try:
+        z = zipfile.ZipFile(io.BytesIO(data))
+        names = set(z.namelist())
+        app = z.read("docProps/app.xml") if "docProps/app.xml" in names else b""
+        book = z.read("xl/workbook.xml") if "xl/workbook.xml" in names else b""
+        if not re.search(rb"<(?:\w+:)?Application>Microsoft[^<]*Excel", app):
+            return 0
+        if not re.search(rb'<(?:\w+:)?fileVersion\b[^>]*appName="xl"', book):
+            return 0
+        calc = re.search(rb"<(?:\w+:)?calcPr\b[^>]*>", book)
+        if calc and (re.search(rb'fullCalcOnLoad="(?:1|true)"', calc.group())
+                     or any(f'calcId="{c}"'.encode() in calc.group()
+                            for c in FOREIGN_CALC_IDS)):
+            return 0
+        count = 0
+        for name in names:
+            if name.startswith("xl/worksheets/") and name.endswith(".xml"):
+                count += len(_FORMULA_WITH_VALUE.findall(z.read(name)))
+        return count
+    except (zipfile.BadZipFile, KeyError, OSError, ValueError, NotImplementedError,
+            RuntimeError, EOFError):
+        return 0
 
 
 def same_value(saved, recalculated) -> bool:
@@ -172,6 +218,8 @@ def check(path, keep_cells: bool = False) -> CheckReport:
     report = CheckReport(path, cells=[] if keep_cells else None)
     with xlsx.safe_open_xlsx(path, parse_sheets=False) as pkg:
         book = xlsx.read_workbook(pkg)
+    with open(path, "rb") as f:     # checked safe above
+        report.saved_by_excel = excel_saved(f.read()) > 0
     report.sheets = [s.name for s in book.sheets]
     report.volatile = _pin_volatile(book)
     saved = _strip_saved(book)

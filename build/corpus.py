@@ -13,7 +13,8 @@ of its formulas cached (:func:`excel_saved`):
 
 Libraries that write xlsx (openpyxl, XlsxWriter, PhpSpreadsheet, ExcelJS) also write
 "Microsoft Excel" into app.xml, so the application alone is not evidence; the checks
-above drop what they write. Files are copied (byte for byte, outside git: their licences
+above (:func:`zvmplan_addin.check.excel_saved`, tested there) drop what they write.
+Files are copied (byte for byte, outside git: their licences
 are their projects') into ``/work/corpus/OWNER+NAME/PATH`` and listed, one per line, in
 ``/work/corpus/MANIFEST.tsv`` with the repository, commit, path, licence, blob id and the
 number of formula cells with a cached value.
@@ -28,13 +29,13 @@ not mirrored is skipped with a line on stderr.
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import re
 import shutil
 import subprocess
 import sys
-import zipfile
+
+from zvmplan_addin.check import excel_saved
 
 #: the repositories whose test suites hold Excel-saved workbooks
 REPOSITORIES = (
@@ -46,8 +47,6 @@ REPOSITORIES = (
 )
 MAX_BYTES = 20 * 2**20          # a larger workbook is left out (the scorer's time budget)
 EXTENSIONS = (".xlsx", ".xlsm")
-#: calcId values written by libraries, never by Excel
-FOREIGN_CALC_IDS = {"999999"}
 
 #: licence file text -> SPDX identifier, first match wins
 _LICENCES = (
@@ -92,37 +91,6 @@ def licence_of(gd: str) -> str:
                     found.append(spdx)
                 break
     return " OR ".join(found) or "unknown"
-
-
-_FORMULA_WITH_VALUE = re.compile(rb"<(?:\w+:)?f\b[^>]*(?:/>|>.*?</(?:\w+:)?f>)\s*"
-                                 rb"<(?:\w+:)?v>[^<]", re.S)
-
-
-def excel_saved(data: bytes) -> int:
-    """How many formula cells of the workbook ``data`` carry a value Excel cached; 0 if
-    the file is not one Excel saved (see the module docstring)."""
-    try:
-        z = zipfile.ZipFile(io.BytesIO(data))
-        names = set(z.namelist())
-        app = z.read("docProps/app.xml") if "docProps/app.xml" in names else b""
-        book = z.read("xl/workbook.xml") if "xl/workbook.xml" in names else b""
-        if not re.search(rb"<(?:\w+:)?Application>Microsoft[^<]*Excel", app):
-            return 0
-        if not re.search(rb'<(?:\w+:)?fileVersion\b[^>]*appName="xl"', book):
-            return 0
-        calc = re.search(rb"<(?:\w+:)?calcPr\b[^>]*>", book)
-        if calc and (re.search(rb'fullCalcOnLoad="(?:1|true)"', calc.group())
-                     or any(f'calcId="{c}"'.encode() in calc.group()
-                            for c in FOREIGN_CALC_IDS)):
-            return 0
-        count = 0
-        for name in names:
-            if name.startswith("xl/worksheets/") and name.endswith(".xml"):
-                count += len(_FORMULA_WITH_VALUE.findall(z.read(name)))
-        return count
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError, NotImplementedError,
-            RuntimeError, EOFError):
-        return 0
 
 
 def candidates(gd: str) -> list[tuple[str, str, int]]:

@@ -8,6 +8,7 @@ text (``t="str"``), a boolean (``t="b"``), an error (``t="e"``), an array formul
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import zipfile
@@ -18,7 +19,7 @@ import pytest
 
 from zvmplan_addin import cli
 from zvmplan_addin.check import (EXIT_AGREE, EXIT_DIFFERS, EXIT_NOT_COMPUTED, ErrorCode,
-                                 check, same_value)
+                                 check, excel_saved, same_value)
 from zvmplan_addin.recalc import StaleValues, calc
 from zvmplan_addin.recalc.write import stale_cells
 
@@ -42,10 +43,11 @@ _BOOK_RELS = """<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 </Relationships>"""
 
 
-def workbook(path, cells: dict) -> str:
+def workbook(path, cells: dict, excel: bool = False) -> str:
     """An .xlsx whose one sheet ``S`` holds ``cells``: ref -> a number or text (an input),
     or ``(formula, t, cached)`` (``cached`` None: no ``<v>``), or ``(formula, t, cached,
-    ref)`` for an array formula over ``ref``, or bytes: the cell's own XML."""
+    ref)`` for an array formula over ``ref``, or bytes: the cell's own XML. ``excel``: with
+    the marks of a file Excel saved (app.xml naming it, ``<fileVersion appName="xl">``)."""
     from zvmplan_addin.recalc.shapes import parse_area
     rows: dict[int, list] = {}
     for ref, spec in cells.items():
@@ -71,7 +73,10 @@ def workbook(path, cells: dict) -> str:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("[Content_Types].xml", _TYPES)
         z.writestr("_rels/.rels", _RELS)
-        z.writestr("xl/workbook.xml", _BOOK)
+        book = _BOOK.replace("<sheets>", '<fileVersion appName="xl" lastEdited="7"/><sheets>')
+        z.writestr("xl/workbook.xml", book if excel else _BOOK)
+        if excel:
+            z.writestr("docProps/app.xml", APP.format(app="Microsoft Excel"))
         z.writestr("xl/_rels/workbook.xml.rels", _BOOK_RELS)
         z.writestr("xl/worksheets/sheet1.xml", sheet)
     return str(path)
@@ -95,6 +100,8 @@ def test_a_workbook_that_agrees_exits_0(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "5 formula cells compared: 5 agree" in out
     assert "0 differ, 0 could not be computed" in out
+    # written here, not by Excel: said, so nobody takes the comparison for one with Excel
+    assert "note: Excel did not save these values" in out
 
 
 def test_a_tampered_value_is_listed_and_exits_4(tmp_path, capsys):
@@ -110,7 +117,7 @@ def test_json_lists_the_cells(tmp_path, capsys):
     assert run(path, "--json") == EXIT_DIFFERS
     doc = json.loads(capsys.readouterr().out)
     assert doc["compared"] == 5 and doc["agreeing"] == 4 and doc["differing"] == 1
-    assert doc["exit_code"] == EXIT_DIFFERS
+    assert doc["exit_code"] == EXIT_DIFFERS and doc["saved_by_excel"] is False
     assert doc["cells"] == [{"cell": "S!D1", "formula": "=1/0", "saved": {"error": "#N/A"},
                              "recalculated": {"error": "#DIV/0!"}, "computed": True,
                              "reason": ""}]
@@ -274,3 +281,56 @@ def test_stale_cells_read_the_engines_warnings():
 def test_a_workbook_without_stale_cells_exits_0(tmp_path):
     src = workbook(tmp_path / "ok.xlsx", {"A1": 1, "B1": ("A1*2", None, 0)})
     assert cli.main(["calc", src, "-o", str(tmp_path / "o.xlsx"), "-q"]) == 0
+
+
+# ------------------------------------------------------------------------------------
+# Which workbooks Excel saved with its values (build/corpus.py keeps only those)
+APP = ('<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/'
+       'extended-properties"><Application>{app}</Application></Properties>')
+BOOK = ('<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+        '<fileVersion appName="xl" lastEdited="7" lowestEdited="7" rupBuild="27328"/>'
+        '<calcPr {calc}/></workbook>')
+SHEET = ('<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+         '<sheetData><row r="1"><c r="A1"><v>1</v></c><c r="B1"><f>A1*3</f>{v}</c>'
+         '<c r="C1"><f t="shared" ref="C1:D1" si="0">A1+1</f><v>2</v></c>'
+         '<c r="D1"><f t="shared" si="0"/><v>3</v></c></row></sheetData></worksheet>')
+
+
+def xlsx(app="Microsoft Excel", calc='calcId="191029"', v="<v>3</v>") -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr("docProps/app.xml", APP.format(app=app))
+        z.writestr("xl/workbook.xml", BOOK.format(calc=calc))
+        z.writestr("xl/worksheets/sheet1.xml", SHEET.format(v=v))
+    return out.getvalue()
+
+
+def test_an_excel_saved_workbook_counts_its_cached_formula_cells():
+    assert excel_saved(xlsx()) == 3        # B1, and the shared formula's C1 and D1
+    assert excel_saved(xlsx(v="")) == 2    # B1 carries no value
+    assert excel_saved(xlsx(app="Microsoft Macintosh Excel")) == 3
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"app": "LibreOffice/7.4"},
+    {"calc": 'calcId="124519" fullCalcOnLoad="1"'},   # XlsxWriter, openpyxl
+    {"calc": 'calcId="999999"'},                      # PhpSpreadsheet
+])
+def test_workbooks_other_programs_wrote_are_left_out(kwargs):
+    assert excel_saved(xlsx(**kwargs)) == 0
+
+
+def test_check_knows_a_workbook_excel_saved(tmp_path, capsys):
+    path = workbook(tmp_path / "e.xlsx", AGREEING, excel=True)
+    assert run(path) == EXIT_AGREE
+    assert "5 agree" in (out := capsys.readouterr().out) and "note:" not in out
+    assert check(path).saved_by_excel
+
+
+def test_a_workbook_openpyxl_wrote_is_left_out(tmp_path):
+    """openpyxl writes "Microsoft Excel" into app.xml, and no cached values."""
+    wb = openpyxl.Workbook()
+    wb.active["A1"], wb.active["B1"] = 1, "=A1*2"
+    wb.save(tmp_path / "o.xlsx")
+    assert excel_saved((tmp_path / "o.xlsx").read_bytes()) == 0
+    assert excel_saved(b"not a zip") == 0

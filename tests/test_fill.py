@@ -51,7 +51,7 @@ load_factor = 2
 name = "4.4.0, faster CPU"
 load_factor = 1.5
 level = "4.4"
-speed_factor = 1.25
+speed_up = 1.25
 """
 SCENARIOS = [("today", 1, None, None), ("double", 2, None, None),
              ("4.4.0, faster CPU", 1.5, "4.4.0", 1.25)]
@@ -122,7 +122,9 @@ def test_scenario_blocks_match_the_model(values):
         assert ws.cell(planner.SCEN_PARAM_ROW, c0 + 1).value == name
         total = 0.0
         for i, (_, t, w, size, conns, lv, sp, load) in enumerate(LINKS_CANON):
-            want = api.cpu_engines(t, w, size, conns, level or lv, speed or sp, load * factor)
+            # the speed-up vs today multiplies the link's own factor, never replaces it
+            used = None if sp is None and speed is None else (sp or 1) * (speed or 1)
+            want = api.cpu_engines(t, w, size, conns, level or lv, used, load * factor)
             got = _num(ws[f"{L(c0 + 3)}{planner.SCEN_FIRST_ROW + i}"].value)
             assert got == pytest.approx(want, rel=1e-12), (name, t)
             total += want
@@ -174,12 +176,23 @@ def test_everything_else_is_kept(filled):
 
 
 def test_scenarios_as_csv(tmp_path):
+    """A scenario's speed_factor column (its name before issue 17) is read as speed_up:
+    it always meant a speed-up vs today's machine."""
     (tmp_path / "links.csv").write_text(LINKS, encoding="utf-8")
     (tmp_path / "s.csv").write_text("name,load_factor,level,transport,speed_factor\n"
-                                    "all on HiperSockets,1,,HIPERSOCKETS,\n", encoding="utf-8")
+                                    "all on HiperSockets,1,,HIPERSOCKETS,1.3\n", encoding="utf-8")
     scen = fill.read_scenarios(tmp_path / "s.csv")
     assert scen == [{"name": "all on HiperSockets", "load_factor": 1.0, "level": None,
-                     "transport": "HIPERSOCKETS", "speed_factor": None}]
+                     "transport": "HIPERSOCKETS", "speed_up": 1.3}]
+    (tmp_path / "s.toml").write_text('[[scenario]]\nname = "all on HiperSockets"\n'
+                                     'load_factor = 1\ntransport = "HIPERSOCKETS"\n'
+                                     'speed_factor = 1.3\n', encoding="utf-8")
+    assert fill.read_scenarios(tmp_path / "s.toml") == scen
+    (tmp_path / "s.toml").write_text('[[scenario]]\nname = "x"\nspeed_factor = 1.3\n'
+                                     'speed_up = 1.3\n', encoding="utf-8")
+    with pytest.raises(fill.FillError, match="s.toml scenario 1, key speed_up: the same as "
+                       "speed_up, given twice"):
+        fill.read_scenarios(tmp_path / "s.toml")
 
 
 # ------------------------------------------------------------ refusals ----
@@ -384,7 +397,7 @@ def test_scenario_headings_and_decimal_commas(tmp_path):
     text = "Scenario name;Load factor [x Planner load];z/VM level\nhigh;1,5;4.4\n"
     assert fill.read_scenarios(_file(tmp_path, text, "s.csv")) == [
         {"name": "high", "load_factor": 1.5, "level": "4.4.0", "transport": None,
-         "speed_factor": None}]
+         "speed_up": None}]
 
 
 # ------------------------------------------------------------ the results ----
@@ -419,9 +432,22 @@ def test_the_example_files_fill(tmp_path, capsys):
     total = sum(_engines(link, "tot") for link in links)
     assert doc["totals"]["total_engines"] == pytest.approx(total, rel=1e-12)
     assert doc["totals"]["label"].startswith("Total of all links")
-    assert doc["totals"]["share_of_lpar"] == pytest.approx(total / 2, rel=1e-12)
-    assert total > 2  # the example needs more than the 2 engines given: flagged
-    assert doc["attention"] == [f"the links need {total / 2:.1%} of the LPAR's engines"]
+    # no machine named: the links are on four bases (one own speed factor, three measured
+    # processors), so the total is no capacity of any machine and has no share of the LPAR
+    assert doc["totals"]["engines_of"] == planner.NOT_NORMALISED
+    assert doc["totals"]["normalised"] is False
+    assert doc["totals"]["share_of_lpar"] == planner.SHARE_NOT_NORMALISED
+    by = {}
+    for link in links:
+        on = (planner.MACHINE if link["speed_factor"] is not None
+              else zvmplan.processor(link["transport"]).name)
+        by[on] = by.get(on, 0) + _engines(link, "tot")
+    subs = {sub["engines_of"]: sub["total_engines"] for sub in doc["totals"]["subtotals"]}
+    assert subs.keys() == by.keys()
+    for on, want in by.items():
+        assert subs[on] == pytest.approx(want, rel=1e-12), on
+    assert [a.split(":")[0] for a in doc["attention"]] == ["the total is not normalised"]
+    assert "no share of the LPAR" in doc["attention"][0]
 
 
 def test_the_scenarios_example_is_the_same_in_csv_and_toml():
@@ -441,8 +467,15 @@ def test_results_table_csv_and_calc_totals(filled, tmp_path, capsys):
     assert PRINTED["fill"].startswith(text + "\n\nwrote ")  # what `zvmplan fill` showed
     assert "more links not shown" in results.table(res, max_rows=2)
     rows = list(csv.DictReader(io.StringIO(results.to_csv(res))))
-    assert [r["row"] for r in rows] == ["link"] * len(LINKS_CANON) + ["total"]
+    # not normalised (one own speed factor, three measured processors): a subtotal per
+    # basis before the total, which they add up to
+    assert [r["row"] for r in rows] == ["link"] * len(LINKS_CANON) + ["subtotal"] * 4 + \
+        ["total"]
     assert float(rows[-1]["total_engines"]) == pytest.approx(total, rel=1e-12)
+    assert sum(float(r["total_engines"]) for r in rows if r["row"] == "subtotal") == \
+        pytest.approx(total, rel=1e-12)
+    assert rows[-1]["share_of_lpar"] == planner.SHARE_NOT_NORMALISED
+    assert rows[-1]["engines_of"] == planner.NOT_NORMALISED
     assert cli(["calc", str(filled), "-o", str(tmp_path / "again.xlsx")]) == 0
     assert f"Planner: {len(LINKS_CANON)} links; total CPU {total:.3f} engines" in \
         capsys.readouterr().out

@@ -129,8 +129,13 @@ def forced(tmp_path_factory):
     from zvmplan_workbook import fill
     d = tmp_path_factory.mktemp("forced")
     (d / "links.csv").write_text(FORCED_LINKS, encoding="utf-8")
+    # a scenario moving links to a transport that cannot carry some (issue 17: they stay on
+    # their own, which without the functions must show an error, not their own name)
+    (d / "s.toml").write_text('[[scenario]]\nname = "today"\n\n[[scenario]]\n'
+                              'name = "all on HiperSockets"\ntransport = "HIPERSOCKETS"\n'
+                              'speed_up = 1.3\n', encoding="utf-8")
     filled = d / "filled.xlsx"
-    fill.fill(build.TEMPLATE, d / "links.csv", filled)
+    fill.fill(build.TEMPLATE, d / "links.csv", filled, d / "s.toml")
     user = d / "profile" / "user"
     user.mkdir(parents=True)
     (user / "registrymodifications.xcu").write_text(RECALC_ALWAYS, encoding="utf-8")

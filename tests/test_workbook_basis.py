@@ -87,15 +87,32 @@ def test_upgrade_and_scenarios_use_the_capacities(normalised):
     sc = normalised[planner.SCENARIOS]
     c0 = planner.scenario_col(4)
     assert sc.cell(planner.SCEN_PARAM_ROW + 3, c0 + 2).value in (None, "")   # normalised
-    for i, (name, _, w, size, conns, level, speed, load) in enumerate(planner.EXAMPLES):
-        got = sc.cell(planner.SCEN_FIRST_ROW + i, c0 + 3).value
+    kept = 0
+    rows = list(planner.EXAMPLES) + [NO_FACTOR]
+    for i, (name, t, w, size, conns, level, speed, load) in enumerate(rows):
+        r = planner.SCEN_FIRST_ROW + i
+        got = sc.cell(r, c0 + 3).value
+        # the link's own factor where HiperSockets was measured on its processor
+        same = zvmplan.processor(t).name == zvmplan.processor("HIPERSOCKETS").name
+        sp = speed if same and speed is not None else _cap("HIPERSOCKETS")
         try:
-            want = api.cpu_engines("HIPERSOCKETS", w, size, conns, level,
-                                   _cap("HIPERSOCKETS"), load)
+            want = api.cpu_engines("HIPERSOCKETS", w, size, conns, level, sp, load)
         except zvmplan.ZvmplanError:
-            assert isinstance(got, str) and got.startswith("#"), (name, got)
+            # HiperSockets cannot carry it: it stays on its own transport, with its own
+            # factor, labelled, and counted
+            kept += 1
+            assert sc.cell(r, c0 + 6).value == t, name
+            own = speed if speed is not None else _cap(t)
+            assert got == pytest.approx(api.cpu_engines(t, w, size, conns, level, own, load),
+                                        rel=1e-12), name
         else:
+            assert sc.cell(r, c0 + 6).value == "HIPERSOCKETS", name
             assert got == pytest.approx(want, rel=1e-12), name
+        assert sc.cell(r, c0 + 8).value == planner.MACHINE, name
+    assert kept > 0   # the examples include links HiperSockets has no answer for
+    assert sc.cell(planner.SCEN_TOTAL_ROW, c0 + 6).value == kept
+    assert sc.cell(planner.SCEN_TOTAL_ROW, c0 + 5).value == len(rows)
+    assert sc.cell(planner.SCEN_TOTAL_ROW, c0 + 8).value == planner.MACHINE
 
 
 def test_without_capacities_comparisons_say_not_normalised(template):

@@ -196,13 +196,18 @@ def sheet_plan(book: Book):
     engines. The tables beside them are live references to the Planner and Scenarios."""
     from . import planner as P
     ws = book.wb.create_sheet(PLAN)
-    st.widths(ws, {"A": 30, "B": 11, "C": 11, "D": 11, "E": 3, "F": 30, "G": 12, "H": 12})
+    st.widths(ws, {"A": 30, "B": 11, "C": 11, "D": 11, "E": 3, "F": 40, "G": 12, "H": 12})
     ws.sheet_view.zoomScale = 90
     st.title(ws, "Plan - CPU by link and by scenario, against the LPAR's engines",
              f"By link: the Planner's first {P.N_ROWS} rows (a link left out of the totals "
              "has no bar). By scenario: each named Scenarios block's total CPU, beside the LPAR "
-             "engines on the Planner; a bar above the line needs more than the LPAR has.",
+             "engines on the Planner; a bar above the line needs more than the LPAR has. A "
+             "name says so when its total is not normalised (it adds engines of different "
+             "processors: no capacity of any one machine, so not comparable with the line), "
+             "when links stay on their own transport, and when it counts fewer links than "
+             "the Planner.",
              width_cols=8)
+    ws.row_dimensions[2].height = 50
     st.warning(ws, P.WARN_CELL, P.warning_formula(), 8)
     eng = f"{P.PLANNER}!${P.ENGINES_CELL[0]}${P.ENGINES_CELL[1:]}"
     # ---- by link
@@ -213,7 +218,10 @@ def sheet_plan(book: Book):
     for i in range(P.N_ROWS):
         r, pr = first + i, P.FIRST_ROW + i
         stat = f"{P.PLANNER}!${P.STATUS_COL}${pr}"
-        st.output(ws.cell(r, 1), f'=IF({P.PLANNER}!$B{pr}="","",{P.PLANNER}!$A{pr})')
+        # in a plan that is not normalised, each name says whose engines its bar is
+        on = book.refs["planner.total_on"]
+        st.output(ws.cell(r, 1), f'=IF({P.PLANNER}!$B{pr}="","",{P.PLANNER}!$A{pr}&'
+                  f'IF({on}={s(P.NOT_NORMALISED)}," ["&{P.PLANNER}!${P.ON_COL}${pr}&"]",""))')
         for k, col, want in ((2, "M", "yes"), (3, "N", "yes"), (4, "O", "total only")):
             st.output(ws.cell(r, k), f'=IF({stat}="{want}",{P.PLANNER}!${col}${pr},"")',
                       "0.000")
@@ -222,7 +230,7 @@ def sheet_plan(book: Book):
     ch.type = "bar"
     ch.grouping = "stacked"
     ch.overlap = 100
-    ch.title = "CPU by link"
+    ch.title = "CPU by link (engines of the machine in [ ] if not all on one)"
     ch.height, ch.width = 11, 18
     _axes(ch, "link", "engines (CPU-seconds per second)")
     ch.x_axis.scaling.orientation = "maxMin"   # first link at the top
@@ -240,14 +248,21 @@ def sheet_plan(book: Book):
         st.header(ws, PLAN_HEAD, 6 + k, h, u)
     for b in range(P.SCENARIO_BLOCKS):
         r = first + b
-        name = P.scenario_refs(b)["name"]
-        st.output(ws.cell(r, 6), f'=IF({P.SCENARIOS}!{name}="","",{P.SCENARIOS}!{name})')
+        name = f'{P.SCENARIOS}!{P.scenario_refs(b)["name"]}'
+        ref = {k: book.refs[f"scenario.{b}.{k}"] for k in ("on", "kept", "counted")}
+        counted = book.refs["planner.counted"]
+        label = (f'{name}&IF({ref["on"]}={s(P.NOT_NORMALISED)}," (NOT NORMALISED)","")'
+                 f'&IF(N({ref["kept"]})>0," ("&{ref["kept"]}&" on own transport)","")'
+                 f'&IF(AND(ISNUMBER({ref["counted"]}),ISNUMBER({counted}),'
+                 f'N({ref["counted"]})<N({counted}))," (counts "&{ref["counted"]}&" of "&'
+                 f'{counted}&" links)","")')
+        st.output(ws.cell(r, 6), f'=IF({name}="","",{label})')
         st.output(ws.cell(r, 7), f"={book.refs[f'scenario.{b}.total']}", "0.000")
         st.output(ws.cell(r, 8), f"={eng}", "0.0")
     s_last = first + P.SCENARIO_BLOCKS - 1
     bars = BarChart()
     bars.type = "col"
-    bars.title = "Total CPU by scenario against the LPAR's engines"
+    bars.title = "Total CPU by scenario against the LPAR's engines (see each name)"
     bars.height, bars.width = 9, 18
     _axes(bars, "scenario", "engines (CPU-seconds per second)")
     ser = Series(Reference(ws, min_col=7, min_row=first, max_row=s_last), title="Total CPU")

@@ -12,7 +12,13 @@ FTP_GET and STRG and tx/s for RR and CRR, ``connections`` required for RR and CR
 file is decoded, split and its numbers read (encodings, ``;`` and decimal commas) is
 :mod:`.csvfile`; names are checked by :mod:`zvmplan.names` (aliases accepted, written
 back canonical). A scenarios file is a CSV or a TOML file of ``[[scenario]]`` tables with
-``name, load_factor, level, transport, speed_factor``; each becomes one Scenarios block.
+``name, load_factor, level, transport, speed_up`` (``speed_factor`` is read as
+``speed_up``); each becomes one Scenarios block.
+
+The target machine (:mod:`.machine`) is named once, with ``--machine FILE.toml``,
+``--capacity PROC=X,...`` or a ``[machine]`` table in the scenarios TOML: its per-engine
+capacity relative to each measured processor goes into the Assumptions sheet's capacity
+cells, and every link, total and scenario is then on that machine.
 
 After the recalculation the answer is read back from OUT (:mod:`.results`) and printed:
 a table, CSV or JSON.
@@ -33,7 +39,11 @@ from pathlib import Path
 LINK_COLUMNS = ("link", "transport", "workload", "size_bytes", "connections", "level",
                 "speed_factor", "load")
 REQUIRED = ("link", "transport", "workload", "size_bytes", "load")
-SCENARIO_COLUMNS = ("name", "load_factor", "level", "transport", "speed_factor")
+SCENARIO_COLUMNS = ("name", "load_factor", "level", "transport", "speed_up")
+#: earlier spellings of scenario columns, read as the column they were renamed to (a
+#: scenario's ``speed_factor`` always meant a speed-up vs today's machine: it multiplies
+#: each link's own factor, never replaces it)
+SCENARIO_OLD_NAMES = {"speed_factor": "speed_up"}
 
 
 class FillError(ValueError):
@@ -149,11 +159,12 @@ def link_aliases() -> dict[str, str]:
 
 def scenario_aliases() -> dict[str, str]:
     from .planner import SCENARIO_PARAMS
-    return _aliases(SCENARIO_COLUMNS, [(k, label) for k, label, _ in SCENARIO_PARAMS])
+    return _aliases(SCENARIO_COLUMNS, [(k, label) for k, label, _ in SCENARIO_PARAMS]
+                    + [(new, old) for old, new in SCENARIO_OLD_NAMES.items()])
 
 
 LINK_NUMBERS = ("size_bytes", "connections", "speed_factor", "load")
-SCENARIO_NUMBERS = ("load_factor", "speed_factor")
+SCENARIO_NUMBERS = ("load_factor", "speed_up")
 
 
 def read_links(path, warnings: list[str] | None = None) -> list[dict]:
@@ -198,32 +209,54 @@ def read_links(path, warnings: list[str] | None = None) -> list[dict]:
 
 
 def read_scenarios(path, warnings: list[str] | None = None) -> list[dict]:
+    """Validated scenarios (a CSV or TOML file), canonical names, blanks as None."""
+    return _read_scenarios(path, warnings)[0]
+
+
+def _read_toml(path: Path) -> dict:
+    import tomllib
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except OSError as exc:
+        raise FillError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise FillError(f"{path.name}: not valid TOML ({exc})") from None
+
+
+def _read_scenarios(path, warnings: list[str] | None = None):
+    """The scenarios, and the machine of a TOML file's ``[machine]`` table (or None)."""
+    from . import machine
     from .planner import SCENARIO_BLOCKS
     path = Path(path)
     mark, sep = ".", ","
+    target = None
     if path.suffix.lower() == ".toml":
-        import tomllib
-        try:
-            with path.open("rb") as fh:
-                data = tomllib.load(fh)
-        except OSError as exc:
-            raise FillError(f"{path}: cannot read ({exc.strerror or exc})") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise FillError(f"{path.name}: not valid TOML ({exc})") from None
+        data = _read_toml(path)
         tables = data.get("scenario")
         if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
             raise FillError(f"{path.name}: expected [[scenario]] tables")
+        if "machine" in data:
+            try:
+                target = machine.from_table(data["machine"], f"{path.name} [machine]")
+            except machine.MachineError as exc:
+                raise FillError(str(exc)) from None
         raw = []
         for i, t in enumerate(tables, start=1):
-            for k in t:
-                if k not in SCENARIO_COLUMNS:
+            row = {}
+            for k, v in t.items():
+                key = SCENARIO_OLD_NAMES.get(k, k)
+                if key not in SCENARIO_COLUMNS:
                     import difflib
                     close = difflib.get_close_matches(str(k), SCENARIO_COLUMNS, n=1)
                     hint = f"did you mean {close[0]}? " if close else ""
                     raise FillError(f"{path.name} scenario {i}, key {k}: unknown; {hint}"
                                     f"valid: {', '.join(SCENARIO_COLUMNS)}")
-            raw.append((f"{path.name} scenario {i}", {k: "" if v is None else v
-                                                      for k, v in t.items()}))
+                if key in row:
+                    raise FillError(f"{path.name} scenario {i}, key {k}: the same as "
+                                    f"{key}, given twice")
+                row[key] = "" if v is None else v
+            raw.append((f"{path.name} scenario {i}", row))
     else:
         rows, mark, sep = _read_csv(path, scenario_aliases(), ("name",), SCENARIO_NUMBERS,
                                     warnings)
@@ -256,7 +289,7 @@ def read_scenarios(path, warnings: list[str] | None = None) -> list[dict]:
     if len(out) > SCENARIO_BLOCKS:
         raise FillError(f"{path.name}: {len(out)} scenarios; the template's Scenarios sheet has "
                         f"room for {SCENARIO_BLOCKS}")
-    return out
+    return out, target
 
 
 def _scenario_name(value, where: str) -> str:
@@ -274,12 +307,16 @@ def _scenario_name(value, where: str) -> str:
 
 # ------------------------------------------------------------------- cells ----
 def input_cells(links: list[dict], scenarios: list[dict] | None,
-                engines: float | None) -> dict[str, dict[str, object]]:
-    """Sheet -> {cell: value} for every input the fill writes (unused rows cleared)."""
+                engines: float | None, capacity: dict[str, float] | None = None
+                ) -> dict[str, dict[str, object]]:
+    """Sheet -> {cell: value} for every input the fill writes (unused rows cleared).
+    ``capacity`` (measured processor -> the target machine's per-engine capacity relative
+    to it) fills the Assumptions sheet's capacity cells, every one (a processor not named
+    is cleared); None leaves the template's."""
     from openpyxl.utils import get_column_letter as L
-    from .planner import (COL, ENGINES_CELL, FIRST_ROW, INPUTS, N_ROWS, PLANNER,
-                          SCEN_PARAM_ROW, SCENARIO_BLOCKS, SCENARIO_PARAMS, SCENARIOS,
-                          scenario_col)
+    from .planner import (ASSUME_CAP_ROW, ASSUMPTIONS, COL, ENGINES_CELL, FIRST_ROW, INPUTS,
+                          N_ROWS, PLANNER, PROCESSORS, SCEN_PARAM_ROW, SCENARIO_BLOCKS,
+                          SCENARIO_PARAMS, SCENARIOS, scenario_col)
     planner = {}
     # the template's rows (unused ones cleared), or as many as there are links: the fill
     # adds the rows beyond the template's (zvmplan_workbook.rows)
@@ -298,20 +335,37 @@ def input_cells(links: list[dict], scenarios: list[dict] | None,
             for k, (key, _, _) in enumerate(SCENARIO_PARAMS):
                 sc_cells[f"{col}{SCEN_PARAM_ROW + k}"] = sc.get(key)
         cells[SCENARIOS] = sc_cells
+    if capacity is not None:
+        cells[ASSUMPTIONS] = {f"B{ASSUME_CAP_ROW + i}": capacity.get(p)
+                              for i, p in enumerate(PROCESSORS)}
     return cells
 
 
 # -------------------------------------------------------------------- fill ----
 def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
-         progress=None) -> FillReport:
+         progress=None, machine=None) -> FillReport:
     """Validate, write the inputs, recalculate, write ``out``. Raises :class:`FillError`
-    (nothing written) for a bad file."""
+    (nothing written) for a bad file.
+
+    ``machine``: the target machine (:class:`.machine.Machine`, e.g. from
+    :func:`.machine.read` or :func:`.machine.parse`), or None; a scenarios TOML file may
+    name it instead (``[machine]``), not both."""
+    from . import machine as mach
     from . import xlsxio
     from .rows import grow
     template, out = Path(template), Path(out)
     notes: list[str] = []
     links = read_links(links_csv, notes)
-    scen = read_scenarios(scenarios, notes) if scenarios is not None else None
+    scen, in_file = _read_scenarios(scenarios, notes) if scenarios is not None else (None, None)
+    if machine is not None and in_file is not None:
+        raise FillError(f"the machine is named twice ({machine.source} and "
+                        f"{in_file.source}); name it once")
+    machine = machine or in_file
+    if machine is not None:
+        try:
+            machine.check(links, scen or [])
+        except mach.MachineError as exc:
+            raise FillError(str(exc)) from None
     if engines is not None and not (engines > 0 and math.isfinite(engines)):
         raise FillError(f"--engines {engines:g}: must be greater than 0")
     if not template.is_file():
@@ -320,7 +374,7 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
         raise FillError(f"{out.parent}: no such directory")
     if out.exists() and out.resolve() == template.resolve():
         raise FillError(f"{out} is the template; write the filled workbook elsewhere")
-    cells = input_cells(links, scen, engines)
+    cells = input_cells(links, scen, engines, machine.capacity if machine else None)
     from zvmplan_addin import recalc as engine
     fd, tmp = tempfile.mkstemp(suffix=".xlsx", dir=out.parent)
     os.close(fd)
@@ -360,6 +414,14 @@ def configure(p: argparse.ArgumentParser) -> None:
                    + ", ".join(SCENARIO_COLUMNS))
     p.add_argument("--engines", type=float, metavar="N",
                    help="LPAR engines available (default: the template's)")
+    target = p.add_mutually_exclusive_group()
+    target.add_argument("--machine", metavar="FILE.toml",
+                        help="the target machine: a TOML file with a [machine] table giving "
+                        "its per-engine capacity relative to each measured processor (from "
+                        "zPCR or LSPR); every link, total and scenario is then on it")
+    target.add_argument("--capacity", metavar="PROC=X,...",
+                        help="the same inline, e.g. 9672-XZ7=X,2064-108=X,2084-C24=X,"
+                        "2064-109=X (only the processors your links use)")
     p.add_argument("-o", "--output", required=True, metavar="OUT.xlsx", help="filled workbook")
     p.add_argument("--format", choices=("table", "csv", "json"), default="table",
                    help="how to print the per-link results and totals on stdout (csv and "
@@ -373,10 +435,16 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
     from zvmplan_addin.commands import UserError, progress_bar
+    from . import machine
+    try:
+        target = (machine.read(args.machine) if args.machine else
+                  machine.parse(args.capacity, "--capacity") if args.capacity else None)
+    except machine.MachineError as exc:
+        raise UserError(str(exc)) from None
     bar = None if args.quiet else progress_bar()
     try:
         rep = fill(args.template, args.links, args.output, args.scenarios, args.engines,
-                   progress=bar.update if bar else None)
+                   progress=bar.update if bar else None, machine=target)
     except FillError as exc:
         raise UserError(str(exc)) from None
     finally:

@@ -21,8 +21,9 @@ PLANNER, UPGRADE, SCENARIOS, ASSUMPTIONS = "Planner", "Upgrade", "Scenarios", "A
 WARN_CELL = "A3"       # on every planning sheet: blank, or the zvmplan-functions warning
 ENGINES_CELL = "C4"
 TOTAL_ROW = 5         # totals sit ABOVE the table, so the table can grow downwards
-HEAD_ROW = 8          # column labels; units on the row below
-FIRST_ROW = 10
+SUB_ROW = 6           # first subtotal row: one per basis (:data:`BASES`), below the total
+HEAD_ROW = 13         # column labels (the band above them, units below)
+FIRST_ROW = 15
 #: rows with formulas in the template; ``zvmplan fill`` adds rows for more links
 #: (:mod:`zvmplan_workbook.rows`), and every total reaches the table's last row
 N_ROWS = 20
@@ -42,11 +43,22 @@ STATUS_COL = "U"               # In totals: yes / total only / no
 CAND_COL0 = 22                 # column V: first "carried by each transport" column
 PROC_COL = L(CAND_COL0 + len(CANDIDATES))        # the processor the row's transport was measured on
 SPEED_COL = L(CAND_COL0 + len(CANDIDATES) + 1)   # the speed factor the row uses
-BAND_COL0 = CAND_COL0 + len(CANDIDATES) + 2      # low / high of CP, virtual and total CPU
+ON_COL = L(CAND_COL0 + len(CANDIDATES) + 2)      # whose engines the row's CPU figures are
+BAND_COL0 = CAND_COL0 + len(CANDIDATES) + 3      # low / high of CP, virtual and total CPU
 BASIS_COL = L(BAND_COL0 + 6)
 NOT_NORMALISED = "not normalised: measured on different processors"
 #: the measured processors, in the order of the sources, and the transports of each
 PROCESSORS = tuple(dict.fromkeys(zvmplan.processor(t).name for t in names.TRANSPORTS))
+#: the CPU figures of a link with a speed factor (its own, or the Assumptions capacity of
+#: its processor) are engines of the planner's machine; without one, of the processor its
+#: transport was measured on. A sum is a plain number only over links of one basis.
+MACHINE = "your machine"
+BASES = (MACHINE,) + PROCESSORS
+#: a total over links of more than one basis: the share of the LPAR shows this instead
+SHARE_NOT_NORMALISED = "not normalised"
+NOTE_ROW = SUB_ROW + len(BASES)   # the Planner's highlight rules, under the subtotals
+COUNT_FORMAT = '0" links"'        # a count of links beside a total or subtotal
+assert NOTE_ROW + 2 == HEAD_ROW, "the Planner's band row sits between the note and headings"
 ASSUME_CAP_ROW = 7     # Assumptions: first processor row (capacity inputs in column B)
 ASSUME_TX_ROW = ASSUME_CAP_ROW + len(PROCESSORS) + 3   # first transport row
 ASSUME_TX_LAST = ASSUME_TX_ROW + len(names.TRANSPORTS) - 1
@@ -99,13 +111,14 @@ INPUTS = (
 COL = {c.key: L(i + 1) for i, c in enumerate(INPUTS)}
 
 SCENARIO_BLOCKS = 5
-SCENARIO_WIDTH = 7
+#: link, CP, virtual, total, share, in totals, carried by, speed factor, engines of, gap
+SCENARIO_WIDTH = 10
 SCENARIO_PARAMS = (
     ("name", "Scenario name", "text"),
     ("load_factor", "Load factor [x Planner load]", "number"),
     ("level", "z/VM level [blank: each link's own]", "level"),
     ("transport", "Transport [blank: each link's own]", "transport"),
-    ("speed_factor", "Speed factor [x; blank: each link's own]", "number"),
+    ("speed_up", "Speed-up vs today [x; blank: 1]", "number"),
 )
 SCEN_PARAM_ROW = 6     # first parameter row
 SCEN_TOTAL_ROW = 11    # totals above the table, as on the Planner
@@ -241,6 +254,12 @@ def left_out(ref: str) -> str:
     return "OR(" + ",".join(f"ERROR.TYPE({ref})={k}" for k in LEFT_OUT_ERRORS) + ")"
 
 
+def left_out_once(expr: str) -> str:
+    """:func:`left_out` evaluating ``expr`` once (ERROR.TYPE's code looked up among the
+    digits of :data:`LEFT_OUT_ERRORS`), for a long expression: FALSE for any other error."""
+    return f'ISNUMBER(FIND(ERROR.TYPE({expr}),"{"".join(map(str, LEFT_OUT_ERRORS))}"))'
+
+
 def status(blank: str, cp: str, v: str, tot: str, t: str) -> str:
     """In totals: "yes" (CP, virtual and total), "total only" (a transport whose source
     gives total CPU only), "no" (the total is an error of :data:`LEFT_OUT_ERRORS`), or
@@ -250,24 +269,55 @@ def status(blank: str, cp: str, v: str, tot: str, t: str) -> str:
             f'IF({left_out(tot)},"no",{tot})))')
 
 
-def totals(st_rng: str, name_rng: str, cols: dict[str, str], engines: str) -> dict[str, str]:
-    """Formulas of a totals row: key -> formula for keys cp, v, tot (ranges), share, text.
+def counted(st_rng: str, on_rng: str, base: str) -> str:
+    """How many links of ``base`` (:data:`BASES`) a Total CPU counts."""
+    return "+".join(f'COUNTIFS({on_rng},{s(base)},{st_rng},"{w}")' for w in ("yes", "total only"))
+
+
+def subtotal(col: str, st_rng: str, on_rng: str, base: str, *which: str) -> str:
+    """The sum of ``col`` over the links of ``base`` whose status is one of ``which``."""
+    return "+".join(f'SUMIFS({col},{on_rng},{s(base)},{st_rng},"{w}")' for w in which)
+
+
+def totals(st_rng: str, name_rng: str, cols: dict[str, str], engines: str, on_rng: str,
+           on_ref: str, subtotals_where: str) -> dict[str, str]:
+    """Formulas of a totals row: key -> formula for keys cp, v, tot (ranges), on, share
+    and text.
 
     A total counts the links whose status is "yes" (and "total only" for the total CPU);
     an error in the status column (which only an unexpected error puts there) is shown
-    instead of a sum. ``text`` says how many links each total includes and what it leaves
-    out."""
+    instead of a sum. ``on`` says whose engines the total is: the one basis of every link
+    it counts (:data:`BASES`), or :data:`NOT_NORMALISED` when they are of more than one;
+    then ``share`` (read from ``on_ref``, the cell holding ``on``) is
+    :data:`SHARE_NOT_NORMALISED`, never a percentage, and ``text`` says why first and
+    says where the subtotals by basis are (``subtotals_where``). ``text`` says how many
+    links each total includes and what it leaves out."""
     guard = f"SUM({st_rng})"  # status is text: 0, unless an error is in it
     yes, tonly, no = (f'COUNTIF({st_rng},"{x}")' for x in ("yes", "total only", "no"))
 
     def sumif(col, *which):
         return "+".join(f'SUMIF({st_rng},"{w}",{col})' for w in which)
+
+    def err(f):
+        return f"=IF(ISERROR({guard}),{guard},{f})"
+    # the basis of the first link counted; the total is of that basis if every link
+    # counted is, else it is not normalised
+    first = (f'IF({yes}>0,INDEX({on_rng},MATCH("yes",{st_rng},0)),'
+             f'INDEX({on_rng},MATCH("total only",{st_rng},0)))')
+    same = "+".join(f'COUNTIFS({on_rng},{first},{st_rng},"{w}")' for w in ("yes", "total only"))
     out = {
-        "cp": f"=IF(ISERROR({guard}),{guard},{sumif(cols['cp'], 'yes')})",
-        "v": f"=IF(ISERROR({guard}),{guard},{sumif(cols['v'], 'yes')})",
-        "tot": f"=IF(ISERROR({guard}),{guard},{sumif(cols['tot'], 'yes', 'total only')})",
-        "share": f"={cols['tot_total']}/{engines}",
-        "text": (f'=IF(ISERROR({guard}),{guard},"Total CPU counts "&({yes}+{tonly})&" of "'
+        "cp": err(sumif(cols['cp'], 'yes')),
+        "v": err(sumif(cols['v'], 'yes')),
+        "tot": err(sumif(cols['tot'], 'yes', 'total only')),
+        "on": err(f'IF({yes}+{tonly}=0,"",IF({same}<{yes}+{tonly},{s(NOT_NORMALISED)},'
+                  f'{first}))'),
+        "share": (f'=IF({on_ref}={s(NOT_NORMALISED)},{s(SHARE_NOT_NORMALISED)},'
+                  f'{cols["tot_total"]}/{engines})'),
+        "text": (f'=IF(ISERROR({guard}),{guard},IF({on_ref}={s(NOT_NORMALISED)},'
+                 f'"NOT NORMALISED: the total adds engines of different processors ({subtotals_where}), '
+                 f'so it is no capacity of any one machine and no share of the LPAR is given; '
+                 f'give your machine\'s capacities (Assumptions sheet, or zvmplan fill '
+                 f'--machine). ","")&"Total CPU counts "&({yes}+{tonly})&" of "'
                  f'&({yes}+{tonly}+{no})&" links"&IF({no}>0,"; left out: "&{no}&'
                  f'" with no answer (In totals = no; first: "&INDEX({name_rng},'
                  f'MATCH("no",{st_rng},0))&"; its Basis says why)","")&". CP and virtual '
@@ -335,6 +385,7 @@ def planner_row(r: int) -> dict[str, tuple[str, str]]:
                                  "0.000")
     out[PROC_COL] = (f'=IF({blank},"",ZVM_PROCESSOR({t}))', "General")
     out[SPEED_COL] = (f'=IF({blank},"",IF($G{r}<>"",$G{r},{factor_of(t)}))', "General")
+    out[ON_COL] = (f'=IF({blank},"",IF({sp}<>"",{s(MACHINE)},${PROC_COL}{r}))', "General")
     for k, kind in enumerate(("cp", "v", "tot")):
         for i in (1, 2):
             f = f'{load}*{band(kind, i, t, w, d, e, lv, sp, unit)}/IF({unit}="tx/s",1000,1)'
@@ -345,16 +396,41 @@ def planner_row(r: int) -> dict[str, tuple[str, str]]:
     return out
 
 
+def subtotal_label(base: str) -> str:
+    """The Planner's label of the subtotal row of ``base`` (:data:`BASES`)."""
+    if base == MACHINE:
+        return "of which on your machine (a speed factor given)"
+    ts = ", ".join(t for t in names.TRANSPORTS if zvmplan.processor(t).name == base)
+    return f"of which as measured on the {base} ({ts})"
+
+
 def planner_totals(last: int) -> dict[str, tuple[str, str]]:
-    """The Planner's totals row (above the table) for a table ending at row ``last``."""
+    """The Planner's totals row (above the table) and its subtotal rows, one per basis
+    (:data:`BASES`), for a table ending at row ``last``."""
     def rng(c):
         return f"${c}${FIRST_ROW}:${c}${last}"
-    tot = totals(rng(STATUS_COL), rng("A"), {"cp": rng("M"), "v": rng("N"), "tot": rng("O"),
-                                              "tot_total": f"$O${TOTAL_ROW}"},
-                 f"${ENGINES_CELL[0]}${ENGINES_CELL[1:]}")
-    return {f"M{TOTAL_ROW}": (tot["cp"], "0.000"), f"N{TOTAL_ROW}": (tot["v"], "0.000"),
-            f"O{TOTAL_ROW}": (tot["tot"], "0.000"), f"P{TOTAL_ROW}": (tot["share"], "0.0%"),
-            f"Q{TOTAL_ROW}": (tot["text"], "General")}
+    st_rng, on_rng = rng(STATUS_COL), rng(ON_COL)
+    tot = totals(st_rng, rng("A"), {"cp": rng("M"), "v": rng("N"), "tot": rng("O"),
+                                    "tot_total": f"$O${TOTAL_ROW}"},
+                 f"${ENGINES_CELL[0]}${ENGINES_CELL[1:]}", on_rng, f"${ON_COL}${TOTAL_ROW}",
+                 "the subtotals below")
+    out = {f"M{TOTAL_ROW}": (tot["cp"], "0.000"), f"N{TOTAL_ROW}": (tot["v"], "0.000"),
+           f"O{TOTAL_ROW}": (tot["tot"], "0.000"), f"P{TOTAL_ROW}": (tot["share"], "0.0%"),
+           f"Q{TOTAL_ROW}": (tot["text"], "General"),
+           f"{ON_COL}{TOTAL_ROW}": (tot["on"], "General")}
+    guard = f"SUM({st_rng})"
+    for i, b in enumerate(BASES):
+        r = SUB_ROW + i
+        n = f"${STATUS_COL}${r}"
+        out[f"{STATUS_COL}{r}"] = (f"=IF(ISERROR({guard}),{guard},{counted(st_rng, on_rng, b)})",
+                                   COUNT_FORMAT)
+        # CP and virtual: blank where the basis has only 'total only' links (Guest LAN)
+        yes = f'COUNTIFS({on_rng},{s(b)},{st_rng},"yes")'
+        for col, which, none in (("M", ("yes",), yes), ("N", ("yes",), yes),
+                                 ("O", ("yes", "total only"), n)):
+            out[f"{col}{r}"] = (f'=IF(ISERROR({guard}),{guard},IF({none}=0,"",'
+                                f'{subtotal(rng(col), st_rng, on_rng, b, *which)}))', "0.000")
+    return out
 
 
 #: conditional formats of the Planner: (columns, rule for the first row, fill or font, the
@@ -382,10 +458,10 @@ def sheet_planner(book: Book):
     ncand = len(CANDIDATES)
     c_cand0 = CAND_COL0
     widths = {"A": 30, "B": 14, "C": 10, "D": 11, "E": 12, "F": 9, "G": 10, "H": 11, "I": 7,
-              "J": 12, "K": 12, "L": 12, "M": 11, "N": 11, "O": 11, "P": 10, "Q": 13, "R": 12,
+              "J": 12, "K": 12, "L": 12, "M": 11, "N": 11, "O": 11, "P": 11, "Q": 13, "R": 12,
               "S": 14, "T": 11, STATUS_COL: 11}
     widths.update({L(c_cand0 + i): 14 for i in range(ncand)})
-    widths.update({PROC_COL: 16, SPEED_COL: 10})
+    widths.update({PROC_COL: 16, SPEED_COL: 10, ON_COL: 16})
     widths.update({L(BAND_COL0 + i): 10 for i in range(6)})
     widths[BASIS_COL] = 80
     st.widths(ws, widths)
@@ -403,20 +479,33 @@ def sheet_planner(book: Book):
     ws["D4"].font = st.NOTE_FONT
     r = TOTAL_ROW
     st.label(ws[f"A{r}"], "Total of all links below [engines]", bold=True)
+    for i, b in enumerate(BASES):
+        st.label(ws[f"A{SUB_ROW + i}"], subtotal_label(b))
+        ws[f"A{SUB_ROW + i}"].font = st.Font(size=9)
+        st.output(ws[f"{ON_COL}{SUB_ROW + i}"], b)
     for ref, (f, fmt) in planner_totals(LAST_ROW).items():
         st.output(ws[ref], f, fmt)
-        ws[ref].font = st.BOLD
-    ws[f"Q{r}"].border = st.Border()
-    ws[f"Q{r}"].fill = st.PatternFill()
-    ws[f"Q{r}"].font = st.Font(bold=True, size=9)
+        if ref[1:] == str(TOTAL_ROW) or ref[2:] == str(TOTAL_ROW):
+            ws[ref].font = st.BOLD
+    ws[f"P{TOTAL_ROW}"].alignment = st.Alignment(shrink_to_fit=True)
+    ws[f"P{TOTAL_ROW}"].font = st.Font(bold=True, size=9)
+    for q in range(TOTAL_ROW, NOTE_ROW):
+        ws[f"Q{q}"].border = st.Border()
+        ws[f"Q{q}"].fill = st.PatternFill()
+        ws[f"Q{q}"].font = st.Font(bold=q == TOTAL_ROW, size=9)
     book.refs["planner.total_engines"] = f"Planner!$O${r}"
-    ws["A6"] = ("Highlighted: " + "; ".join(rule[3] for rule in PLANNER_RULES) + ". Yellow: "
-                "input; green: computed (protected); the example rows show a worked plan: "
-                "overwrite or clear them.")
-    ws["A6"].font = st.NOTE_FONT
-    ws["A6"].alignment = st.WRAP
-    ws.merge_cells("A6:P6")
-    ws.row_dimensions[6].height = 26
+    book.refs["planner.total_on"] = f"Planner!${ON_COL}${r}"
+    # the links the total counts: the sum of the subtotals' counts (fixed rows)
+    book.refs["planner.counted"] = (f"SUM(Planner!${STATUS_COL}${SUB_ROW}:"
+                                    f"${STATUS_COL}${NOTE_ROW - 1})")
+    n = NOTE_ROW
+    ws[f"A{n}"] = ("Highlighted: " + "; ".join(rule[3] for rule in PLANNER_RULES) + ". Yellow: "
+                   "input; green: computed (protected); the example rows show a worked plan: "
+                   "overwrite or clear them.")
+    ws[f"A{n}"].font = st.NOTE_FONT
+    ws[f"A{n}"].alignment = st.WRAP
+    ws.merge_cells(f"A{n}:P{n}")
+    ws.row_dimensions[n].height = 26
 
     st.band(ws, HEAD_ROW - 1, 1, len(INPUTS), "Inputs")
     st.band(ws, HEAD_ROW - 1, 9, 12, "CPU per unit of load")
@@ -427,7 +516,7 @@ def sheet_planner(book: Book):
     st.band(ws, HEAD_ROW - 1, c_cand0, c_cand0 + ncand - 1,
             "Total CPU if carried by each transport (same MTU, level, load; an error: not "
             "measured there)")
-    st.band(ws, HEAD_ROW - 1, c_cand0 + ncand, c_cand0 + ncand + 1, "Processor basis")
+    st.band(ws, HEAD_ROW - 1, c_cand0 + ncand, c_cand0 + ncand + 2, "Processor basis")
     st.band(ws, HEAD_ROW - 1, BAND_COL0, BAND_COL0 + 5, "How sure: band of the CPU figures "
             "(ZVM_RANGE)")
     st.band(ws, HEAD_ROW - 1, BAND_COL0 + 6, BAND_COL0 + 6, "Why")
@@ -448,6 +537,7 @@ def sheet_planner(book: Book):
         st.header(ws, HEAD_ROW, c_cand0 + i, t, "engines")
     st.header(ws, HEAD_ROW, c_cand0 + ncand, "Measured on (ZVM_PROCESSOR)", "processor")
     st.header(ws, HEAD_ROW, c_cand0 + ncand + 1, "Speed factor used", "x measured")
+    st.header(ws, HEAD_ROW, c_cand0 + ncand + 2, "CPU figures are engines of", "machine")
     for k, what in enumerate(("CP CPU", "Virtual CPU", "Total CPU")):
         st.header(ws, HEAD_ROW, BAND_COL0 + 2 * k, f"{what} low", "engines")
         st.header(ws, HEAD_ROW, BAND_COL0 + 2 * k + 1, f"{what} high", "engines")
@@ -602,25 +692,41 @@ def scenario_refs(block: int) -> dict[str, str]:
             for k, (key, _, _) in enumerate(SCENARIO_PARAMS)}
 
 
+def tx_processor(t: str) -> str:
+    """The processor the transport in cell/expression ``t`` was measured on (the
+    Assumptions sheet's ZVM_PROCESSOR column)."""
+    return f"VLOOKUP({t},{ASSUMPTIONS}!$A${ASSUME_TX_ROW}:$C${ASSUME_TX_LAST},2,FALSE)"
+
+
 def scenario_row(block: int, r: int) -> dict[str, tuple[str, str]]:
     """Computed cells of scenario ``block``'s row ``r`` (the Planner's row
-    ``FIRST_ROW + r - SCEN_FIRST_ROW``): column letter -> (formula, number format)."""
+    ``FIRST_ROW + r - SCEN_FIRST_ROW``): column letter -> (formula, number format).
+
+    Carried by: the scenario's transport, or the link's own where the scenario names none
+    or its transport has no answer for the link (an error of :data:`LEFT_OUT_ERRORS`):
+    such a link stays on its own transport, so every scenario counts the same links.
+    Speed factor: the link's factor for the transport carrying it (the Planner row's where
+    that transport was measured on the same processor as the link's own, else the
+    Assumptions one), times the scenario's speed-up vs today."""
     P = PLANNER
     c0 = scenario_col(block)
     refs = scenario_refs(block)
     pr = FIRST_ROW + r - SCEN_FIRST_ROW
     pc = {c.key: f"{P}!${COL[c.key]}${pr}" for c in INPUTS}
-    t = f'IF({refs["transport"]}="",{pc["transport"]},{refs["transport"]})'
+    own, scen_t = pc["transport"], refs["transport"]
     lv = f'IF({refs["level"]}="",{nz(pc["level"])},{refs["level"]})'
-    # the scenario's factor; else the Planner row's (its own or the Assumptions one) for the
-    # row's transport, or the Assumptions one for the scenario's transport
-    sp = (f'IF({refs["speed_factor"]}<>"",{refs["speed_factor"]},IF({refs["transport"]}="",'
-          f'{nz(f"{P}!${SPEED_COL}${pr}")},{factor_of(refs["transport"])}))')
     load = f'{pc["load"]}*IF({refs["load_factor"]}="",1,{refs["load_factor"]})'
     e = nz(pc["connections"])
     unit = f"{P}!$I${pr}"
     blank = f'OR({refs["name"]}="",{pc["transport"]}="")'
     w, d = pc["workload"], pc["size_bytes"]
+    t = f"${L(c0 + 6)}{r}"          # Carried by
+    sp = f"${L(c0 + 7)}{r}"         # Speed factor used
+    probe = per_unit("tot", scen_t, w, d, e, lv, '""', unit)
+    # the link's factor today for the transport carrying it ("" if none is given)
+    base = (f'IF({tx_processor(t)}={P}!${PROC_COL}${pr},{nz(f"{P}!${SPEED_COL}${pr}")},'
+            f'{factor_of(t)})')
+    up = refs["speed_up"]
     out = {L(c0): (f'=IF({blank},"",{pc["link"]})', "General")}
     for k, kind in ((1, "cp"), (2, "v")):
         out[L(c0 + k)] = (f'=IF({blank},"",IF({total_only(t)},"total only",'
@@ -631,39 +737,63 @@ def scenario_row(block: int, r: int) -> dict[str, tuple[str, str]]:
                       f'{ENGINES_CELL[1:]})', "0.0%")
     out[L(c0 + 5)] = (status(blank, f"{L(c0 + 1)}{r}", f"{L(c0 + 2)}{r}", f"{L(c0 + 3)}{r}", t),
                       "General")
+    # "no answer" from the scenario's transport keeps the link on its own; any other
+    # error (#NAME?: the zvmplan functions are missing) shows, never a plausible name
+    out[L(c0 + 6)] = (f'=IF({blank},"",IF(OR({scen_t}="",{scen_t}={own}),{own},'
+                      f'IF(ISNUMBER({probe}),{scen_t},IF({left_out_once(probe)},{own},{probe}))))',
+                      "General")
+    out[L(c0 + 7)] = (f'=IF({blank},"",IF({base}="",IF({up}="","",{up}),'
+                      f'{base}*IF({up}="",1,{up})))', "General")
+    out[L(c0 + 8)] = (f'=IF({blank},"",IF({base}<>"",{s(MACHINE)},{tx_processor(t)}))',
+                      "General")
     return out
 
 
 def scenario_totals(block: int, last: int, p_last: int | None = None
                     ) -> dict[str, tuple[str, str]]:
     """Scenario ``block``'s totals (above its table) for a table ending at row ``last``
-    (the Planner's table ending at ``p_last``: by default, the same rows)."""
+    (the Planner's table ending at ``p_last``: by default, the same rows): CP, virtual and
+    total CPU, the share of the LPAR (or "not normalised"), the links counted, the links
+    kept on their own transport and whose engines the total is; below, what they include."""
     c0 = scenario_col(block)
-    name = scenario_refs(block)["name"]
+    refs = scenario_refs(block)
+    name = refs["name"]
 
     def rng(k):
         return f"${L(c0 + k)}${SCEN_FIRST_ROW}:${L(c0 + k)}${last}"
+    on_ref = f"${L(c0 + 8)}${SCEN_TOTAL_ROW}"
     tot = totals(rng(5), rng(0), {"cp": rng(1), "v": rng(2), "tot": rng(3),
                                   "tot_total": f"${L(c0 + 3)}${SCEN_TOTAL_ROW}"},
-                 f"{PLANNER}!${ENGINES_CELL[0]}${ENGINES_CELL[1:]}")
+                 f"{PLANNER}!${ENGINES_CELL[0]}${ENGINES_CELL[1:]}", rng(8), on_ref,
+                 "CPU figures are engines of, per link")
     # rows inserted by hand in the Planner have no row here: then the block covers fewer
     # links than the Planner has, and its totals say so instead of adding what is left
     p_last = p_last or FIRST_ROW + last - SCEN_FIRST_ROW
     p_st = f"{PLANNER}!${STATUS_COL}${FIRST_ROW}:${STATUS_COL}${p_last}"
 
-    def count(st_rng):
-        return "+".join(f'COUNTIF({st_rng},"{x}")' for x in ("yes", "total only", "no"))
+    def count(st_rng, which=("yes", "total only", "no")):
+        return "+".join(f'COUNTIF({st_rng},"{x}")' for x in which)
     p_n, s_n = count(p_st), count(rng(5))
     short = f"({p_n})<>({s_n})"
+    kept = (f'IF({refs["transport"]}="",0,SUMPRODUCT(({rng(6)}<>"")*'
+            f'({rng(6)}<>{refs["transport"]})))')
     out = {}
     for k, key, fmt in ((1, "cp", "0.000"), (2, "v", "0.000"), (3, "tot", "0.000"),
-                        (4, "share", "0.0%")):
+                        (4, "share", "0.0%"), (8, "on", "General")):
         out[f"{L(c0 + k)}{SCEN_TOTAL_ROW}"] = (
             f'=IF({name}="","",IF({short},"rows missing",{tot[key][1:]}))', fmt)
+    guard = f"SUM({rng(5)})"   # an error in the status column (e.g. #NAME?) shows
+    out[f"{L(c0 + 5)}{SCEN_TOTAL_ROW}"] = (
+        f'=IF({name}="","",IF(ISERROR({guard}),{guard},'
+        f'{count(rng(5), ("yes", "total only"))}))', COUNT_FORMAT)
+    out[f"{L(c0 + 6)}{SCEN_TOTAL_ROW}"] = (f'=IF({name}="","",{kept})', '0" kept";-0;""')
+    keep_text = (f'IF({kept}>0," "&{kept}&" link(s) that "&{refs["transport"]}&" cannot carry '
+                 f'stay on their own transport (Carried by, highlighted), so this total counts '
+                 f'the same links as the others.","")')
     out[f"{L(c0)}{SCEN_COUNT_ROW}"] = (
         f'=IF({name}="","",IF({short},"This block covers "&({s_n})&" of the Planner\'s "&'
         f'({p_n})&" links: its table needs as many rows as the Planner\'s (copy its last row '
-        f'down, or use zvmplan fill).",{tot["text"][1:]}))', "General")
+        f'down, or use zvmplan fill).",{tot["text"][1:]}&{keep_text}))', "General")
     return out
 
 
@@ -673,6 +803,8 @@ SCENARIO_RULES = (
      "(total and per link)"),
     (5, "status", "left", "orange 'no': a link left out of the totals (the Planner's Basis "
      "says why)"),
+    (6, "kept", "kept", "blue Carried by: a link the scenario's transport cannot carry, kept "
+     "on its own transport and counted"),
 )
 
 
@@ -683,10 +815,14 @@ def sheet_scenarios(book: Book):
     for b in range(SCENARIO_BLOCKS):
         c0 = scenario_col(b)
         st.widths(ws, {L(c0): 30, L(c0 + 1): 11, L(c0 + 2): 11, L(c0 + 3): 11, L(c0 + 4): 10,
-                       L(c0 + 5): 10, L(c0 + 6): 3})
+                       L(c0 + 5): 10, L(c0 + 6): 14, L(c0 + 7): 10, L(c0 + 8): 15,
+                       L(c0 + 9): 3})
     st.title(ws, "Scenarios - the Planner's links under several assumptions, side by side",
              "Each block takes the Planner's links and changes them: load x factor, and "
-             "optionally one z/VM level, one transport or one speed factor for every link. "
+             "optionally one z/VM level, one transport, or a processor speed-up vs today "
+             "(it multiplies each link's own speed factor: 1.3 = 30% faster, every CPU figure "
+             "/ 1.3). Links the scenario's transport cannot carry stay on their own, so every "
+             "block counts the same links. "
              "Fill the yellow cells (or: zvmplan fill ... --scenarios file). A block without "
              "a name stays empty. Highlighted: "
              + "; ".join(x[3] for x in SCENARIO_RULES) + ".", width_cols=width)
@@ -695,7 +831,7 @@ def sheet_scenarios(book: Book):
     for b in range(SCENARIO_BLOCKS):
         c0 = scenario_col(b)
         ex = SCENARIO_EXAMPLES[b] if b < len(SCENARIO_EXAMPLES) else (None,) * 5
-        st.band(ws, SCEN_PARAM_ROW - 1, c0, c0 + 5, f"Scenario {b + 1}")
+        st.band(ws, SCEN_PARAM_ROW - 1, c0, c0 + 8, f"Scenario {b + 1}")
         for k, (key, lab, kind) in enumerate(SCENARIO_PARAMS):
             r = SCEN_PARAM_ROW + k
             st.label(ws.cell(r, c0), lab, bold=(k == 0))
@@ -705,7 +841,7 @@ def sheet_scenarios(book: Book):
                 dv[kind].append(cell.coordinate)
         refs = scenario_refs(b)
         note = ws.cell(SCEN_PARAM_ROW + 3, c0 + 2)
-        st.output(note, f'=IF(AND({refs["transport"]}<>"",{refs["speed_factor"]}=""),'
+        st.output(note, f'=IF({refs["transport"]}<>"",'
                   f'IF({factor_of(refs["transport"])}="","{NOT_NORMALISED}",""),"")')
         note.fill = st.PatternFill()
         note.border = st.Border()
@@ -713,22 +849,27 @@ def sheet_scenarios(book: Book):
         st.label(ws.cell(SCEN_TOTAL_ROW, c0), "Total of all links [engines]", bold=True)
         for ref, (f, fmt) in scenario_totals(b, SCEN_LAST_ROW).items():
             st.output(ws[ref], f, fmt)
-            ws[ref].font = st.BOLD
+            small = ws[ref].column in (c0 + 5, c0 + 6, c0 + 8)   # counts, basis
+            ws[ref].font = st.Font(size=9) if small else st.BOLD
+        ws[f"{L(c0 + 4)}{SCEN_TOTAL_ROW}"].alignment = st.Alignment(shrink_to_fit=True)
         count = ws.cell(SCEN_COUNT_ROW, c0)
         count.font = st.Font(size=9)
         count.alignment = st.WRAP
         ws.merge_cells(start_row=SCEN_COUNT_ROW, start_column=c0, end_row=SCEN_COUNT_ROW,
-                       end_column=c0 + 5)
+                       end_column=c0 + 8)
         heads = [("Link", ""), ("CP CPU", "engines"), ("Virtual CPU", "engines"),
                  ("Total CPU", "engines"), ("Share of LPAR", "%"),
-                 ("In totals", "yes / total only / no")]
+                 ("In totals", "yes / total only / no"), ("Carried by", "transport"),
+                 ("Speed factor used", "x measured"), ("CPU figures are engines of",
+                                                       "machine")]
         for k, (h, u) in enumerate(heads):
             st.header(ws, SCEN_HEAD_ROW, c0 + k, h, u)
         for i in range(N_ROWS):
             r = SCEN_FIRST_ROW + i
             for col, (f, fmt) in scenario_row(b, r).items():
                 st.output(ws[f"{col}{r}"], f, fmt)
-        book.refs[f"scenario.{b}.total"] = f"Scenarios!${L(c0 + 3)}${SCEN_TOTAL_ROW}"
+        for k, key in ((3, "total"), (5, "counted"), (6, "kept"), (8, "on")):
+            book.refs[f"scenario.{b}.{key}"] = f"Scenarios!${L(c0 + k)}${SCEN_TOTAL_ROW}"
         for off, _, how, _ in SCENARIO_RULES:
             col = L(c0 + off)
             rng = f"{col}{SCEN_FIRST_ROW}:{col}{SCEN_LAST_ROW}"
@@ -737,9 +878,14 @@ def sheet_scenarios(book: Book):
                                    (f"{col}{SCEN_TOTAL_ROW}", f"{col}{SCEN_TOTAL_ROW}")):
                     st.attention(ws, ref, f"AND(ISNUMBER({first}),{first}>1)",
                                  fill=st.ATTENTION_FILL)
-            else:
+            elif how == "left":
                 st.attention(ws, rng, f'{col}{SCEN_FIRST_ROW}="no"', fill=st.LEFT_OUT_FILL)
+            else:   # kept on its own transport: not the scenario's
+                t = scenario_refs(b)["transport"]
+                st.attention(ws, rng, f'AND({t}<>"",{col}{SCEN_FIRST_ROW}<>"",'
+                             f'{col}{SCEN_FIRST_ROW}<>{t})', fill=st.KEPT_FILL)
     ws.row_dimensions[SCEN_COUNT_ROW].height = 50
+    ws.row_dimensions[SCEN_HEAD_ROW].height = 40
     _add_validations(ws, dv)
     ws.freeze_panes = f"A{SCEN_FIRST_ROW}"
     st.protect(ws)
@@ -753,9 +899,11 @@ def _target_processor(ws, row: int) -> int:
     transport uses from them; the Planner, Upgrade and Scenarios read the latter."""
     st.h2(ws, row, "Your processor (optional): per-engine capacity relative to each measured one")
     st.note(ws, row + 1, "Take the ratios from zPCR or LSPR for your machine; zvmplan supplies "
-            "none. Blank: figures stay on the measured processor (speed factor 1) and every "
-            f"comparison across transports says '{NOT_NORMALISED}'. A Planner row's own speed "
-            "factor overrides these.", width_cols=3)
+            "none (zvmplan fill --machine FILE.toml or --capacity PROC=X,... writes them here). "
+            "Blank: figures stay on the measured processor (speed factor 1), every comparison "
+            f"across transports says '{NOT_NORMALISED}' and a total over links of different "
+            "processors says 'not normalised' instead of a share of the LPAR. A Planner row's "
+            "own speed factor overrides these.", width_cols=3)
     st.header(ws, ASSUME_CAP_ROW - 1, 1, "Measured processor", None)
     st.header(ws, ASSUME_CAP_ROW - 1, 2, "Your per-engine capacity relative to it [x]", None)
     st.header(ws, ASSUME_CAP_ROW - 1, 3, "Measured there (source hardware section)", None)
@@ -766,6 +914,7 @@ def _target_processor(ws, row: int) -> int:
         ts = [t for t in names.TRANSPORTS if zvmplan.processor(t).name == p]
         st.label(ws.cell(r, 3), f"{', '.join(ts)} ({zvmplan.processor(ts[0]).label})",
                  wrap=True)
+        ws.row_dimensions[r].height = 30
     dv = validation("number")
     ws.add_data_validation(dv)
     dv.add(f"B{ASSUME_CAP_ROW}:B{ASSUME_CAP_ROW + len(PROCESSORS) - 1}")
@@ -782,6 +931,43 @@ def _target_processor(ws, row: int) -> int:
     return ASSUME_TX_LAST + 2
 
 
+def strg_spread() -> dict[str, float]:
+    """How far 003's STRG runs at different connection counts are apart, from the data:
+    the largest ratio of total CPU per transaction among the 10-, 20- and 50-connection runs
+    of one series (device, MTU, level) for OSA GbE and HiperSockets (minus 1), and the range
+    of OSA's 1-connection / 20-connection ratio. The sheet states these instead of a claim."""
+    from zvmplan.data import find
+    runs: dict[tuple, dict[int, float]] = {}
+    for r in find(document="003", workload="STRG", metric="tot_cpumsec_per_tx", stat="value"):
+        runs.setdefault((r.transport, r.size_bytes, r.level), {})[r.connections] = r.value
+    out = {"OSA_GBE": 0.0, "HIPERSOCKETS": 0.0}
+    single = []
+    for (t, _, _), v in runs.items():
+        many = [v[c] for c in (10, 20, 50) if c in v]
+        out[t] = max(out[t], max(many) / min(many) - 1)
+        if t == "OSA_GBE":
+            single.append(v[1] / v[20])
+    from zvmplan.strg_default import default_connections
+    osa = {default_connections("OSA_GBE", mtu, lv)[0] for (t, mtu, lv) in runs
+           if t == "OSA_GBE"}
+    if len(osa) != 1:   # the sentence below names one count for OSA GbE
+        raise ValueError(f"OSA GbE's default connection counts differ by MTU: {sorted(osa)}")
+    return {"osa": out["OSA_GBE"], "hs": out["HIPERSOCKETS"], "single_lo": min(single),
+            "single_hi": max(single), "osa_default": osa.pop()}
+
+
+STRG_SPREAD_TEXT = (
+    "A per-MB figure of OSA_GBE, HIPERSOCKETS or GUEST_LAN comes from STRG runs, and its "
+    "connection count matters: in 003 the 10-, 20- and 50-connection runs of one series "
+    "differ by up to {osa:.0%} in total CPU per transaction on OSA GbE (Table 7, MTU 8992) "
+    "and up to {hs:.1%} on HiperSockets, and OSA's 1-connection runs (one stream) cost "
+    "{single_lo:.2f}-{single_hi:.2f}x the 20-connection CPU. Left blank, the count is the "
+    "measured one with the most total CPU per MB at that MTU and level (zvmplan.strg_default; "
+    "OSA GbE: {osa_default:g}, a single stream; Guest LAN: 50, its only count), so a blank "
+    "never understates CPU against a measured concurrency; the Basis of each answer names the "
+    "count. Give the concurrency you expect.")
+
+
 def sheet_assumptions(book: Book, notes: dict):
     ws = book.wb.create_sheet(ASSUMPTIONS)
     st.widths(ws, {"A": 24, "B": 95, "C": 50})
@@ -796,7 +982,8 @@ def sheet_assumptions(book: Book, notes: dict):
     mem = [t for t, v in names.TRANSPORTS.items() if v.memory_to_memory]
     real = [t for t, v in names.TRANSPORTS.items() if not v.memory_to_memory]
     for a in notes["assumption"]:
-        text = a["text"].format(memory=", ".join(mem), real=", ".join(real))
+        text = a["text"].format(memory=", ".join(mem), real=", ".join(real),
+                                strg_spread=STRG_SPREAD_TEXT.format(**strg_spread()))
         st.label(ws.cell(row, 1), a["topic"], bold=True, wrap=True)
         st.label(ws.cell(row, 2), text, wrap=True)
         st.label(ws.cell(row, 3), a["source"], wrap=True)

@@ -32,10 +32,16 @@ COLUMNS = {
     "measured rate at this configuration": ("measured_rate", "Measured\nrate"),
     "load within measured rate?": ("within_measured_rate", "Within\nrate?"),
     "in totals": ("in_totals", "In\ntotals"),
+    "measured on (zvm_processor)": ("measured_on", None),
+    "speed factor used": ("speed_factor_used", None),
+    "cpu figures are engines of": ("engines_of", None),
     "basis of the total cpu (zvm_basis)": ("basis", None),  # for warnings; not in the table
 }
 REQUIRED = ("link", "total_engines")
 ENGINES = ("cp_engines", "virtual_engines", "total_engines")
+#: whose engines a total is when it adds links of more than one basis (the Planner's
+#: "CPU figures are engines of" cell of the total; planner.NOT_NORMALISED)
+NOT_NORMALISED = "not normalised: measured on different processors"
 #: header row is searched for in the first rows of the sheet
 SEARCH_ROWS = 60
 
@@ -52,6 +58,16 @@ class Results:
     totals: dict = field(default_factory=dict)        # same keys; {} when no total row
     total_label: str = ""
     notes: list[str] = field(default_factory=list)    # other text on the total row
+    #: the subtotal rows under the total, one per basis (the target machine, or a measured
+    #: processor as measured): {"label", "engines_of", cp/virtual/total_engines, "links"}
+    subtotals: list[dict] = field(default_factory=list)
+
+    @property
+    def normalised(self) -> bool | None:
+        """False when the total adds engines of different processors (then it is no
+        capacity of any one machine and has no share of the LPAR); None if not known."""
+        on = self.totals.get("engines_of")
+        return None if on is None else on != NOT_NORMALISED
 
     def errors(self) -> list[str]:
         """One line per link whose total CPU is an error: the reason from its basis."""
@@ -77,6 +93,12 @@ def attention(res: Results) -> list[str]:
     share = res.totals.get("share_of_lpar")
     if isinstance(share, (int, float)) and not isinstance(share, bool) and share > 1:
         out.append(f"the links need {_fmt('share_of_lpar', share)} of the LPAR's engines")
+    if res.normalised is False:
+        by = "; ".join(f"{s['engines_of']} {_fmt('total_engines', s.get('total_engines'))}"
+                       for s in res.subtotals if isinstance(s.get("total_engines"), (int, float)))
+        out.append("the total is not normalised: it adds engines of different processors "
+                   f"({by}), so it is no capacity of any one machine and no share of the LPAR "
+                   "is given; name the target machine (--machine or --capacity)")
     return out
 
 
@@ -132,12 +154,33 @@ def read(out, sheet: str = "Planner") -> Results:
         total_row = next((r for r in reversed(rows[:head]) if is_total(r)), None)
     if total_row is not None:
         res.total_label = re.sub(r"\s*\[[^\]]*\]$", "", str(cell(total_row, link_c)).strip())
-        value_cols = {c for k, c in where.items() if k in ENGINES + ("share_of_lpar",)}
+        value_cols = {c for k, c in where.items()
+                      if k in ENGINES + ("share_of_lpar", "engines_of")}
         res.totals = {k: cell(total_row, c) for k, c in where.items() if c in value_cols}
         res.notes = [str(v).strip() for c, v in enumerate(total_row)
                      if c != link_c and c not in value_cols and isinstance(v, str)
                      and v.strip()]
+        res.subtotals = _subtotals(rows, total_row, head, link_c, where)
     return res
+
+
+def _subtotals(rows, total_row, head: int, link_c: int, where: dict[str, int]) -> list[dict]:
+    """The rows between the total (above the table) and the headings whose label starts
+    "of which": one per basis with links in it."""
+    if "engines_of" not in where:
+        return []
+    start = next(i for i, r in enumerate(rows) if r is total_row) + 1
+    out = []
+    for r in rows[start:head]:
+        label = r[link_c] if link_c < len(r) else None
+        if not (isinstance(label, str) and label.lower().startswith("of which")):
+            continue
+        got = {k: (r[c] if c < len(r) else None) for k, c in where.items()
+               if k in ENGINES + ("engines_of",)}
+        if got.get("total_engines") in (None, ""):
+            continue   # no links of this basis
+        out.append({"label": label, **got})
+    return out
 
 
 # ---------------------------------------------------------------- output ----
@@ -174,6 +217,9 @@ def table(res: Results, max_rows: int = 50) -> str:
         lines.append(f"({len(res.links) - len(shown)} more links not shown: --rows 0 shows "
                      "all, --format csv writes them for a script)")
     lines += res.notes
+    if res.normalised is False:
+        lines += [f"  {s['label']}: {_fmt('total_engines', s.get('total_engines'))} engines"
+                  for s in res.subtotals]
     lines += [f"attention: {a}" for a in attention(res)]
     return "\n".join(lines)
 
@@ -192,7 +238,10 @@ def totals_lines(res: Results) -> list[str]:
              if k in t]
     if split:
         parts[0] += f" ({', '.join(split)})"
-    if "share_of_lpar" in t:
+    if res.normalised is False:
+        parts.append("NOT NORMALISED (it adds engines of different processors: no share of "
+                     "the LPAR)")
+    elif "share_of_lpar" in t:
         parts.append(f"{_fmt('share_of_lpar', t['share_of_lpar'])} of the LPAR")
     return [f"Planner: {len(res.links)} links; " + ", ".join(parts), *res.notes]
 
@@ -202,9 +251,12 @@ def _heading(key: str) -> str | None:
 
 
 def as_rows(res: Results) -> tuple[list[str], list[list]]:
-    """Header and rows for CSV: one row per link, then the totals (``row`` says which)."""
+    """Header and rows for CSV: one row per link, one ``subtotal`` row per basis with
+    links in it (``link`` holds its label), then the totals (``row`` says which)."""
     keys = [k for k in res.keys if k != "basis"]
     rows = [["link", *[link.get(k) for k in keys]] for link in res.links]
+    rows += [["subtotal", *[sub["label"] if k == "link" else sub.get(k) for k in keys]]
+             for sub in res.subtotals]
     if res.totals:
         rows.append(["total", *[res.total_label if k == "link" else res.totals.get(k)
                                 for k in keys]])
@@ -224,7 +276,8 @@ def to_json(res: Results, **extra) -> str:
     keys = [k for k in res.keys if k != "basis"]
     doc = {"output": str(res.out), **extra,
            "links": [{k: link.get(k) for k in keys} for link in res.links],
-           "totals": {"label": res.total_label, **res.totals, "notes": res.notes}
+           "totals": {"label": res.total_label, **res.totals, "notes": res.notes,
+                      "normalised": res.normalised, "subtotals": res.subtotals}
            if res.totals else None,
            "attention": attention(res)}
     return json.dumps(doc, indent=2)  # ASCII: safe on any console or pipe encoding

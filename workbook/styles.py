@@ -194,6 +194,7 @@ WARN_FONT = Font(bold=True, size=12, color="C00000")
 ATTENTION_FILL = PatternFill("solid", fgColor="FF9999")   # red: needs attention
 LEFT_OUT_FILL = PatternFill("solid", fgColor="F8CBAD")    # orange: left out of the totals
 GREY_FONT = Font(color="A6A6A6")
+KEPT_FILL = PatternFill("solid", fgColor="BDD7EE")        # blue: kept on its own transport
 
 
 def warning(ws, ref: str, formula: str, width_cols: int):
