@@ -21,7 +21,9 @@ Exit codes: 0 success; 1 an error value from ``eval``, or a file refused or not
 written (one line on stderr, never a traceback); 2 a usage error; 3 ``calc``: some
 formulas could not be computed and would keep the values cached in the file, nothing
 written (the cells listed; ``--keep-stale`` writes them); ``check``: 4 some formula
-cells differ from the values Excel saved, 5 some could not be computed at all.
+cells differ from the values Excel saved, 5 some could not be computed at all; ``fill``
+and ``report`` also 4 (the plan does not fit) and 5 (the plan cannot tell whether it
+fits).
 """
 from __future__ import annotations
 
@@ -40,7 +42,8 @@ __all__ = ["main", "build_parser", "PLUGINS", "COMMANDS", "Command", "UserError"
 
 PROG = "zvmplan"
 #: modules that may add subcommands (``fill``, ``export-lite``); missing ones are skipped
-PLUGINS = ("zvmplan_workbook.fill", "zvmplan_workbook.render", "zvmplan_addin.export_lite")
+PLUGINS = ("zvmplan_workbook.fill", "zvmplan_workbook.render", "zvmplan_workbook.report",
+           "zvmplan_addin.export_lite")
 
 
 # ------------------------------------------------------------------- calc ----
@@ -109,8 +112,19 @@ def _calc(args: argparse.Namespace) -> int:
         _print_stale(report.stale, sys.stderr)
     if not args.quiet:
         print(f"{report.out_path}: {report.summary()}")
-        for cell, (code, reason) in list(report.errors.items())[:5]:
-            print(f"  {cell}: {code} {reason}")
+        plan = _plan_results(report.out_path) if "Planner" in report.sheets else None
+        errors = [f"{cell}: {code} {reason}" for cell, (code, reason) in report.errors.items()]
+        if plan is not None:  # a plan: the errors of the planner's own links, link by link
+            from zvmplan_workbook.results import error_lines, planners_cell
+            for line in error_lines(plan, report.error_cells):
+                print(f"  {line}")
+            errors = plan.errors() or [
+                f"{cell}: {code} {reason}" for cell, (code, reason) in report.errors.items()
+                if planners_cell(plan, cell)]
+        for line in errors[:5]:
+            print(f"  {line}")
+        if len(errors) > 5:
+            print(f"  ... and {len(errors) - 5} more")
         others = [w for w in report.warnings if w.partition(": ")[0] not in report.stale]
         for line in others[:10]:
             print(f"  warning: {line}")
@@ -121,23 +135,24 @@ def _calc(args: argparse.Namespace) -> int:
         if report.full_calc_on_load:
             print("  the file asks Excel to recalculate on open (some values could not be "
                   "computed here)")
-        if "Planner" in report.sheets:  # a plan: reading the output back is worth it
-            for line in _plan_totals(report.out_path):
+        if plan is not None:  # a plan: reading the output back is worth it
+            from zvmplan_workbook.results import totals_lines
+            for line in totals_lines(plan):
                 print(f"  {line}")
     return 0
 
 
-def _plan_totals(path) -> list[str]:
-    """For a zvmplan plan (a workbook with the Planner table): its totals, in a line."""
+def _plan_results(path):
+    """For a zvmplan plan (a workbook with the Planner table): its results
+    (:mod:`zvmplan_workbook.results`); None for any other workbook."""
     try:
         from zvmplan_workbook import results
     except ImportError:  # pragma: no cover - the workbook package is not installed
-        return []
+        return None
     try:
-        res = results.read(path)
+        return results.read(path)
     except (results.ResultsError, OSError, KeyError, ValueError):
-        return []  # not a plan: the counts above are all there is
-    return results.totals_lines(res)
+        return None  # not a plan: the counts above are all there is
 
 
 # ------------------------------------------------------------------ check ----

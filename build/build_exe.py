@@ -14,6 +14,7 @@ run it before a release, or with ZVMPLAN_CI_EXE=1 in .ci/run when time allows.
 Smoke tests (each must pass; exit status 1 otherwise):
 * ``zvmplan eval '=CPCPU_PER_MB("IUCV",9000)'`` prints 0.012367 (000 Table 2);
 * ``zvmplan calc workbook/zvmplan_template.xlsx -o OUT`` succeeds, once the template exists;
+* ``zvmplan report OUT -o OUT.pdf`` writes the PDF (matplotlib and its fonts are bundled);
 * ``zvmplan export-lite OUT`` writes main.py, once the subcommand is registered.
 """
 from __future__ import annotations
@@ -96,6 +97,15 @@ def smoke(exe: Path) -> bool:
             else:
                 ok = False
                 print("FAIL calc:", proc.returncode, proc.stderr.strip()[-800:])
+            if "report" in commands and out.exists():  # matplotlib and its data bundled
+                pdf = Path(tmp) / "out.pdf"
+                proc, seconds = run(exe, "report", str(out), "-o", str(pdf))
+                if proc.returncode in (0, 4, 5) and pdf.exists() and \
+                        pdf.read_bytes()[:5] == b"%PDF-" and pdf.stat().st_size > 10_000:
+                    print(f"ok   report in {seconds:.2f} s ({pdf.stat().st_size // 1000} kB)")
+                else:
+                    ok = False
+                    print("FAIL report:", proc.returncode, proc.stderr.strip()[-800:])
         else:
             print(f"skip calc: {TEMPLATE.relative_to(REPO)} does not exist yet")
         if "export-lite" in commands:

@@ -21,7 +21,14 @@ capacity relative to each measured processor goes into the Assumptions sheet's c
 cells, and every link, total and scenario is then on that machine.
 
 After the recalculation the answer is read back from OUT (:mod:`.results`) and printed:
-a table, CSV or JSON.
+a table, CSV or JSON, with the scenarios; ``--report FILE.pdf`` also writes the
+one/two-page report (:mod:`.report`).
+
+Exit codes (besides the command line's 0, 1 and 2): :data:`EXIT_DOES_NOT_FIT` (4) when
+the links' total CPU is above the LPAR's engines or a load is above its device's line
+rate, :data:`EXIT_CANNOT_TELL` (5) when the
+plan cannot say whether it fits (the total is an error, or it is within the engines but
+links without an answer are left out of it), so that a scheduled run can alert.
 
 Only the template's input cells (its unlocked cells) are ever written; charts, styles,
 validations and every formula are copied untouched. Keep imports here light: the
@@ -35,6 +42,9 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+# the exit codes say whether the plan fits (results.Results.fits), also for zvmplan report
+from .results import EXIT_CANNOT_TELL, EXIT_DOES_NOT_FIT, EXIT_FITS, exit_code  # noqa: F401
 
 LINK_COLUMNS = ("link", "transport", "workload", "size_bytes", "connections", "level",
                 "speed_factor", "load")
@@ -427,9 +437,21 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="how to print the per-link results and totals on stdout (csv and "
                    "json for scripts: nothing else goes to stdout)")
     p.add_argument("--rows", type=int, default=50, metavar="N",
-                   help="links shown in the table (default 50; 0: all)")
+                   help="links shown in the table, after sorting (default 50; 0: all)")
+    p.add_argument("--sort", choices=("plan", "cpu"), default="plan",
+                   help="order of the table's links: the plan's (default) or the heaviest "
+                   "total CPU first")
+    p.add_argument("--wide", action="store_true",
+                   help="every column in the table, however wide (default: the columns "
+                   "that fit the terminal)")
+    p.add_argument("--report", metavar="FILE.pdf",
+                   help="also write the plan's report (as zvmplan report OUT.xlsx -o FILE)")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="print no results, no progress bar; only warnings and errors")
+    p.epilog = ("exit status: 0 the links fit the LPAR's engines; 4 they do not (or a load is "
+                "above a device's line rate); 5 the plan "
+                "cannot tell (an error in the total, or links left out); 1 a file refused; "
+                "2 a usage error")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -441,6 +463,11 @@ def run(args: argparse.Namespace) -> int:
                   machine.parse(args.capacity, "--capacity") if args.capacity else None)
     except machine.MachineError as exc:
         raise UserError(str(exc)) from None
+    if args.rows < 0:
+        raise UserError(f"--rows {args.rows}: give 0 (all) or more")
+    if args.report:
+        from .report import check_output
+        check_output(args.report)
     bar = None if args.quiet else progress_bar()
     try:
         rep = fill(args.template, args.links, args.output, args.scenarios, args.engines,
@@ -450,27 +477,53 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if bar:
             bar.close()
-    for w in rep.warnings:
-        print(f"zvmplan fill: warning: {w}", file=sys.stderr)
+    from . import results
+    res = rep.results
+    for w in rep.warnings:  # one line each, unless a person reads them on a terminal
+        line = f"zvmplan fill: warning: {w}"
+        if sys.stderr.isatty():
+            import textwrap
+            line = "\n".join(textwrap.wrap(line, results.terminal_width(),
+                                            subsequent_indent="  ", break_long_words=False))
+        print(line, file=sys.stderr)
     calc = rep.calc.summary() if hasattr(rep.calc, "summary") else ""
+    if res is not None:  # the errors, by where they are: the links, or what-if cells
+        errs = results.error_lines(res, getattr(rep.calc, "error_cells", None))
+        if errs and ";" in calc:
+            calc = calc.split(";")[0]  # "N show an error" is said in full below
+        calc_lines = errs
+    else:
+        calc_lines = []
     status = (f"wrote {rep.out}: {rep.links} link(s)"
               + (f", {rep.scenarios} scenario(s)" if rep.scenarios else "")
               + (f"; {calc}" if calc else ""))
+    if args.report and res is not None:
+        from .report import write_report
+        write_report(rep.out, args.report)
+        status += f"\nwrote {args.report}"
+    elif args.report:
+        print(f"zvmplan fill: warning: no report written: {rep.out} has no results to "
+              "report", file=sys.stderr)
+    code = exit_code(res)
     if args.quiet:
-        return 0
-    from . import results
-    res = rep.results
+        return code
     if args.format == "table":
         try:  # a console that cannot show a name shows it escaped, not a traceback
             sys.stdout.reconfigure(errors="backslashreplace")
         except (AttributeError, ValueError):  # pragma: no cover - a replaced stdout
             pass
+        import textwrap
+        width = results.terminal_width()
         if res is not None:
-            print(results.table(res, args.rows))
+            print(results.table(res, args.rows, wide=args.wide, sort=args.sort, width=width))
             print()
-        print(status)
+        for line in [*status.split("\n"), *calc_lines]:
+            print("\n".join(textwrap.wrap(line, width, subsequent_indent="  ",
+                                           break_long_words=False, break_on_hyphens=False)))
     else:
         print(status, file=sys.stderr)
+        for line in calc_lines:
+            print(line, file=sys.stderr)
         if res is not None:
             text = (results.to_csv(res) if args.format == "csv"
                     else results.to_json(res, calc=calc, warnings=rep.warnings) + "\n")
@@ -480,7 +533,7 @@ def run(args: argparse.Namespace) -> int:
                 raise UserError(f"{rep.out} was written, but stdout ({sys.stdout.encoding}) "
                                 f"cannot show {exc.object[exc.start:exc.end]!r}; set "
                                 "PYTHONIOENCODING=utf-8") from None
-    return 0
+    return code
 
 
 def _register() -> None:
