@@ -17,6 +17,7 @@ from formulas.tokens.function import Function as FunctionToken
 
 from ..prefixes import bare_name, spellings
 from . import dynamic, filldown, shapes
+from .excel.numbers import mark_last_sum
 from .options import Options
 from .program import (CONST, COPY_SUFFIX, LIT, NAME, RAW, REF, UNION, NotStraight, Program,
                       Template)
@@ -44,7 +45,8 @@ VALUE_CONTEXT = frozenset((
 _PRIVATE = {name for name, f in get_functions().items()
             if isinstance(f, dict) and CELL in f.get("extra_inputs", {})} | {
     spelled for name in ("ROW", "COLUMN", "ROWS", "COLUMNS", "CELL", "INDIRECT", "OFFSET",
-                         "ISFORMULA", "FORMULATEXT", "SINGLE", "ANCHORARRAY")
+                         "ISFORMULA", "FORMULATEXT", "SINGLE", "ANCHORARRAY",
+                         "SUBTOTAL", "AGGREGATE")
     for spelled in spellings(name, builtin=True)}
 # functions that read where a reference is, never the values in it: ROW(A2) in A2 is not
 # circular, and a cell reading only these of a range does not wait for the range
@@ -336,6 +338,7 @@ class FormulaCompiler:
         tokens, builder = formulas.Parser(True).ast("=" + text, context=ctx)
         if literals is not None and not _literals_stand_alone(tokens, literals):
             return None
+        mark_last_sum(tokens, builder)
         cell = Ranges().push(f"{quote(sheet)}!{shapes.a1(r or 1, c or 1)}")
         pipe = builder.compile(references=refs, context=ctx, **{CELL: cell})
         return tokens, pipe, moved

@@ -82,9 +82,11 @@ class Engine:
 
     def recalculate(self) -> None:
         """:meth:`run` with each error's reason logged in :attr:`log`, the ``formulas``
-        package's warnings silenced and the workbook's date system in force: how every
-        caller runs the engine."""
-        with self.log.reasons.active(), quiet(), datesystem.active(self.nodes.date1904), \
+        package's warnings silenced, the workbook's date system and its facts (hidden rows,
+        SUBTOTAL cells) in force: how every caller runs the engine."""
+        facts = self.nodes.facts.active() if self.nodes.facts is not None else \
+            contextlib.nullcontext()
+        with self.log.reasons.active(), facts, quiet(), datesystem.active(self.nodes.date1904), \
                 formulacells.active(self._is_formula):
             self.run()
 

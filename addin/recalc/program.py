@@ -62,6 +62,7 @@ class Program:
         self.impure: set = set()     # never shared: volatile, or formulas' COMPILING flag
         self.volatile: set = set()   # another value at each call: one call per cell
         self.names: dict = {}        # function output -> the function's name (IF, +, ...)
+        self.last_sum = None         # (op, inputs) of a last + or - (excel.numbers.near_zero)
         defaults, pred = dsp.default_values, dsp.dmap.pred
         steps = []
         for x, _, _ in pipe.pipe:
@@ -80,6 +81,9 @@ class Program:
                 if set(node) - _FN_KEYS or len(node["outputs"]) != 1:
                     raise NotStraight(v)
                 steps.append((True, node["outputs"][0], node["function"], tuple(node["inputs"])))
+                op = getattr(node["function"], "_zvm_near_zero", None)
+                if op is not None and node["outputs"][0] == self.output:
+                    self.last_sum = (op, tuple(node["inputs"]))
                 self.names[node["outputs"][0]] = COPY_SUFFIX.sub("", v) if isinstance(v, str) else v
                 if self.names[node["outputs"][0]] in VOLATILE:
                     self.volatile.add(node["outputs"][0])

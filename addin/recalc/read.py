@@ -18,6 +18,7 @@ from . import shapes
 from .external import ExternalRefs
 from .names import NameTable
 from .tables import TableRefs
+from .facts import BookFacts
 from .runlog import RunLog
 from .values import display, filled, input_value
 
@@ -183,7 +184,8 @@ class Nodes:
     names formulas is told of), ``name_nodes`` (formula names evaluated as nodes) and
     ``scopes`` (sheets with local names) are empty: the later stages see plain
     references only. ``date1904``: the workbook counts dates from 1904
-    (:mod:`.datesystem`)."""
+    (:mod:`.datesystem`); ``facts``: the hidden rows and the SUBTOTAL cells
+    (:class:`~.facts.BookFacts`)."""
     sheet_names: list
     sheet_index: dict
     grids: list
@@ -201,6 +203,7 @@ class Nodes:
     scopes: dict
     date1904: bool = False
     names: object = None            # the NameTable (INDIRECT reads names by their text)
+    facts: BookFacts | None = None
 
     def __len__(self) -> int:
         return len(self.n_text)
@@ -270,7 +273,10 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
                  grids=grids, taken=taken, n_sheet=lists.sheet, n_row=lists.row,
                  n_col=lists.col, n_text=lists.text, n_area=lists.area, n_kind=lists.kind,
                  n_label=lists.labels, cells=n_cells, refs=refs, name_nodes=name_nodes,
-                 scopes=scopes, date1904=getattr(book, "date1904", False), names=names)
+                 scopes=scopes, date1904=getattr(book, "date1904", False), names=names,
+                 facts=BookFacts(book.sheets, lambda: zip(
+                     lists.sheet[:n_cells], lists.row[:n_cells], lists.col[:n_cells],
+                     lists.text[:n_cells], lists.area[:n_cells])))
 
 
 def _formula_cells(lists: _NodeLists, s: int, sheet, at: np.ndarray, kinds: list,

@@ -64,6 +64,11 @@ class SheetData:
     max_row: int = 0
     max_col: int = 0
     layout: Any = field(default=None, repr=False, compare=False)  # sheet.Layout of the part
+    #: rows written ``hidden="1"`` -> whether the row also has ``customHeight="1"``
+    hidden_rows: dict = field(default_factory=dict)
+    #: a filter is in effect on the sheet: ``<sheetPr filterMode="1">``, an autoFilter
+    #: with a ``filterColumn``, or a table on the sheet whose autoFilter has one
+    filter_active: bool = False
 
 
 @dataclass
@@ -114,6 +119,8 @@ def read_workbook(pkg: XlsxPackage) -> Workbook:
             sheet = SheetData(name, target)
             read_sheet(pkg.read(target), sheet, strings, target, budget)
             tables.extend(_read_tables(pkg, target, len(sheets)))
+            if sheet.hidden_rows and not sheet.filter_active:
+                sheet.filter_active = _table_filter_active(pkg, target)
             sheets.append(sheet)
         else:
             others.append(name)
@@ -191,6 +198,20 @@ def _read_tables(pkg: XlsxPackage, sheet_part: str, sheet: int) -> list[Table]:
         out.append(Table(head.get("displayName") or head.get("name", ""), sheet, area,
                          header, totals, columns))
     return out
+
+
+REL_TABLE = "/table"
+
+
+def _table_filter_active(pkg: XlsxPackage, sheet_part: str) -> bool:
+    """Whether a table on the sheet ``sheet_part`` has a filter in effect (its
+    ``autoFilter`` holds a ``filterColumn``): then the sheet's hidden rows are the
+    filter's (see :class:`SheetData`)."""
+    for _, rtype, target in pkg.rels(sheet_part):
+        if rtype.endswith(REL_TABLE) and target in pkg.infos:
+            if any(True for _ in xmlparse.elements(pkg.read(target), target, {"filterColumn"})):
+                return True
+    return False
 
 
 def _read_book_part(data: bytes, name: str) -> dict:
@@ -301,9 +322,12 @@ def decode_xml(data: bytes, name: str) -> str:
 
 # ------------------------------------------------------------------- sheet ----
 # element codes (by local name); anything else is 0
-_SHEETDATA, _ROW, _C, _F, _V, _IS, _T, _R, _RPH, _DIMENSION = range(1, 11)
+_SHEETDATA, _ROW, _C, _F, _V, _IS, _T, _R, _RPH, _DIMENSION, _SHEETPR, _FILTERCOLUMN, \
+    _CUSTOMSHEETVIEW = range(1, 14)
 _CODES = {"sheetData": _SHEETDATA, "row": _ROW, "c": _C, "f": _F, "v": _V, "is": _IS,
-          "t": _T, "r": _R, "rPh": _RPH, "dimension": _DIMENSION}
+          "t": _T, "r": _R, "rPh": _RPH, "dimension": _DIMENSION, "sheetPr": _SHEETPR,
+          "filterColumn": _FILTERCOLUMN, "customSheetView": _CUSTOMSHEETVIEW}
+_TRUE = ("1", "true")
 _DIGITS = "0123456789"
 
 
@@ -476,6 +500,7 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
     col_names = _column_letters()
     state = _OUT
     in_data = in_row = False
+    views_seen = False      # a customSheetView started (its autoFilter is not the sheet's)
     junk = 0                # depth inside elements out of place in sheetData (ignored)
     row = col = 0           # position of the current (or last) cell
     row_text, row_cut = "", 0   # str(row), and -len of it (to cut the letters off a ref)
@@ -602,7 +627,7 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
         """An element outside any cell: sheetData, a row, the dimension, or something
         out of place (junk, whose cells are ignored)."""
         nonlocal in_data, in_row, junk, row, col, row_text, row_cut, prefix, cq, vq, fq, \
-            isq, tq, others_left
+            isq, tq, others_left, views_seen
         others_left -= 1
         if not others_left:
             other_refused()
@@ -613,10 +638,19 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
                 cq, vq, fq, isq, tq = (prefix + n for n in ("c", "v", "f", "is", "t"))
             elif k == _DIMENSION and layout.dimension < 0:
                 layout.dimension = p.CurrentByteIndex
+            elif k == _SHEETPR and attrs.get("filterMode") in _TRUE:
+                sheet.filter_active = True
+            elif k == _FILTERCOLUMN and not views_seen:
+                # the sheet's own autoFilter (a custom view's comes after it)
+                sheet.filter_active = True
+            elif k == _CUSTOMSHEETVIEW:
+                views_seen = True
         elif k == _ROW and not in_row and not junk:
             in_row = True
             r = attrs.get("r")
             row = int(r) if r and r.isdigit() and r.isascii() else row + 1
+            if attrs.get("hidden") in _TRUE:
+                sheet.hidden_rows[row] = attrs.get("customHeight") in _TRUE
             row_text = str(row)
             row_cut = -len(row_text)
             col = 0

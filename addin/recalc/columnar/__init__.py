@@ -68,6 +68,7 @@ import schedula as sh
 from ...calls import resolve
 from ...errors import ExcelError
 from ...prefixes import spellings
+from ..excel.numbers import near_zero_column
 from ..program import MISSING, NotStraight, Program
 from ..values import NOT_ONE, one_value
 from .distinct import _cell_by_cell, _distinct, _per_distinct
@@ -145,6 +146,11 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
     out = values[program.output]
     if column.get(program.output) in _WHOLE:  # an array per cell: a spill each
         return None
+    if program.last_sum is not None and program.output in column:
+        op, (x, y) = program.last_sum
+        col = _as_column(out, n)
+        if col is not None:
+            out = near_zero_column(op, values[x], values[y], col)
     if program.output not in column:  # the same in every cell
         out = one_value(out)
         if out is NOT_ONE:

@@ -20,6 +20,14 @@
   lower-cased as formulas compares it), not by a scan of the table per value; the
   answers are formulas' own (first match wins, a number never equals text or
   TRUE/FALSE); a lookup value with a wildcard (``*``, ``?``, ``~``) is formulas' scan.
+* LOOKUP's array form, ``LOOKUP(value, array)`` with a two-dimensional array
+  (Microsoft's LOOKUP page): "if array covers an area that is wider than it is tall
+  (more columns than rows), LOOKUP searches for the value of lookup_value in the first
+  row"; if it "is square or is taller than it is wide (more rows than columns), LOOKUP
+  searches in the first column", and the result is the same position's value in the
+  last row or column, or in the result vector (which must be one row or column: Excel
+  answers #N/A for a larger one). formulas searched the array's values in reading
+  order and gave the value found.
 * SWITCH compares text without regard to case (``SWITCH("a","A",1,2)`` is 1), as
   Excel's ``=`` does, and a number only with a number.
 """
@@ -168,6 +176,28 @@ def switch(value, *args):
     return args[-1] if len(args) % 2 else XL["#N/A"]
 
 
+def lookup_arguments(lookup_value, lookup_vector, result_vector=None, match_type=1):
+    """formulas' LOOKUP arguments: a two-dimensional array searched in its first row
+    (a wide array) or column (a square or tall one), answering from its last row or
+    column, or from ``result_vector``; a ``result_vector`` of more than one row and
+    column answers #N/A (Excel's saved values in pycel's lookup.xlsx)."""
+    from formulas.functions.look import args_parser_match_array
+    array = np.asarray(lookup_vector, dtype=object)
+    if array.ndim == 2 and min(array.shape) > 1:
+        wide = array.shape[1] > array.shape[0]
+        lookup_vector = array[0, :] if wide else array[:, 0]
+        if result_vector is None:
+            result_vector = array[-1, :] if wide else array[:, -1]
+    if result_vector is not None:
+        result = np.asarray(result_vector, dtype=object)
+        if result.ndim == 2 and min(result.shape) > 1:
+            na = np.empty(result.size, dtype=object)
+            na.fill(XL["#N/A"])  # np.full would make the error a plain str
+            result = na
+    result = np.ravel(lookup_vector if result_vector is None else result)
+    return args_parser_match_array(lookup_value, lookup_vector, match_type) + (result,)
+
+
 def install(table, put) -> None:
     import formulas.functions.look as look
     from formulas.functions.look import args_parser_match_array
@@ -179,6 +209,11 @@ def install(table, put) -> None:
                        input_parser=lambda *a: a)
     match._zvm_excel = True
     table["MATCH"] = match
+    lookup = wrap_ufunc(look.xlookup, input_parser=lambda *a: a,
+                        args_parser=lookup_arguments,
+                        check_error=lambda *a: get_error(a[1]), excluded={3, 4, 5, 6, 7, 8})
+    lookup._zvm_excel = True
+    table["LOOKUP"] = lookup
     entry = wrap_ufunc(switch, input_parser=lambda *a: a,
                        check_error=lambda first, *a: get_error(first))
     entry._zvm_excel = True
