@@ -4,18 +4,28 @@
 
     zvmplan calc IN.xlsx -o OUT.xlsx       recalculate; OUT keeps formulas and caches values
     zvmplan calc IN.xlsx --in-place        ... writing IN itself (atomically)
-    zvmplan eval '=CPCPU_PER_MB("IUCV",9000)' [--basis]
+    zvmplan calc ... --keep-stale          ... even if some formulas could not be computed
+    zvmplan check IN.xlsx [--json]         recalculate in memory; list the formula cells
+                                           whose value differs from the one Excel saved
+    zvmplan eval '=CPCPU_PER_MB("IUCV",9000)' [--basis]   an answer outside the measured
+                                           points ends in "(extrapolated)"
     zvmplan functions [--json]             every worksheet function, with its arguments
 
-Subcommands live in the registry of :mod:`zvmplan_addin.commands`: the three above are
-registered here, the others (``fill``, ``render``, ``export-lite``) by the modules listed in
+Subcommands live in the registry of :mod:`zvmplan_addin.commands`: the four above are
+registered here, the others (``fill``, ``render``, ``report``, ``template``,
+``export-lite``) by the modules listed in
 :data:`PLUGINS`, which the command line imports by name when it starts. A plugin imports
 :mod:`zvmplan_addin.commands`, never this module, so the dependency runs one way
 (cli -> plugin -> commands) and ``python -m zvmplan_addin.cli`` sees the same registry as
 the ``zvmplan`` script.
 
-Exit codes: 0 success; 1 an error value from ``eval``, or a file refused or not
-written (one line on stderr, never a traceback); 2 a usage error.
+Exit codes: 0 success (also when the reader of stdout stops early, as ``| head`` does:
+nothing more is printed, and no "Broken pipe"); 1 an error value from ``eval``, or a file
+refused or not written (one line on stderr, never a traceback); 2 a usage error; 3 ``calc``:
+some formulas could not be computed and would keep the values cached in the file, nothing
+written (the cells listed; ``--keep-stale`` writes them); ``fill`` and ``report`` also 4
+(the plan does not fit) and 5 (the plan cannot tell whether it fits); ``check``: 4 some
+formula cells differ from the values Excel saved, 5 some could not be computed at all.
 """
 from __future__ import annotations
 
@@ -33,8 +43,11 @@ __all__ = ["main", "build_parser", "PLUGINS", "COMMANDS", "Command", "UserError"
            "progress_bar", "PROGRESS_DELAY"]
 
 PROG = "zvmplan"
-#: modules that may add subcommands (``fill``, ``export-lite``); missing ones are skipped
-PLUGINS = ("zvmplan_workbook.fill", "zvmplan_workbook.render", "zvmplan_addin.export_lite")
+#: modules that may add subcommands (``fill``, ``render``, ``report``, ``template``,
+#: ``export-lite``); missing ones are skipped
+PLUGINS = ("zvmplan_workbook.fill", "zvmplan_workbook.render", "zvmplan_workbook.report",
+           "zvmplan_workbook.template",
+           "zvmplan_addin.export_lite")
 
 
 # ------------------------------------------------------------------- calc ----
@@ -46,6 +59,22 @@ def _calc_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--in-place", action="store_true",
                    help="overwrite IN.xlsx (atomically) instead of writing -o")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    p.add_argument("--keep-stale", action="store_true",
+                   help="write OUT even if some formulas cannot be computed here: they keep "
+                   "the value cached in IN (listed, and the file asks Excel to recalculate "
+                   "on open); without it such a run writes nothing and exits 3")
+
+
+#: ``zvmplan calc``: some formula cells could not be computed; nothing written
+EXIT_STALE = 3
+STALE_SHOWN = 50        # stale cells listed before "... and N more"
+
+
+def _print_stale(stale: dict, stream) -> None:
+    for cell, why in list(stale.items())[:STALE_SHOWN]:
+        print(f"  {cell}: {why}", file=stream)
+    if len(stale) > STALE_SHOWN:
+        print(f"  ... and {len(stale) - STALE_SHOWN} more", file=stream)
 
 
 def _calc(args: argparse.Namespace) -> int:
@@ -60,7 +89,7 @@ def _calc(args: argparse.Namespace) -> int:
         out = args.input if args.in_place else args.output
         check_output_name(package, out)   # and a bad OUT before spending a recalculation
         target_of(out)
-        from .recalc import Options, calc
+        from .recalc import Options, StaleValues, calc
     except BaseException:
         package.close()
         raise
@@ -68,40 +97,86 @@ def _calc(args: argparse.Namespace) -> int:
     try:
         report = calc(args.input, args.output, in_place=args.in_place,
                       options=Options.from_environ(),  # the engine's switches, read here once
-                      progress=bar.update if bar else None, package=package)
+                      progress=bar.update if bar else None, package=package,
+                      keep_stale=args.keep_stale)
+    except StaleValues as exc:
+        if bar:
+            bar.close()
+            bar = None
+        print(f"{PROG}: {exc}:", file=sys.stderr)
+        _print_stale(exc.report.stale, sys.stderr)
+        return EXIT_STALE
     finally:
         if bar:
             bar.close()
+    if report.stale:  # kept as asked: said even with -q
+        print(f"{PROG}: warning: {len(report.stale)} formula cells could not be computed "
+              "and keep the value cached in the input (the file asks Excel to recalculate "
+              "on open):", file=sys.stderr)
+        _print_stale(report.stale, sys.stderr)
     if not args.quiet:
         print(f"{report.out_path}: {report.summary()}")
-        for cell, (code, reason) in list(report.errors.items())[:5]:
-            print(f"  {cell}: {code} {reason}")
-        for line in report.warnings[:10]:
+        plan = _plan_results(report.out_path) if "Planner" in report.sheets else None
+        errors = [f"{cell}: {code} {reason}" for cell, (code, reason) in report.errors.items()]
+        if plan is not None:  # a plan: the errors of the planner's own links, link by link
+            from zvmplan_workbook.results import error_lines, planners_cell
+            for line in error_lines(plan, report.error_cells):
+                print(f"  {line}")
+            errors = plan.errors() or [
+                f"{cell}: {code} {reason}" for cell, (code, reason) in report.errors.items()
+                if planners_cell(plan, cell)]
+        for line in errors[:5]:
+            print(f"  {line}")
+        if len(errors) > 5:
+            print(f"  ... and {len(errors) - 5} more")
+        others = [w for w in report.warnings if w.partition(": ")[0] not in report.stale]
+        for line in others[:10]:
             print(f"  warning: {line}")
-        if len(report.warnings) > 10:
-            print(f"  ... and {len(report.warnings) - 10} more warnings")
+        if len(others) > 10:
+            print(f"  ... and {len(others) - 10} more warnings")
         if report.unsupported:
             print(f"  not implemented by the engine: {', '.join(sorted(report.unsupported))}")
         if report.full_calc_on_load:
             print("  the file asks Excel to recalculate on open (some values could not be "
                   "computed here)")
-        if "Planner" in report.sheets:  # a plan: reading the output back is worth it
-            for line in _plan_totals(report.out_path):
+        if plan is not None:  # a plan: reading the output back is worth it
+            from zvmplan_workbook.results import totals_lines
+            for line in totals_lines(plan):
                 print(f"  {line}")
     return 0
 
 
-def _plan_totals(path) -> list[str]:
-    """For a zvmplan plan (a workbook with the Planner table): its totals, in a line."""
+def _plan_results(path):
+    """For a zvmplan plan (a workbook with the Planner table): its results
+    (:mod:`zvmplan_workbook.results`); None for any other workbook."""
     try:
         from zvmplan_workbook import results
     except ImportError:  # pragma: no cover - the workbook package is not installed
-        return []
+        return None
     try:
-        res = results.read(path)
+        return results.read(path)
     except (results.ResultsError, OSError, KeyError, ValueError):
-        return []  # not a plan: the counts above are all there is
-    return results.totals_lines(res)
+        return None  # not a plan: the counts above are all there is
+
+
+# ------------------------------------------------------------------ check ----
+def _check_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("input", metavar="IN.xlsx", help="an Excel-saved workbook (never modified)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--all", action="store_true",
+                   help="list every cell that differs (default: the first 50)")
+
+
+def _check(args: argparse.Namespace) -> int:
+    """Exit 0 when every formula cell agrees with the value Excel saved, 4 when some
+    differ, 5 when some could not be computed (see :mod:`zvmplan_addin.check`)."""
+    from .check import check, print_report
+    report = check(args.input)
+    if args.json:
+        print(report.to_json())
+    else:
+        print_report(report, limit=None if args.all else 50)
+    return report.exit_code()
 
 
 # ------------------------------------------------------------------- eval ----
@@ -111,7 +186,8 @@ def _eval_args(p: argparse.ArgumentParser) -> None:
                    help="also print the basis of the answer (ZVM_BASIS), for each element "
                    "of an array")
     p.add_argument("--no-unit", action="store_true",
-                   help="print the value alone, without its unit (for scripts)")
+                   help="print the value alone, without its unit or the (extrapolated) "
+                   "mark, which then goes to stderr (for scripts)")
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -129,27 +205,44 @@ def _eval(args: argparse.Namespace) -> int:
     if fn is not None:
         result = fn(*call[1])
     else:  # anything more than one literal call of a zvmplan function
+        from .syntax import syntax_error
+        bad = syntax_error(args.formula)
+        if bad:  # Excel would not take it either: no value, a usage error
+            raise UserError(f"{args.formula.strip()}: {bad}")
         result = _eval_with_engine(args.formula)
+        if isinstance(result, ExcelError) and result.reason == "cannot read the formula":
+            raise UserError(f"{args.formula.strip()}: not a formula Excel can read")
     result = excel_value(result)  # a non-finite number is #NUM!, whichever path gave it
     if isinstance(result, ExcelError):
         print(f"{result.code} {result.reason}".rstrip())
         return 1
     unit_fn = fn or resolve(outer_function(args.formula) or "")
     unit = "" if args.no_unit or unit_fn is None else unit_fn.unit
+    basis = fn.explain_each(*call[1]) if fn is not None else None
     if not isinstance(result, np.ndarray):
         text = format_value(result)
         numeric = isinstance(result, (int, float)) and not isinstance(result, bool)
-        print(f"{text} {unit}" if unit and numeric else text)
+        line = f"{text} {unit}" if unit and numeric else text
+        marked = numeric and not args.basis and _extrapolated(basis)
+        if marked and not args.no_unit:
+            line += f" {EXTRAPOLATED}"
+        print(line)
+        if marked and args.no_unit:  # stdout stays a number for scripts
+            print(f"{PROG}: note: the answer is extrapolated (--basis says how)",
+                  file=sys.stderr)
         if args.basis:
-            print(fn.explain_each(*call[1]))
+            print(basis)
         return 0
     grid = np.atleast_2d(result)
     print(format_value(grid))
     if unit:
         print(f"unit: {unit}")
     errors = [(idx, v) for idx, v in np.ndenumerate(grid) if isinstance(v, ExcelError)]
+    if not args.basis and isinstance(basis, np.ndarray) and basis.shape == grid.shape:
+        for (r, c), why in np.ndenumerate(basis):
+            if _extrapolated(why) and not isinstance(grid[r, c], ExcelError):
+                print(f"({r + 1},{c + 1}) {EXTRAPOLATED}")
     if args.basis:
-        basis = fn.explain_each(*call[1])
         if isinstance(basis, np.ndarray) and basis.shape == grid.shape:
             for (r, c), why in np.ndenumerate(basis):
                 print(f"({r + 1},{c + 1}) {why}")
@@ -159,6 +252,15 @@ def _eval(args: argparse.Namespace) -> int:
         for (r, c), err in errors:
             print(f"({r + 1},{c + 1}) {err.code} {err.reason}".rstrip())
     return 1 if errors else 0
+
+
+#: how ``eval`` marks an answer outside the measured points (``--basis`` says how)
+EXTRAPOLATED = "(extrapolated)"
+
+
+def _extrapolated(basis) -> bool:
+    """True when the basis text of an answer (:meth:`explain`) says it is extrapolated."""
+    return isinstance(basis, str) and basis.startswith("extrapolated")
 
 
 def _eval_with_engine(formula: str):
@@ -210,6 +312,8 @@ def _functions(args: argparse.Namespace) -> int:
 
 register(Command("calc", "recalculate a workbook; OUT keeps the formulas and caches the "
                  "values", _calc_args, _calc))
+register(Command("check", "recalculate a workbook in memory and list the formula cells "
+                 "whose value differs from the one Excel saved", _check_args, _check))
 register(Command("eval", "evaluate one formula and print the value (or the error and why)",
                  _eval_args, _eval))
 register(Command("functions", "list the worksheet functions with their arguments",
@@ -252,7 +356,11 @@ def main(argv: list[str] | None = None) -> int:
     _load_plugins()
     args = build_parser().parse_args(argv)
     try:
-        return args._run(args)
+        code = args._run(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        return code
+    except BrokenPipeError:
+        return _reader_gone()
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
@@ -261,6 +369,20 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"{PROG}: error: {_message(exc)}", file=sys.stderr)
         return 1
+
+
+def _reader_gone() -> int:
+    """stdout's reader went away (``zvmplan functions | head -1``): it asked for no more,
+    so stop quietly with exit 0, and point stdout at the null device so that Python's
+    final flush of what is still buffered cannot complain either (Python's documented
+    recipe, "Note on SIGPIPE" in the signal module's documentation)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, AttributeError, ValueError):  # pragma: no cover - no real stdout
+        pass
+    return 0
 
 
 def _message(exc: BaseException) -> str:

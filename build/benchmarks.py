@@ -20,6 +20,10 @@ Measured:
 * a generated N-row planner workbook with zvmplan formulas, and the same workbook with
   builtin-only formulas of the same shape (same cells referenced): the time ratio is the
   cost of our functions inside the engine; peak memory of each child process;
+* formula shapes that were quadratic (a running total ``=SUM(E$2:E2)``; VLOOKUP and
+  INDEX/MATCH with a distinct key a row into a table as tall as the sheet), 10,000 rows:
+  ``zvmplan calc`` and LibreOffice headless interleaved three times, the minimum CPU
+  and wall time of each printed side by side, values compared;
 * ``zvmplan fill`` of the template with 1,000 and 10,000 links (``examples/links.csv``
   repeated), without and with ``examples/scenarios.toml``: CPU and wall seconds (minimum of
   3 interleaved runs) and peak memory of the child process, beside ``--fill-reference``
@@ -55,13 +59,15 @@ REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / "workbook" / "zvmplan_template.xlsx"
 ROWS_TARGET = 10_000
 
-# one child process, measured from outside: wall time, exit status, peak RSS of the child
+# one child process, measured from outside: wall time, CPU time (user + system, of the
+# child and its own children), exit status, peak RSS of the child
 _MEASURE = r"""
 import json, resource, subprocess, sys, time
 t0 = time.perf_counter()
 p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
 dt = time.perf_counter() - t0
-rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+use = resource.getrusage(resource.RUSAGE_CHILDREN)
+rss = use.ru_maxrss
 rss_mb = rss / 1024 / 1024 if sys.platform == "darwin" else rss / 1024
 use = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"seconds": dt, "rc": p.returncode, "peak_mb": rss_mb,
@@ -435,6 +441,68 @@ def bench_planner(cmd, rows_list, tmp, lo=True, check_upto=10_000):
     _planner_targets(rows_list, have_lo)
 
 
+SHAPE_ROWS = 10_000
+
+
+def make_shape(path, shape, rows):
+    """A sheet of one formula shape filled down ``rows`` rows: "running" (E: numbers, F:
+    ``=SUM(E$2:E2)``, a running total) or "lookup" (A: a distinct key a row, B: a value,
+    C: the keys in reverse order, F: ``=VLOOKUP(C2,$A$2:$B$n,2,FALSE)``, G:
+    ``=INDEX($B$2:$B$n,MATCH(C2,$A$2:$A$n,0))``)."""
+    import openpyxl
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    last = rows + 1
+    for r in range(2, last + 1):
+        if shape == "running":
+            ws.append([None] * 4 + [(r * 7919 % 1000) / 7.0, f"=SUM(E$2:E{r})"])
+        else:
+            ws.append([f"K{r}", r * 1.5, f"K{last + 2 - r}", None, None,
+                       f"=VLOOKUP(C{r},$A$2:$B${last},2,FALSE)",
+                       f"=INDEX($B$2:$B${last},MATCH(C{r},$A$2:$A${last},0))"])
+    wb.save(path)
+    return Path(path)
+
+
+def bench_shapes(cmd, tmp, rows=SHAPE_ROWS, runs=3, lo=True):
+    """Formula shapes that were quadratic in rows (issue 19): a running total and exact
+    lookups, ``rows`` rows each; zvmplan calc and LibreOffice headless interleaved
+    ``runs`` times, the minimum CPU and wall time of each, values compared."""
+    from zvmplan_workbook import planner_sheet
+    tmp = Path(tmp)
+    have_lo = lo and planner_sheet.soffice() is not None
+    for shape in ("running", "lookup"):
+        src = make_shape(tmp / f"shape_{shape}_{rows}.xlsx", shape, rows)
+        out = tmp / (src.stem + "_out.xlsx")
+        got = {"zvmplan": [], "LibreOffice": []}
+        for _ in range(runs):
+            got["zvmplan"].append(measure_child(cmd + ["calc", str(src), "-o", str(out)],
+                                                timeout=3600))
+            if have_lo:
+                got["LibreOffice"].append(_soffice_child(src, tmp / f"lo_{shape}",
+                                                         tmp / "lo_profile"))
+        label = {"running": "running total =SUM(E$2:E2)",
+                 "lookup": "VLOOKUP + INDEX/MATCH, distinct keys"}[shape]
+        for who, rs in got.items():
+            if not rs:
+                continue
+            if any(r["rc"] for r in rs):
+                report("shapes", f"{label}, {rows:,} rows, {who}", "FAILED")
+                continue
+            report("shapes", f"{label}, {rows:,} rows, {who} [CPU s / wall s / MB]",
+                   f"{min(r['cpu'] for r in rs):.2f} / {min(r['seconds'] for r in rs):.2f}"
+                   f" / {max(r['peak_mb'] for r in rs):.0f}")
+        if have_lo and all(r["rc"] == 0 for r in got["LibreOffice"] + got["zvmplan"]):
+            bad, cells = _compare_cells(out, tmp / f"lo_{shape}" / src.name)
+            report("shapes", f"{label}: zvmplan vs LibreOffice, cells differing",
+                   f"{bad} of {cells:,}", "0", bad == 0)
+            ratio = min(r["cpu"] for r in got["zvmplan"]) / \
+                min(r["cpu"] for r in got["LibreOffice"])
+            report("shapes", f"{label}: zvmplan / LibreOffice CPU", f"{ratio:.2f}x", "<= 1x",
+                   ratio <= 1)
+
+
 def _seconds(rows, what):
     return next((s for r, w, s, _ in PLANNER if r == rows and w == what), None)
 
@@ -506,6 +574,10 @@ def main(argv=None) -> int:
     parser.add_argument("--planner-rows", default=",".join(map(str, PLANNER_ROWS)),
                         help="rows of the issue-11 planner sheet, comma-separated "
                         "(default 1000,10000,100000; empty to skip)")
+    parser.add_argument("--shapes-only", action="store_true",
+                        help="only the formula shapes (running total, exact lookups)")
+    parser.add_argument("--shape-rows", type=int, default=SHAPE_ROWS,
+                        help="rows of each formula-shape sheet (default 10,000)")
     parser.add_argument("--no-libreoffice", action="store_true",
                         help="do not run LibreOffice on the planner sheet")
     args = parser.parse_args(argv)
@@ -515,6 +587,12 @@ def main(argv=None) -> int:
     if args.fill_only:
         with tempfile.TemporaryDirectory() as tmp:
             bench_fill(zvmplan_command()[0], tmp, fill_sizes, fill_ref)
+        print_table()
+        return 0
+    if args.shapes_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            bench_shapes(zvmplan_command()[0], tmp, args.shape_rows,
+                         lo=not args.no_libreoffice)
         print_table()
         return 0
     bench_model()
@@ -527,6 +605,7 @@ def main(argv=None) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             bench_workbooks(cmd, args.rows, tmp)
             bench_fill(cmd, tmp, fill_sizes, fill_ref)
+            bench_shapes(cmd, tmp, args.shape_rows, lo=not args.no_libreoffice)
             if args.formulas_baseline:
                 bench_formulas_baseline(args.rows, tmp)
             rows = [int(x) for x in args.planner_rows.split(",") if x.strip()]

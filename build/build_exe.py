@@ -4,7 +4,8 @@
     python build/build_exe.py --onedir   # dist/zvmplan/zvmplan: a folder, starts faster
     python build/build_exe.py --test-only  # smoke-test an existing dist/zvmplan
 
-Needs ``pip install -e .[build]`` (PyInstaller >= 6). One file (~71 MB) unpacks itself to a
+Needs ``pip install -e .[build]`` (PyInstaller >= 6, and render's pypdfium2 and Pillow,
+which the executable bundles). One file (~71 MB) unpacks itself to a
 temporary folder on every start (~1.2 s here); ``--onedir`` (~240 MB folder) starts in
 ~0.3 s: prefer it where ``zvmplan eval`` is run interactively. The spec is build/zvmplan.spec;
 PyInstaller's work files go to .pyinstaller/ and the result to dist/ (both ignored by
@@ -14,7 +15,10 @@ run it before a release, or with ZVMPLAN_CI_EXE=1 in .ci/run when time allows.
 Smoke tests (each must pass; exit status 1 otherwise):
 * ``zvmplan eval '=CPCPU_PER_MB("IUCV",9000)'`` prints 0.012367 (000 Table 2);
 * ``zvmplan calc workbook/zvmplan_template.xlsx -o OUT`` succeeds, once the template exists;
-* ``zvmplan export-lite OUT`` writes main.py, once the subcommand is registered.
+* ``zvmplan report OUT -o OUT.pdf`` writes the PDF (matplotlib and its fonts are bundled);
+* ``zvmplan export-lite OUT`` writes main.py, once the subcommand is registered;
+* ``zvmplan render`` of the template's Plan sheet writes a PNG where LibreOffice is
+  installed (the executable bundles pypdfium2 and Pillow).
 """
 from __future__ import annotations
 
@@ -96,8 +100,28 @@ def smoke(exe: Path) -> bool:
             else:
                 ok = False
                 print("FAIL calc:", proc.returncode, proc.stderr.strip()[-800:])
+            if "report" in commands and out.exists():  # matplotlib and its data bundled
+                pdf = Path(tmp) / "out.pdf"
+                proc, seconds = run(exe, "report", str(out), "-o", str(pdf))
+                if proc.returncode in (0, 4, 5) and pdf.exists() and \
+                        pdf.read_bytes()[:5] == b"%PDF-" and pdf.stat().st_size > 10_000:
+                    print(f"ok   report in {seconds:.2f} s ({pdf.stat().st_size // 1000} kB)")
+                else:
+                    ok = False
+                    print("FAIL report:", proc.returncode, proc.stderr.strip()[-800:])
         else:
             print(f"skip calc: {TEMPLATE.relative_to(REPO)} does not exist yet")
+        if "render" in commands and TEMPLATE.exists() and (shutil.which("soffice") or
+                                                          shutil.which("libreoffice")):
+            proc, seconds = run(exe, "render", str(TEMPLATE), "-o", str(Path(tmp) / "png"),
+                                "--sheet", "Plan")
+            if proc.returncode == 0 and (Path(tmp) / "png" / "05_Plan.png").exists():
+                print(f"ok   render (bundled pypdfium2 and Pillow) in {seconds:.2f} s")
+            else:
+                ok = False
+                print("FAIL render:", proc.returncode, proc.stderr.strip()[-800:])
+        else:
+            print("skip render: no LibreOffice (soffice) here")
         if "export-lite" in commands:
             proc, seconds = run(exe, "export-lite", str(Path(tmp) / "lite"))
             if proc.returncode == 0 and (Path(tmp) / "lite" / "main.py").exists():

@@ -155,3 +155,8 @@ def make_xlsx(path, rows, calc_chain=False):
                        'openxmlformats.org/spreadsheetml/2006/main"><c r="B1" i="1"/></calcChain>')
     return path
 
+
+#: ``fill --capacity`` for a test machine whose engines equal each measured processor's
+#: (not a real machine: a test assumption that keeps every figure as published while
+#: putting the plan on one machine, so its total has a share of the LPAR and a verdict)
+SAME_AS_MEASURED = "9672-XZ7=1,2064-108=1,2084-C24=1,2064-109=1"

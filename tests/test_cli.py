@@ -374,3 +374,38 @@ def test_render_a_sheet_of_the_template(tmp_path, capsys):
     assert cli.main(["render", str(build.TEMPLATE), "-o", str(out), "--sheet", "Plannr"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no sheet 'Plannr'; sheets: About, Planner" in err
+
+
+# ------------------------------------------------------------ pipes ----
+@pytest.mark.parametrize("args", [["functions"], ["functions", "--json"],
+                                  ["eval", '=CPCPU_PER_MB("IUCV",{1500,9000})']])
+def test_reader_that_stops_early_is_no_error(args):
+    """``zvmplan functions | head -1``: the reader closes the pipe after what it wanted.
+    Here it is closed before anything is read, so every write fails (EPIPE): the command
+    stops quietly with exit 0 -- no "Broken pipe" on stderr, no exit 1."""
+    p = subprocess.Popen([sys.executable, "-m", "zvmplan_addin.cli", *args],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()
+    err = p.stderr.read()
+    assert p.wait(timeout=120) == 0
+    assert err == b""
+
+
+def test_calc_says_where_a_formula_breaks_the_grammar(tmp_path, capsys):
+    """A cell holding =SUM(1,2 (Excel would not have accepted it) keeps its cached value,
+    and calc's warning says where the formula breaks, not only that it does."""
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = "=SUM(1,2"
+    wb.active["A2"] = "=1+1"
+    wb.save(tmp_path / "in.xlsx")
+    # a value the engine cannot compute is never written as if computed: exit 3, nothing
+    # written, the cell listed with where its formula breaks
+    assert cli.main(["calc", str(tmp_path / "in.xlsx"), "-o", str(tmp_path / "out.xlsx")]) == 3
+    assert not (tmp_path / "out.xlsx").exists()
+    err = capsys.readouterr().err
+    assert ("Sheet!A1: cannot evaluate =SUM(1,2 (syntax error: the ( at position 5 "
+            "is never closed)") in err
+    assert cli.main(["calc", str(tmp_path / "in.xlsx"), "-o", str(tmp_path / "out.xlsx"),
+                     "--keep-stale"]) == 0
+    assert ("Sheet!A1: cannot evaluate =SUM(1,2 (syntax error: the ( at position 5 "
+            "is never closed)") in capsys.readouterr().err

@@ -44,6 +44,9 @@ def _column_book(path, rows=40):
             "P": f"=ZT_NAME(C{r})", "Q": f"=SUM(A{r},B{r})", "R": f"=B{r}/SUM(B$2:B${last})",
             "S": f"=SUM(B$2:B{r})", "T": f"=-B{r}%", "U": f"=ZT_SCALE(B{r},2)*{k % 3}",
             "V": f"=A{r}^2", "X": f'=IF(B{r}>0,B{r}/4,"neg")', "Y": f'=N{r}&"|"&M{r}&"."',
+            # running totals: over numbers, over text and TRUE (cell by cell), over errors
+            "Z": f"=SUM(A$2:A{r})", "AA": f"=MAX(B$2:B{r})", "AB": f"=COUNT(A$2:A{r})",
+            "AC": f"=MIN(E$2:E{r})", "AD": f"=SUM(B$2:D{r})", "AE": f"=COUNT(E$2:E{r})",
         }
         for col, text in cells.items():
             ws[f"{col}{r}"] = text
@@ -86,8 +89,12 @@ def test_columns_checked_cell_by_cell_agree(tmp_path, monkeypatch):
     assert e.column_mismatches == []
     grouped = {e.n_label[int(g[0])].split("!")[1].rstrip("0123456789")
                for g in e._column_groups()}
-    assert set("DEFGHIJKLMNOPQRTUVXY") <= grouped and not grouped & {"S", "W"}
-    assert e.columnar_cells == len("DEFGHIJKLMNOPQRTUVXY") * 39  # all but each first cell
+    running = {"S", "Z", "AA", "AB", "AC", "AD", "AE"}
+    assert set("DEFGHIJKLMNOPQRTUVXY") | running <= grouped and "W" not in grouped
+    # all but each first cell; Z (1E308+1E308 in A: #NUM! with its reason) and AC
+    # (MIN over -0.0 and 0.0 in E) go cell by cell
+    on_columns = len("DEFGHIJKLMNOPQRTUVXY") + len(running - {"Z", "AC"})
+    assert e.columnar_cells == on_columns * 39
 
 
 def test_columns_of_one_kind_take_the_numpy_paths(tmp_path, monkeypatch):
@@ -150,3 +157,99 @@ def test_a_zvmplan_column_of_many_distinct_values_takes_the_vector_path(tmp_path
     assert got[0] == got[1]
     assert got[0][0][6] == "#NUM!" and got[0][0][9] == 10 * 1.5 * 2 + 1
     assert "x must be >= 0" in got[0][1]["Plan!B7"][1]
+
+
+def _running_book(path, rows=30):
+    """E2:E{rows+1}: tenths (whose left-to-right sum differs in the last bit from a
+    pairwise one), an error in E5, an empty E8, the text "x" in E9 and TRUE in E10; running totals in
+    F..I over E$2:E{r} and a running SUM in J over the error-free K column."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    for r in range(2, rows + 2):
+        if r == 5:
+            ws[f"E{r}"] = "=1/0"
+        elif r in (9, 10):
+            ws[f"E{r}"] = "x" if r == 9 else True
+        elif r != 8:
+            ws[f"E{r}"] = 0.1 * (r % 7) + 0.1
+        ws[f"K{r}"] = 0.1 if r % 3 else 1e-17 * r
+        ws[f"F{r}"] = f"=SUM(E$2:E{r})"
+        ws[f"G{r}"] = f"=COUNT(E$2:E{r})"
+        ws[f"H{r}"] = f"=MAX(K$2:K{r})"
+        ws[f"I{r}"] = f"=MIN(K$2:K{r})"
+        ws[f"J{r}"] = f"=SUM(K$2:K{r})"
+    return save(wb, path)
+
+
+def test_running_totals_are_computed_once_down_the_column(tmp_path, monkeypatch):
+    """``=SUM(E$2:E2)`` filled down (a running total), and COUNT, MAX and MIN so, run as
+    one pass down the column and give each cell's own answer. Excel: SUM's result is
+    the first error in its range, so an error in E5 is every later total too; COUNT
+    skips errors, empty cells, text and TRUE/FALSE in a range; SUM adds left to right, so a running total is
+    the left-to-right sum of its range to the last bit (not numpy's pairwise sum)."""
+    import functools
+    import operator
+    from zvmplan_addin.recalc.engine import Engine
+    path = _running_book(tmp_path / "in.xlsx")
+    engine.install_functions()
+    with xlsxio.safe_open_xlsx(path) as pkg:
+        book = xlsxio.read_workbook(pkg)
+    monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
+    e = Engine(book)
+    e.recalculate()
+    assert e.column_mismatches == []
+    assert e.columnar_cells == 5 * 29  # every column on the column path
+    monkeypatch.delenv("ZVMPLAN_ENGINE_CHECK")
+    engine.calc(path, tmp_path / "out.xlsx")
+    ws = values_of(tmp_path / "out.xlsx")
+    given = values_of(path)
+    e_values = [given[f"E{r}"].value for r in (2, 3, 4)]
+    assert [ws[f"F{r}"].value for r in (2, 3, 4)] == list(itertools_accumulate(e_values))
+    assert {ws[f"F{r}"].value for r in range(5, 32)} == {"#DIV/0!"}
+    assert [ws[f"G{r}"].value for r in (4, 5, 8, 9, 10)] == [3, 3, 5, 5, 5]
+    k = [given[f"K{r}"].value for r in range(2, 32)]
+    sums = [ws[f"J{r}"].value for r in range(2, 32)]
+    assert sums == list(itertools_accumulate(k))
+    assert sums[-1] == functools.reduce(operator.add, k) != float(np.sum(k))
+    assert ws["H31"].value == 0.1 and ws["I31"].value == 1e-17 * 3
+
+
+def itertools_accumulate(values):
+    """Running left-to-right sums of ``values``."""
+    import itertools
+    return itertools.accumulate(values)
+
+
+def test_exact_lookups_of_a_column_use_one_index_of_the_table(tmp_path, monkeypatch):
+    """VLOOKUP(...,FALSE) and MATCH(...,0) filled down look their values up in one hash
+    index of the table and answer as formulas' scan (Excel's exact match): the first
+    match wins, text is compared without regard to case, the number 1 matches neither
+    the text "1" nor TRUE, an error in the table matches nothing, a value not there is
+    #N/A, and ``*``/``?`` are wildcards. The column path equals cell by cell."""
+    from zvmplan_addin.recalc.excel import lookup
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    table = ["abc", 1, "1", True, "=1/0", "ABC", 2.5, "x?z", "dup", "dup"]
+    for r, key in enumerate(table, start=1):
+        ws[f"A{r}"], ws[f"B{r}"] = key, r * 10
+    wanted = ["ABC", 1, "1", True, 2.5, "a*", "x?z", "dup", "none", 3, "Abc", "x"]
+    for r, key in enumerate(wanted, start=2):
+        ws[f"D{r}"] = key
+        ws[f"E{r}"] = f"=VLOOKUP(D{r},$A$1:$B$10,2,FALSE)"
+        ws[f"F{r}"] = f"=MATCH(D{r},$A$1:$A$10,0)"
+    path = save(wb, tmp_path / "in.xlsx")
+    calls = []
+    real = lookup._first_positions
+    monkeypatch.setattr(lookup, "_first_positions", lambda *a: calls.append(1) or real(*a))
+    results = []
+    for mode in ("", "1"):
+        monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", mode)
+        engine.calc(path, tmp_path / f"out{mode}.xlsx")
+        out = values_of(tmp_path / f"out{mode}.xlsx")
+        results.append([(out[f"E{r}"].value, out[f"F{r}"].value) for r in range(2, 14)])
+    assert results[0] == results[1]
+    assert [m for _, m in results[0]] == [1, 2, 3, 4, 7, 1, 8, 9, "#N/A", "#N/A", 1, "#N/A"]
+    assert [v for v, _ in results[0]][:4] == [10, 20, 30, 40]
+    assert len(calls) == 2  # one index per column run (E, F), none cell by cell

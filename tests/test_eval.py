@@ -34,7 +34,9 @@ def test_skipped_middle_argument_is_left_out(capsys):
     level is the default and the speed factor 2 halves 0.012367."""
     assert parse_call('=CPCPU_PER_MB("IUCV",9000,,2)')[1] == ["IUCV", 9000.0, MISSING, 2.0]
     rc, out = run(capsys, '=CPCPU_PER_MB("IUCV",9000,,2)')
-    assert rc == 0 and out == "0.0061835 CPU-s/MB\n"
+    # a speed factor moves the answer off the measured machine: the model calls it
+    # extrapolated, and eval marks it
+    assert rc == 0 and out == "0.0061835 CPU-s/MB (extrapolated)\n"
     rc, out = run(capsys, '=CPCPU_PER_MB("IUCV",,,2)')
     assert rc == 1 and out.startswith("#VALUE! CPCPU_PER_MB: argument size_bytes is required "
                                       "and was left out")
@@ -66,8 +68,9 @@ def test_text_excel_refuses_is_not_a_number(capsys):
     rc, out = run(capsys, '=CPCPU_PER_MB("IUCV","9_000")')
     assert rc == 1 and out.startswith("#VALUE! size_bytes must be a number; got text '9_000'")
     # full-width digits are no number literal in a formula either
-    rc, out = run(capsys, '=CPCPU_PER_MB("IUCV",\uff19\uff10\uff10\uff10)')
-    assert rc == 1 and "0.012367" not in out
+    assert cli.main(["eval", '=CPCPU_PER_MB("IUCV",\uff19\uff10\uff10\uff10)']) == 1
+    got = capsys.readouterr()
+    assert "0.012367" not in got.out and got.err.endswith(": not a formula Excel can read\n")
     assert parse_call('=CPCPU_PER_MB("IUCV",\uff19\uff10\uff10\uff10)') is None
 
 
@@ -125,3 +128,37 @@ def test_a_list_has_no_unit_and_exits_0(capsys):
     rc, out = run(capsys, "=ZVM_TRANSPORTS()")
     assert rc == 0
     assert out.splitlines() == list(np.asarray(REGISTRY["ZVM_TRANSPORTS"]()).reshape(-1))
+
+
+def test_extrapolated_answer_is_marked(capsys):
+    """1,500,000 bytes is beyond 000 Table 2's largest IUCV size: the answer comes from
+    the cost fit and says so without --basis; a measured one (9000) is not marked; in an
+    array only the extrapolated element is; --no-unit keeps stdout a number and says it
+    on stderr."""
+    assert run(capsys, '=CPCPU_PER_MB("IUCV",1500000)') == \
+        (0, "0.00335083582761904 CPU-s/MB (extrapolated)\n")
+    assert run(capsys, '=CPCPU_PER_MB("IUCV",9000)') == (0, "0.012367 CPU-s/MB\n")
+    rc, out = run(capsys, '=CPCPU_PER_MB("IUCV",{9000,1500000})')
+    assert rc == 0 and out.splitlines()[-2:] == ["unit: CPU-s/MB", "(1,2) (extrapolated)"]
+    rc, out = run(capsys, '=CPCPU_PER_MB("IUCV",1500000)', "--basis")
+    assert "(extrapolated)" not in out and out.splitlines()[1].startswith("extrapolated.")
+    assert cli.main(["eval", "--no-unit", '=CPCPU_PER_MB("IUCV",1500000)']) == 0
+    got = capsys.readouterr()
+    assert got.out == "0.00335083582761904\n"
+    assert got.err == "zvmplan: note: the answer is extrapolated (--basis says how)\n"
+
+
+def test_syntax_error_names_its_position(capsys):
+    """Excel refuses to enter =SUM(1,2 ("There's a problem with this formula"): eval
+    says where instead of answering #NAME?; one line on stderr, exit 1."""
+    for formula, why in (
+            ("=SUM(1,2", "the ( at position 5 is never closed"),
+            ('=CPCPU_PER_MB("IUCV",9000', "the ( at position 14 is never closed"),
+            ("=SUM(1,2))", "the ) at position 10 closes nothing"),
+            ('="abc', 'the text opened by " at position 2 is never closed'),
+            ("=1+", "the formula ends with + at position 3: an operand is missing")):
+        assert cli.main(["eval", formula]) == 1
+        got = capsys.readouterr()
+        assert got.out == "" and got.err == f"zvmplan: error: {formula}: syntax error: {why}\n"
+    assert cli.main(["eval", "=1+*2"]) == 1
+    assert capsys.readouterr().err == "zvmplan: error: =1+*2: not a formula Excel can read\n"

@@ -75,7 +75,9 @@ def filled(tmp_path_factory):
     with contextlib.redirect_stdout(printed):
         rc = cli(["fill", str(TEMPLATE), "--links", str(d / "links.csv"), "--scenarios",
                   str(d / "scenarios.toml"), "--engines", "4", "-o", str(out)])
-    assert rc == 0
+    # no target machine: the total adds engines of different processors, so the plan
+    # cannot tell whether it fits (exit 5), although it is written whole
+    assert rc == fill.EXIT_CANNOT_TELL
     assert _sha(TEMPLATE) == before, "the template must not change"
     PRINTED["fill"] = printed.getvalue()
     return out
@@ -136,6 +138,26 @@ def test_scenario_blocks_match_the_model(values):
         assert ws[f"{L(c0 + 3)}{planner.SCEN_FIRST_ROW}"].value in (None, "")
 
 
+def test_a_plan_never_keeps_a_stale_value(filled, tmp_path):
+    """Every formula of the template and of a filled plan (Planner, Scenarios, Plan and
+    the rest) is computed by the engine: none keeps a cached value (a stale value), and
+    recalculating the plan from its inputs alone gives back every value it holds."""
+    from zvmplan_addin import recalc
+    from zvmplan_addin.check import check
+    report = recalc.calc(TEMPLATE, tmp_path / "t.xlsx", keep_stale=False)
+    assert report.stale == {} and not report.full_calc_on_load
+    d = tmp_path / "plan"
+    d.mkdir()
+    (d / "links.csv").write_text(LINKS, encoding="utf-8")
+    (d / "scenarios.toml").write_text(SCENARIOS_TOML, encoding="utf-8")
+    rep = fill.fill(TEMPLATE, d / "links.csv", d / "plan.xlsx", d / "scenarios.toml", 4)
+    assert rep.calc.stale == {} and not rep.calc.full_calc_on_load
+    for path in (TEMPLATE, filled):
+        checked = check(path)
+        assert checked.mismatches == [], checked.mismatches[:5]
+        assert checked.compared > 1000 and checked.unsaved == 0
+
+
 def test_everything_else_is_kept(filled):
     """Charts, validations, protection and formulas come through the fill untouched."""
     with zipfile.ZipFile(filled) as z, zipfile.ZipFile(TEMPLATE) as t:
@@ -153,6 +175,30 @@ def test_everything_else_is_kept(filled):
             for c in row:
                 if c.data_type == "f":
                     assert got[c.coordinate].value == c.value, (ws.title, c.coordinate)
+
+
+def test_the_upgrade_examples_are_cleared(values):
+    """The template's 7 example what-ifs (an OSA web tier, HiperSockets bulk, ...) are not
+    the planner's links: a filled plan shows none of them, every Upgrade input and
+    result is empty, and fill says so (a note on stderr)."""
+    ws = values[planner.UPGRADE]
+    template = openpyxl.load_workbook(TEMPLATE, data_only=True)[planner.UPGRADE]
+    first = planner.UPGRADE_FIRST
+    assert [template[f"A{first + i}"].value for i in range(len(planner.UPGRADES))] == \
+        [u[0] for u in planner.UPGRADES]
+    for r in range(first, first + planner.UPGRADE_ROWS):
+        for c in range(1, 21):
+            assert ws.cell(r, c).value in (None, ""), (r, c, ws.cell(r, c).value)
+    assert "zvmplan fill clears them" in " ".join(
+        str(ws.cell(r, 1).value) for r in range(first + planner.UPGRADE_ROWS, ws.max_row + 1))
+
+
+def test_fill_says_it_cleared_the_upgrade_examples(tmp_path, capsys):
+    links = _file(tmp_path, HEADER + "\na,IUCV,STREAM,9000,,,,1\n")
+    assert cli(["fill", "--links", str(links), "-o", str(tmp_path / "o.xlsx")]) == 0
+    err = capsys.readouterr().err
+    assert f"zvmplan fill: note: {fill.UPGRADE_CLEARED}\n" in err
+    assert fill.UPGRADE_CLEARED.startswith("the Upgrade sheet's example what-ifs were cleared")
 
 
 def test_scenarios_as_csv(tmp_path):
@@ -193,6 +239,8 @@ BAD = [
      "required for RR"),
     ("speed", "a,IUCV,STREAM,9000,,,0,1\n", "row 1 (line 2), column speed_factor",
      "greater than 0"),
+    ("MTU in whole bytes", "a,IUCV,STREAM,9000.5,,,,1\n", "row 1 (line 2), column size_bytes",
+     "'9000.5' must be a whole number"),
     ("empty link", ",IUCV,STREAM,9000,,,,1\n", "row 1 (line 2), column link", "required"),
 ]
 
@@ -229,6 +277,24 @@ def test_bad_scenarios_are_refused(tmp_path):
         fill.read_scenarios(s)
     s.write_text('[[scenario]]\nname = "x"\n[[scenario]]\nname = "x"\n', encoding="utf-8")
     with pytest.raises(fill.FillError, match="given twice"):
+        fill.read_scenarios(s)
+    # the same name to a reader: case (as Excel compares text) and Unicode form (NFC
+    # e-acute and e + combining acute) do not make two names
+    for a, b in (("High", "high"), ("caf\u00e9", "cafe\u0301")):
+        s.write_text(f'[[scenario]]\nname = "{a}"\n[[scenario]]\nname = "{b}"\n',
+                     encoding="utf-8")
+        with pytest.raises(fill.FillError, match=f"s.toml scenario 2, key name: scenario "
+                           f"'{b}' given twice \\(as '{a}'; names that differ only in case "
+                           "or Unicode form are the same name\\)"):
+            fill.read_scenarios(s)
+    c = tmp_path / "s.csv"
+    c.write_text("name,load_factor\nBase,1\nBASE,2\n", encoding="utf-8")
+    with pytest.raises(fill.FillError, match="s.csv row 2 .*scenario 'BASE' given twice"):
+        fill.read_scenarios(c)
+    # nested 5,000 deep: tomllib recurses; one line, no RecursionError
+    s.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n", encoding="utf-8")
+    with pytest.raises(fill.FillError, match=r"^s.toml: not a file zvmplan can read \(arrays "
+                       r"or tables nested too deep\)$"):
         fill.read_scenarios(s)
     s.write_text("".join(f'[[scenario]]\nname = "s{i}"\n' for i in range(9)), encoding="utf-8")
     with pytest.raises(fill.FillError, match=f"room for {planner.SCENARIO_BLOCKS}"):
@@ -392,14 +458,16 @@ def _engines(link, kind):
 
 
 def test_the_example_files_fill(tmp_path, capsys):
-    """examples/links.csv with examples/scenarios.toml fills; ``--format json`` prints
+    """examples/links.csv with examples/scenarios.toml fills, with the template installed
+    with the package as the README runs it (no template given); ``--format json`` prints
     every link's engines as the model gives them, and the totals, and nothing else."""
     out = tmp_path / "plan.xlsx"
-    rc = cli(["fill", str(TEMPLATE), "--links", str(EXAMPLES / "links.csv"), "--scenarios",
+    rc = cli(["fill", "--links", str(EXAMPLES / "links.csv"), "--scenarios",
               str(EXAMPLES / "scenarios.toml"), "-o", str(out), "--format", "json",
               "--engines", "2"])
     captured = capsys.readouterr()
-    assert rc == 0, captured.err
+    # 2.64 engines needed, 2 given, but of four processors: not normalised, cannot tell
+    assert rc == fill.EXIT_CANNOT_TELL == 5, captured.err
     assert captured.err.startswith(f"wrote {out}: 6 link(s), 3 scenario(s)")
     doc = json.loads(captured.out)
     links = fill.read_links(EXAMPLES / "links.csv")
@@ -428,6 +496,8 @@ def test_the_example_files_fill(tmp_path, capsys):
         assert subs[on] == pytest.approx(want, rel=1e-12), on
     assert [a.split(":")[0] for a in doc["attention"]] == ["the total is not normalised"]
     assert "no share of the LPAR" in doc["attention"][0]
+    # a sum across processors gives no verdict: the plan cannot tell whether it fits
+    assert doc["fits"] is None and doc["lpar_engines"] == 2
 
 
 def test_the_scenarios_example_is_the_same_in_csv_and_toml():
@@ -450,12 +520,18 @@ def test_results_table_csv_and_calc_totals(filled, tmp_path, capsys):
     # not normalised (one own speed factor, three measured processors): a subtotal per
     # basis before the total, which they add up to
     assert [r["row"] for r in rows] == ["link"] * len(LINKS_CANON) + ["subtotal"] * 4 + \
-        ["total"]
-    assert float(rows[-1]["total_engines"]) == pytest.approx(total, rel=1e-12)
+        ["total"] + ["scenario"] * len(SCENARIOS)
+    total_row = rows[-1 - len(SCENARIOS)]
+    assert float(total_row["total_engines"]) == pytest.approx(total, rel=1e-12)
     assert sum(float(r["total_engines"]) for r in rows if r["row"] == "subtotal") == \
         pytest.approx(total, rel=1e-12)
-    assert rows[-1]["share_of_lpar"] == planner.SHARE_NOT_NORMALISED
-    assert rows[-1]["engines_of"] == planner.NOT_NORMALISED
+    assert total_row["share_of_lpar"] == planner.SHARE_NOT_NORMALISED
+    assert total_row["engines_of"] == planner.NOT_NORMALISED
+    # the scenarios: "today" is the plan, "double" twice its total; each counts every link
+    assert [r["link"] for r in rows[-3:]] == [s[0] for s in SCENARIOS]
+    assert float(rows[-3]["total_engines"]) == pytest.approx(total, rel=1e-12)
+    assert float(rows[-2]["total_engines"]) == pytest.approx(2 * total, rel=1e-12)
+    assert [r["in_totals"] for r in rows[-3:]] == ["5 of 5"] * 3
     assert cli(["calc", str(filled), "-o", str(tmp_path / "again.xlsx")]) == 0
     assert f"Planner: {len(LINKS_CANON)} links; total CPU {total:.3f} engines" in \
         capsys.readouterr().out

@@ -177,10 +177,18 @@ def test_forced_recalculation_shows_errors_never_other_values(forced):
 
 
 def test_forced_recalculation_warns_on_every_planning_sheet(forced):
+    """Opened without the add-in and recalculated, each planning sheet's A3 fires and
+    says what to do: open the file in Excel with the add-in, or run zvmplan calc."""
+    from zvmplan_workbook.charts import PLAN
     _, cached, lo = forced
-    for name in (planner.PLANNER, planner.UPGRADE, planner.SCENARIOS):
+    for name in (planner.PLANNER, planner.UPGRADE, planner.SCENARIOS, PLAN):
         assert cached[name][planner.WARN_CELL].value in (None, ""), name
-        assert lo[name][planner.WARN_CELL].value == planner.WARNING, name
+        shown = lo[name][planner.WARN_CELL].value
+        assert shown == planner.WARNING, name
+        assert shown.startswith("zvmplan functions unavailable: values below are not "
+                                "computed."), name
+        assert "Excel with the zvmplan add-in" in shown and \
+            "zvmplan calc FILE --in-place" in shown, name
     # and the answers a planner reads first are errors, not words
     ws = lo[planner.PLANNER]
     for r in range(planner.FIRST_ROW, planner.FIRST_ROW + 5):

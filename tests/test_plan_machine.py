@@ -18,7 +18,7 @@ from openpyxl.utils import get_column_letter as L
 import zvmplan
 from zvmplan import api
 from zvmplan_addin.cli import main as cli
-from zvmplan_workbook import build, fill, machine, planner, results
+from zvmplan_workbook import build, charts, fill, machine, planner, results
 
 TEMPLATE = build.TEMPLATE
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -47,6 +47,10 @@ transport = "HIPERSOCKETS"
 TODAY, FASTER, MIXED, HIPER = range(4)
 
 
+#: fill's exit status for each verdict of its JSON (``fits``)
+EXIT_BY_VERDICT = {True: results.EXIT_FITS, False: results.EXIT_DOES_NOT_FIT,
+                   None: results.EXIT_CANNOT_TELL}
+
 def _fill(d: Path, links: Path, *extra: str) -> tuple[openpyxl.Workbook, dict]:
     (d / "s.toml").write_text(SCENARIOS, encoding="utf-8")
     out = d / "plan.xlsx"
@@ -55,11 +59,13 @@ def _fill(d: Path, links: Path, *extra: str) -> tuple[openpyxl.Workbook, dict]:
     import io
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        assert cli(["fill", str(TEMPLATE), "--links", str(links), "--scenarios",
-                    str(d / "s.toml"), "--engines", "2", "-o", str(out), "--format", "json",
-                    *extra]) == 0
+        rc = cli(["fill", str(TEMPLATE), "--links", str(links), "--scenarios",
+                  str(d / "s.toml"), "--engines", "2", "-o", str(out), "--format", "json",
+                  *extra])
     json_out.write_text(buf.getvalue(), encoding="utf-8")
-    return openpyxl.load_workbook(out, data_only=True), json.loads(buf.getvalue())
+    doc = json.loads(buf.getvalue())
+    assert rc == EXIT_BY_VERDICT[doc["fits"]]  # the plan is written; its exit says the verdict
+    return openpyxl.load_workbook(out, data_only=True), doc
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +124,11 @@ def test_a_named_machine_puts_every_link_and_total_on_it(named):
     assert ws[f"P{planner.TOTAL_ROW}"].value == pytest.approx(total / 2, rel=1e-12)
     assert doc["totals"]["normalised"] is True
     assert [s["engines_of"] for s in doc["totals"]["subtotals"]] == [planner.MACHINE]
-    assert doc["attention"] == [f"the links need {total / 2:.1%} of the LPAR's engines"]
+    assert doc["attention"][0] == f"the links need {total / 2:.1%} of the LPAR's engines"
+    # then each scenario over the engines, by its own share (on the same machine)
+    assert doc["attention"][1:] == [f"scenario {s['scenario']!r} needs {s['share_of_lpar']:.1%}"
+                                    " of the LPAR's engines" for s in doc["scenarios"]
+                                    if s["share_of_lpar"] > 1]
     a = wb[planner.ASSUMPTIONS]
     for i, p in enumerate(planner.PROCESSORS):
         assert a.cell(planner.ASSUME_CAP_ROW + i, 2).value == CAPACITY[p]
@@ -161,7 +171,7 @@ def test_without_a_machine_the_total_is_labelled_and_subtotalled(bare):
 def test_the_plan_chart_names_say_not_normalised(bare, named):
     for (wb, _), flag in ((bare, True), (named, False)):
         plan = wb["Plan"]
-        names = [plan.cell(8 + b, 6).value for b in range(4)]
+        names = [plan.cell(charts.PLAN_SCEN_FIRST + b, 1).value for b in range(4)]
         assert names[TODAY].startswith("today")
         assert ("(NOT NORMALISED)" in names[TODAY]) is flag
         assert all(("(NOT NORMALISED)" in n) is flag for n in names)
@@ -241,7 +251,8 @@ def test_links_a_scenario_cannot_carry_stay_on_their_own_transport(plan, request
     assert _scen_total(ws, HIPER, 6) == len(kept)
     assert "17 link(s) that HIPERSOCKETS cannot carry stay on their own transport" in \
         ws.cell(planner.SCEN_COUNT_ROW, planner.scenario_col(HIPER)).value
-    assert wb["Plan"].cell(8 + HIPER, 6).value.endswith("(17 on own transport)")
+    assert wb["Plan"].cell(charts.PLAN_SCEN_FIRST + HIPER, 1).value.endswith(
+        "(17 on own transport)")
 
 
 # --------------------------------------------------- naming the machine ----
@@ -362,9 +373,10 @@ def test_machine_on_the_command_line(tmp_path, capsys):
     f.write_text('[machine.capacity]\n"9672-XZ7" = 8\n"2064-108" = 4\n"2084-C24" = 1\n'
                  '"2064-109" = 3\n', encoding="utf-8")
     out = tmp_path / "o.xlsx"
-    assert cli(["fill", str(TEMPLATE), "--links", str(EXAMPLES / "links.csv"), "-o", str(out),
-                "--machine", str(f), "--format", "json"]) == 0
+    rc = cli(["fill", str(TEMPLATE), "--links", str(EXAMPLES / "links.csv"), "-o", str(out),
+              "--machine", str(f), "--format", "json"])
     doc = json.loads(capsys.readouterr().out)
+    assert doc["fits"] is not None and rc == EXIT_BY_VERDICT[doc["fits"]]
     assert doc["totals"]["normalised"] is True and doc["totals"]["engines_of"] == planner.MACHINE
     f.write_text('[[scenario]]\nname = "x"\n', encoding="utf-8")
     assert cli(["fill", str(TEMPLATE), "--links", str(EXAMPLES / "links.csv"), "-o", str(out),

@@ -202,19 +202,33 @@ def test_scenarios_match_the_model(recalculated):
 
 
 def test_plan_sheet_charts_the_planner_and_scenarios(recalculated):
-    """The Plan sheet's chart data are the Planner's CP / virtual CPU per link and each
-    scenario's total CPU beside the LPAR's engines."""
+    """The Plan sheet's chart data are the Planner's CP / virtual CPU per link, heaviest
+    total CPU first, and each scenario's total CPU beside the LPAR's engines; the
+    every-link table lists the Planner's rows in order with their rank."""
     from zvmplan_workbook import charts
     ws = recalculated[charts.PLAN]
-    first = charts.PLAN_HEAD + 2
+    heaviest = sorted(planner.EXAMPLES, key=lambda ex: -api.cpu_engines(*ex[1:]))
+    assert [ex[0] for ex in heaviest] == [
+        "linux1-linux2 bulk copy (IUCV)", "backup stream over HiperSockets",
+        "web -> app over OSA (RR)", "FTP to the LAN (LCS)"]
+    for i, ex in enumerate(heaviest):
+        r = charts.PLAN_TOP_FIRST + i
+        assert ws.cell(r, 1).value == ex[0]
+        assert _num(ws.cell(r, 2).value) == pytest.approx(api.cpu_engines(*ex[1:], kind="cp"))
+        assert _num(ws.cell(r, 3).value) == pytest.approx(api.cpu_engines(*ex[1:], kind="v"))
+        assert ws.cell(r, 4).value in (None, "")   # no total-only link among them
+        assert _num(ws.cell(r, 5).value) == pytest.approx(api.cpu_engines(*ex[1:]))
+    for r in range(charts.PLAN_TOP_FIRST + len(heaviest), charts.PLAN_NOTE_ROW):
+        assert all(ws.cell(r, c).value in (None, "") for c in range(1, 6)), r
+    assert ws[f"A{charts.PLAN_NOTE_ROW}"].value == "4 links in the totals, heaviest first."
     for i, ex in enumerate(planner.EXAMPLES):
-        assert ws.cell(first + i, 1).value == ex[0]
-        assert _num(ws.cell(first + i, 2).value) == pytest.approx(api.cpu_engines(*ex[1:], kind="cp"))
-        assert _num(ws.cell(first + i, 3).value) == pytest.approx(api.cpu_engines(*ex[1:], kind="v"))
-        assert ws.cell(first + i, 4).value in (None, "")   # no total-only link among them
+        r = charts.PLAN_EVERY_FIRST + i
+        assert ws.cell(r, 1).value == ex[0]
+        assert ws[f"{charts.PLAN_RANK}{r}"].value == 1 + heaviest.index(ex)
     sc = recalculated[planner.SCENARIOS]
     for b, ex in enumerate(planner.SCENARIO_EXAMPLES):
-        assert ws.cell(first + b, 6).value == ex[0]
+        r = charts.PLAN_SCEN_FIRST + b
+        assert ws.cell(r, 1).value == ex[0]
         total = sc[f"{planner.L(planner.scenario_col(b) + 3)}{planner.SCEN_TOTAL_ROW}"].value
-        assert _num(ws.cell(first + b, 7).value) == pytest.approx(_num(total))
-        assert _num(ws.cell(first + b, 8).value) == 2
+        assert _num(ws.cell(r, 2).value) == pytest.approx(_num(total))
+        assert _num(ws.cell(r, 3).value) == 2

@@ -181,11 +181,15 @@ def test_dropdowns_refuse_bad_values(book):
         dv = by_cell[f"{planner.COL[key]}{r}"]
         assert dv.type == "list" and dv.showErrorMessage and dv.errorStyle == "stop"
         assert dv.formula1.strip('"').split(",") == list(items)
-    for key in ("size_bytes", "speed_factor", "load"):
+    for key in ("speed_factor", "load"):
         dv = by_cell[f"{planner.COL[key]}{r}"]
         assert dv.type == "decimal" and dv.operator == "greaterThan" and dv.showErrorMessage
     dv = by_cell[f"{planner.COL['connections']}{r}"]
     assert dv.type == "whole" and dv.showErrorMessage
+    # an MTU or transfer size is whole bytes (9000.5 refused), as fill refuses it
+    dv = by_cell[f"{planner.COL['size_bytes']}{r}"]
+    assert (dv.type, dv.operator, dv.formula1) == ("whole", "greaterThanOrEqual", "1")
+    assert dv.error == "A whole number of bytes, 1 or more" and dv.showErrorMessage
 
 
 def test_headers_carry_units(book):
@@ -247,14 +251,16 @@ def test_charts_are_in_the_package(built):
         assert len(scatter) == 2 and all('logBase val="10"' in x for x in scatter)
         bars = [z.read(n).decode() for n in charts if b"barChart" in z.read(n)]
         assert len(bars) == 8
-        # the plan: CPU by link stacked (CP, virtual, total only) over the Planner's rows,
-        # and total CPU by scenario with the LPAR's engines as a line
+        # the plan: CPU by link stacked (CP, virtual, total only) over the 15 heaviest
+        # links and "all others", a label for each; total CPU by scenario with the
+        # LPAR's engines as a line
         stacked = [x for x in bars if '<grouping val="stacked"' in x]
         assert len(stacked) == 1 and stacked[0].count("<ser>") == 3
-        assert "<strRef><f>Plan!$A$8:$A$27</f>" in stacked[0]
-        assert "'Plan'!$B$8:$B$27" in stacked[0] and "'Plan'!$D$8:$D$27" in stacked[0]
+        assert "<strRef><f>Plan!$A$8:$A$23</f>" in stacked[0]
+        assert "'Plan'!$B$8:$B$23" in stacked[0] and "'Plan'!$D$8:$D$23" in stacked[0]
+        assert '<tickLblSkip val="1"' in stacked[0]
         combo = [x for x in bars if "lineChart" in x]
-        assert len(combo) == 1 and "'Plan'!$H$8:$H$12" in combo[0]
+        assert len(combo) == 1 and "'Plan'!$C$31:$C$35" in combo[0]
 
 
 def test_check_type():

@@ -12,7 +12,7 @@ import openpyxl
 import pytest
 
 from zvmplan import api
-from zvmplan_workbook import build, fill, planner, rows, xlsxio
+from zvmplan_workbook import build, charts, fill, planner, rows, xlsxio
 
 TEMPLATE = build.TEMPLATE
 HEADER = ("link", "transport", "workload", "size_bytes", "connections", "level",
@@ -104,7 +104,24 @@ def test_growing_keeps_everything_else(grown):
         changed = [n for n in t.namelist() if z.read(n) != t.read(n)]
     paths = rows.sheet_paths({i.filename: d for i, d in xlsxio.read_zip(TEMPLATE)})
     assert sorted(changed) == sorted([paths[planner.PLANNER], paths[planner.SCENARIOS],
-                                      "xl/workbook.xml"])
+                                      paths[charts.PLAN], "xl/workbook.xml"])
+
+
+def test_growing_grows_the_plan_sheet(grown):
+    """The Plan's every-link table reaches the new last link, and its ranks and the
+    heaviest-links table read all of it."""
+    wb = openpyxl.load_workbook(grown)
+    ws = wb[charts.PLAN]
+    n = 60
+    last = charts.PLAN_EVERY_FIRST + n - 1
+    for col, (f, _) in charts.plan_link_row(last, last).items():
+        assert ws[f"{col}{last}"].value == f, col
+    first = charts.PLAN_EVERY_FIRST
+    assert ws[f"{charts.PLAN_RANK}{first}"].value == \
+        charts.plan_link_row(first, last)[charts.PLAN_RANK][0]
+    for ref, (f, _) in charts.plan_top(last).items():
+        assert ws[ref].value == f, ref
+    assert ws.max_row == last
 
 
 def test_a_table_with_rows_below_is_refused():

@@ -137,6 +137,75 @@ def test_a_dtd_is_refused_in_any_part(tmp_path, name, body):
     assert name in text and ("DTD" in text or "entity" in text)
 
 
+# a JPEG as a Mac pastes it: its XMP metadata holds an Apple plist, DOCTYPE and all
+MAC_JPEG = (b"\xff\xd8\xff\xe1\x10\x00Exif\x00\x00MM\x00*" + bytes(64)
+            + b'\xff\xe1\x04\x00http://ns.adobe.com/xap/1.0/\x00<?xpacket begin="" id="W5M0"?>'
+            b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><?xml version="1.0" encoding="UTF-8"?>'
+            b'<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" '
+            b'"http://www.apple.com/DTDs/PropertyList-1.0.dtd"><plist version="1.0"><dict/>'
+            b"</plist></x:xmpmeta>" + bytes(range(256)) * 4 + b"\xff\xd9")
+
+
+def with_types(path, declarations: str):
+    """``path`` with ``declarations`` (Default / Override elements) added to its
+    [Content_Types].xml."""
+    with zipfile.ZipFile(path) as z:
+        parts = {i.filename: z.read(i) for i in z.infolist()}
+    types = parts["[Content_Types].xml"].decode()
+    parts["[Content_Types].xml"] = types.replace("</Types>", declarations + "</Types>").encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in parts.items():
+            z.writestr(name, data)
+    return path
+
+
+def test_a_dtd_inside_binary_media_is_not_xml(tmp_path):
+    """A picture is not parsed as XML: the plist DOCTYPE in a Mac JPEG's XMP metadata
+    does not refuse the workbook (it did: issue 16), and the picture is kept."""
+    path = with_types(make(tmp_path / "mac.xlsx", extra=[("xl/media/image1.jpeg", MAC_JPEG)]),
+                      '<Default Extension="jpeg" ContentType="image/jpeg"/>')
+    with safe_open_xlsx(path) as pkg:
+        assert pkg.read("xl/media/image1.jpeg") == MAC_JPEG
+    out = tmp_path / "out.xlsx"
+    assert cli(["calc", str(path), "-o", str(out), "-q"]) == 0
+    with zipfile.ZipFile(out) as z:
+        assert z.read("xl/media/image1.jpeg") == MAC_JPEG
+
+
+@pytest.mark.parametrize("name, declaration, body", [
+    # an XML content type under an odd name, declared for the part ...
+    ("xl/custom/data.bin", '<Override PartName="/xl/custom/data.bin" '
+     'ContentType="application/vnd.example+xml"/>', b"\n\n  <a/>" + b"<!DOCTYPE a>"),
+    # ... or for its extension
+    ("xl/custom/props.dat", '<Default Extension="dat" ContentType="text/xml"/>',
+     b"\xff\xd8 not xml at the start <!ENTITY a 'b'>"),
+    # a part named as a picture whose bytes are XML
+    ("xl/media/image2.jpeg", '<Default Extension="jpeg" ContentType="image/jpeg"/>',
+     b'\xef\xbb\xbf<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "b">]><x>&a;</x>'),
+    # a .xml part, whatever its declared type
+    ("xl/media/image3.xml", '<Override PartName="/xl/media/image3.xml" '
+     'ContentType="image/png"/>', b"\x89PNG....<!DOCTYPE x>"),
+])
+def test_a_dtd_in_a_part_parsed_as_xml_is_refused(tmp_path, name, declaration, body):
+    """A part is XML by its name (.xml, .rels, .vml), by the content type
+    [Content_Types].xml gives it or its extension, or by its first bytes."""
+    path = with_types(make(tmp_path / "dtd.xlsx", extra=[(name, body)]), declaration)
+    text = refusal(path)
+    assert name in text and ("DTD" in text or "entity" in text)
+
+
+def test_a_dtd_in_the_content_types_is_refused(tmp_path):
+    path = with_types(make(tmp_path / "ct.xlsx"), "")
+    with zipfile.ZipFile(path) as z:
+        parts = {i.filename: z.read(i) for i in z.infolist()}
+    parts["[Content_Types].xml"] = parts["[Content_Types].xml"].replace(
+        b"?><Types", b'?><!DOCTYPE Types [<!ENTITY a "b">]><Types', 1)
+    with zipfile.ZipFile(path, "w") as z:
+        for n, data in parts.items():
+            z.writestr(n, data)
+    assert "[Content_Types].xml declares a DTD" in refusal(path)
+
+
 def test_damaged_packages_are_refused_with_one_line(tmp_path):
     good = make(tmp_path / "good.xlsx").read_bytes()
     (tmp_path / "cut.xlsx").write_bytes(good[: len(good) // 2])

@@ -31,6 +31,16 @@ PRINT_AREA = {
     "Planner": lambda ws: f"A1:{planner.BASIS_COL}{ws.max_row}",
     "Upgrade": lambda ws: f"A1:T{ws.max_row}",
 }
+#: sheets printed in column groups on A4 landscape, one group per page across, with the
+#: link (or what-if) names and the column headings on every page
+PRINT_PAGES = {
+    "Planner": {"pages": planner.PRINT_PAGES, "title_cols": "A:A",
+                "title_rows": f"{planner.HEAD_ROW - 1}:{planner.HEAD_ROW + 1}"},
+    "Upgrade": {"pages": planner.UPGRADE_PRINT_PAGES, "title_cols": "A:A",
+                "title_rows": f"{planner.UPGRADE_HEAD - 1}:{planner.UPGRADE_HEAD + 1}"},
+    "Scenarios": {"pages": planner.SCENARIO_PRINT_PAGES},
+    "Plan": {"pages": charts.PLAN_PRINT_PAGES, "row_breaks": charts.PLAN_ROW_BREAKS},
+}
 SHEET_ORDER = ("About", "Planner", "Upgrade", "Scenarios", "Plan", "Assumptions", "Conclusions",
                "Charts", "000", "001", "002", "003", "004")
 
@@ -55,9 +65,11 @@ def layout() -> Book:
     charts.sheet_charts(book)
     charts.sheet_plan(book)
     about.sheet_about(book, notes())
-    wide = {"Planner", "Upgrade", "Scenarios", "Plan", "Charts", "000", "001", "002", "003"}
+    wide = {"Charts", "000", "001", "002", "003"}
     for ws in wb.worksheets:
-        st.page_setup(ws, wide=ws.title in wide, print_area=PRINT_AREA.get(ws.title, lambda w: None)(ws))
+        st.page_setup(ws, wide=ws.title in wide,
+                      print_area=PRINT_AREA.get(ws.title, lambda w: None)(ws),
+                      **PRINT_PAGES.get(ws.title, {}))
     order = {name: i for i, name in enumerate(SHEET_ORDER)}
     wb._sheets.sort(key=lambda ws: order[ws.title])
     wb.active = 0

@@ -178,8 +178,27 @@ def sheet_charts(book: Book):
 
 # ================================================================= Plan =====
 PLAN = "Plan"
-PLAN_HEAD = 6          # header row of the by-link table; units below; data from PLAN_HEAD + 2
+PLAN_TOP = 15          # the heaviest links charted one by one; the rest summed as "all others"
+PLAN_HEAD = 6          # header row of the heaviest-links table; units below; data from PLAN_HEAD + 2
+PLAN_TOP_FIRST = PLAN_HEAD + 2
+PLAN_OTHERS_ROW = PLAN_TOP_FIRST + PLAN_TOP       # "all others (N links)"
+PLAN_NOTE_ROW = PLAN_OTHERS_ROW + 1               # how many links have no bar
+PLAN_SCEN_HEAD = PLAN_NOTE_ROW + 5                # header row of the by-scenario table
+PLAN_SCEN_FIRST = PLAN_SCEN_HEAD + 2
+#: every link, one row per Planner row in the Planner's order, with its rank by total CPU
+#: (the heaviest table and the chart are read from it); the sheet's last rows, so
+#: ``zvmplan fill`` grows it with the Planner (:mod:`zvmplan_workbook.rows`)
+PLAN_EVERY_HEAD = PLAN_SCEN_FIRST + 17
+PLAN_EVERY_FIRST = PLAN_EVERY_HEAD + 2
 PLAN_COLORS = {"cp": "2E75B6", "v": "9DC3E6", "tot": "C55A11", "lpar": "C00000"}
+#: columns of the by-link tables: link, CP CPU, virtual CPU, total CPU of a total-only
+#: link, total CPU; and the rank in the every-link table
+PLAN_COLS = ("A", "B", "C", "D", "E")
+PLAN_RANK = "F"
+#: the printed Plan: the tables and the charts beside them (16 cm, to about column Q),
+#: a page for the links, one for the scenarios, then every link
+PLAN_PRINT_PAGES = [("A", "Q")]
+PLAN_ROW_BREAKS = (PLAN_SCEN_HEAD - 2, PLAN_EVERY_HEAD - 2)
 
 
 def _text_categories(chart, ws, col: int, first: int, last: int):
@@ -190,62 +209,129 @@ def _text_categories(chart, ws, col: int, first: int, last: int):
         ser.cat = AxDataSource(strRef=StrRef(f=ref))
 
 
+def plan_link_row(r: int, last: int) -> dict[str, tuple[str, str]]:
+    """The every-link table's row ``r`` on the Plan sheet (the Planner's row
+    ``FIRST_ROW + r - PLAN_EVERY_FIRST``), in a table ending at row ``last``: column ->
+    (formula, number format). A link
+    outside the Planner's totals (In totals = no) has no numbers and no rank; an error in
+    In totals (e.g. #NAME?: the zvmplan functions are missing) is passed on, never a
+    plausible rank. Ties rank in the Planner's order."""
+    from . import planner as P
+    pr = P.FIRST_ROW + r - PLAN_EVERY_FIRST
+    stat = f"{P.PLANNER}!${P.STATUS_COL}${pr}"
+    key, rank = f"$E{r}", f"${PLAN_RANK}{r}"
+    keys = f"$E${PLAN_EVERY_FIRST}:$E${last}"
+    # in a plan that is not normalised, each name says whose engines its figures are
+    on = f"{P.PLANNER}!${P.ON_COL}${P.TOTAL_ROW}"
+    out = {"A": (f'=IF({P.PLANNER}!$B{pr}="","",{P.PLANNER}!$A{pr}&IF({on}='
+                 f'{s(P.NOT_NORMALISED)}," ["&{P.PLANNER}!${P.ON_COL}${pr}&"]",""))', "General")}
+    for col, src, want in (("B", "M", "yes"), ("C", "N", "yes"), ("D", "O", "total only")):
+        out[col] = (f'=IF({stat}="{want}",{P.PLANNER}!${src}${pr},"")', "0.000")
+    out["E"] = (f'=IF(OR({stat}="yes",{stat}="total only"),{P.PLANNER}!$O${pr},'
+                f'IF(ISERROR({stat}),{stat},""))', "0.000")
+    out[PLAN_RANK] = (f'=IF(ISNUMBER({key}),RANK({key},{keys},0)+COUNTIF($E${PLAN_EVERY_FIRST}:'
+                      f'{key},{key})-1,IF(ISERROR({key}),{key},""))', "0")
+    return out
+
+
+def plan_top(last: int) -> dict[str, tuple[str, str]]:
+    """The heaviest-links table (rank 1 .. :data:`PLAN_TOP`), the "all others" row and the
+    note under them, for an every-link table ending at row ``last``: cell -> (formula,
+    number format). An error in a rank (the functions missing) shows in every row."""
+    from . import planner as P
+    ranks = f"${PLAN_RANK}${PLAN_EVERY_FIRST}:${PLAN_RANK}${last}"
+    guard = f"SUM({ranks})"
+    ranked = f"COUNT({ranks})"
+    out = {}
+    for k in range(1, PLAN_TOP + 1):
+        r = PLAN_TOP_FIRST + k - 1
+        at = f"MATCH({k},{ranks},0)"
+        for col in PLAN_COLS:
+            rng = f"${col}${PLAN_EVERY_FIRST}:${col}${last}"
+            out[f"{col}{r}"] = (f'=IF(ISERROR({guard}),{guard},IF({k}>{ranked},"",'
+                                f'INDEX({rng},{at})))', "General" if col == "A" else "0.000")
+    r = PLAN_OTHERS_ROW
+    on = f"{P.PLANNER}!${P.ON_COL}${P.TOTAL_ROW}"
+    out[f"A{r}"] = (f'=IF(ISERROR({guard}),{guard},IF({ranked}>{PLAN_TOP},"all others ("&'
+                    f'({ranked}-{PLAN_TOP})&" links)"&IF({on}={s(P.NOT_NORMALISED)},'
+                    f'" [NOT NORMALISED]",""),""))', "General")
+    for col in PLAN_COLS[1:]:
+        rng = f"${col}${PLAN_EVERY_FIRST}:${col}${last}"
+        out[f"{col}{r}"] = (f'=IF(ISERROR({guard}),{guard},IF({ranked}>{PLAN_TOP},'
+                            f'SUMIF({ranks},">{PLAN_TOP}",{rng}),""))', "0.000")
+    p_last = P.FIRST_ROW + last - PLAN_EVERY_FIRST
+    st_rng = f"{P.PLANNER}!${P.STATUS_COL}${P.FIRST_ROW}:${P.STATUS_COL}${p_last}"
+    out[f"A{PLAN_NOTE_ROW}"] = (
+        f'=IF(ISERROR({guard}),{guard},{ranked}&" links in the totals, heaviest first"&'
+        f'IF(COUNTIF({st_rng},"no")>0,"; "&COUNTIF({st_rng},"no")&" link(s) with no answer '
+        f'are left out (In totals = no on the Planner)","")&".")', "General")
+    return out
+
+
 def sheet_plan(book: Book):
-    """The plan itself in two charts: CPU by link (CP and virtual stacked; total CPU for a
-    link whose source gives only that) and total CPU by scenario against the LPAR's
-    engines. The tables beside them are live references to the Planner and Scenarios."""
+    """The plan itself in two charts: CPU by link for the :data:`PLAN_TOP` heaviest links
+    (CP and virtual stacked; total CPU for a link whose source gives only that) and the
+    others summed, and total CPU by scenario against the LPAR's engines. The tables beside
+    them are live references to the Planner and Scenarios; every link is listed, ranked,
+    at the bottom of the sheet."""
     from . import planner as P
     ws = book.wb.create_sheet(PLAN)
-    st.widths(ws, {"A": 30, "B": 11, "C": 11, "D": 11, "E": 3, "F": 40, "G": 12, "H": 12})
+    st.widths(ws, {"A": 40, "B": 11, "C": 11, "D": 11, "E": 11, PLAN_RANK: 9, "G": 2})
     ws.sheet_view.zoomScale = 90
     st.title(ws, "Plan - CPU by link and by scenario, against the LPAR's engines",
-             f"By link: the Planner's first {P.N_ROWS} rows (a link left out of the totals "
-             "has no bar). By scenario: each named Scenarios block's total CPU, beside the LPAR "
-             "engines on the Planner; a bar above the line needs more than the LPAR has. A "
-             "name says so when its total is not normalised (it adds engines of different "
-             "processors: no capacity of any one machine, so not comparable with the line), "
-             "when links stay on their own transport, and when it counts fewer links than "
-             "the Planner.",
-             width_cols=8)
-    ws.row_dimensions[2].height = 50
-    st.warning(ws, P.WARN_CELL, P.warning_formula(), 8)
+             f"By link: the {PLAN_TOP} links with the most total CPU, heaviest first, and the "
+             "others summed; every link of the Planner is listed, ranked, at the bottom. By "
+             "scenario: each named Scenarios block's total CPU beside the LPAR's engines on the "
+             "Planner; a bar above the line needs more than the LPAR has. A name says so when "
+             "its total is not normalised (it adds engines of different processors: no "
+             "capacity of any one machine, so not comparable with the line), when links stay "
+             "on their own transport, and when it counts fewer links than the Planner; in a "
+             "plan not on one machine each link's name gives its processor in [ ].",
+             width_cols=6)
+    st.warning(ws, P.WARN_CELL, P.warning_formula(), 6)
+    ws.row_dimensions[2].height = 75
     eng = f"{P.PLANNER}!${P.ENGINES_CELL[0]}${P.ENGINES_CELL[1:]}"
-    # ---- by link
-    for k, (h, u) in enumerate((("Link", ""), ("CP CPU", "engines"), ("Virtual CPU", "engines"),
-                                ("Total CPU, total only", "engines"))):
+    link_heads = (("Link", ""), ("CP CPU", "engines"), ("Virtual CPU", "engines"),
+                  ("Total CPU, total only", "engines"), ("Total CPU", "engines"))
+    # ---- the heaviest links
+    st.h2(ws, PLAN_HEAD - 1, f"CPU by link: the {PLAN_TOP} heaviest")
+    for k, (h, u) in enumerate(link_heads):
         st.header(ws, PLAN_HEAD, 1 + k, h, u)
-    first = PLAN_HEAD + 2
-    for i in range(P.N_ROWS):
-        r, pr = first + i, P.FIRST_ROW + i
-        stat = f"{P.PLANNER}!${P.STATUS_COL}${pr}"
-        # in a plan that is not normalised, each name says whose engines its bar is
-        on = book.refs["planner.total_on"]
-        st.output(ws.cell(r, 1), f'=IF({P.PLANNER}!$B{pr}="","",{P.PLANNER}!$A{pr}&'
-                  f'IF({on}={s(P.NOT_NORMALISED)}," ["&{P.PLANNER}!${P.ON_COL}${pr}&"]",""))')
-        for k, col, want in ((2, "M", "yes"), (3, "N", "yes"), (4, "O", "total only")):
-            st.output(ws.cell(r, k), f'=IF({stat}="{want}",{P.PLANNER}!${col}${pr},"")',
-                      "0.000")
-    last = first + P.N_ROWS - 1
+    ws.row_dimensions[PLAN_HEAD].height = 45
+    ev_last = PLAN_EVERY_FIRST + P.N_ROWS - 1
+    for ref, (f, fmt) in plan_top(ev_last).items():
+        st.output(ws[ref], f, fmt)
+    for col in PLAN_COLS:
+        ws[f"{col}{PLAN_OTHERS_ROW}"].font = st.Font(italic=True)
+    note = ws[f"A{PLAN_NOTE_ROW}"]
+    note.fill, note.border, note.font = st.PatternFill(), st.Border(), st.NOTE_FONT
     ch = BarChart()
     ch.type = "bar"
     ch.grouping = "stacked"
     ch.overlap = 100
-    ch.title = "CPU by link (engines of the machine in [ ] if not all on one)"
-    ch.height, ch.width = 11, 18
-    _axes(ch, "link", "engines (CPU-seconds per second)")
-    ch.x_axis.scaling.orientation = "maxMin"   # first link at the top
+    ch.gapWidth = 60
+    ch.title = (f"CPU by link: the {PLAN_TOP} heaviest, then all others (engines of the "
+                "machine in [ ] if not all on one)")
+    ch.height, ch.width = 11.5, 16
+    _axes(ch, None, "engines (CPU-seconds per second)")
+    ch.x_axis.scaling.orientation = "maxMin"   # the heaviest link at the top
+    ch.x_axis.tickLblSkip = 1                  # a label for every bar
     for k, (key, title) in enumerate((("cp", "CP CPU"), ("v", "Virtual CPU"),
                                       ("tot", "Total CPU (source gives total only)"))):
-        ser = Series(Reference(ws, min_col=2 + k, min_row=first, max_row=last), title=title)
+        ser = Series(Reference(ws, min_col=2 + k, min_row=PLAN_TOP_FIRST,
+                               max_row=PLAN_OTHERS_ROW), title=title)
         ser.graphicalProperties.solidFill = PLAN_COLORS[key]
         ser.graphicalProperties.line.solidFill = PLAN_COLORS[key]
         ch.series.append(ser)
-    _text_categories(ch, ws, 1, first, last)
-    ws.add_chart(ch, f"J{PLAN_HEAD}")
+    _text_categories(ch, ws, 1, PLAN_TOP_FIRST, PLAN_OTHERS_ROW)
+    ws.add_chart(ch, f"H{PLAN_HEAD - 1}")
     # ---- by scenario
+    st.h2(ws, PLAN_SCEN_HEAD - 1, "Total CPU by scenario")
     for k, (h, u) in enumerate((("Scenario", ""), ("Total CPU", "engines"),
                                 ("LPAR engines", "engines"))):
-        st.header(ws, PLAN_HEAD, 6 + k, h, u)
+        st.header(ws, PLAN_SCEN_HEAD, 1 + k, h, u)
+    ws.row_dimensions[PLAN_SCEN_HEAD].height = 30
+    first = PLAN_SCEN_FIRST
     for b in range(P.SCENARIO_BLOCKS):
         r = first + b
         name = f'{P.SCENARIOS}!{P.scenario_refs(b)["name"]}'
@@ -256,27 +342,37 @@ def sheet_plan(book: Book):
                  f'&IF(AND(ISNUMBER({ref["counted"]}),ISNUMBER({counted}),'
                  f'N({ref["counted"]})<N({counted}))," (counts "&{ref["counted"]}&" of "&'
                  f'{counted}&" links)","")')
-        st.output(ws.cell(r, 6), f'=IF({name}="","",{label})')
-        st.output(ws.cell(r, 7), f"={book.refs[f'scenario.{b}.total']}", "0.000")
-        st.output(ws.cell(r, 8), f"={eng}", "0.0")
+        st.output(ws.cell(r, 1), f'=IF({name}="","",{label})')
+        st.output(ws.cell(r, 2), f"={book.refs[f'scenario.{b}.total']}", "0.000")
+        st.output(ws.cell(r, 3), f"={eng}", "0.0")
     s_last = first + P.SCENARIO_BLOCKS - 1
     bars = BarChart()
     bars.type = "col"
     bars.title = "Total CPU by scenario against the LPAR's engines (see each name)"
-    bars.height, bars.width = 9, 18
-    _axes(bars, "scenario", "engines (CPU-seconds per second)")
-    ser = Series(Reference(ws, min_col=7, min_row=first, max_row=s_last), title="Total CPU")
+    bars.height, bars.width = 8.5, 16
+    _axes(bars, None, "engines (CPU-seconds per second)")
+    ser = Series(Reference(ws, min_col=2, min_row=first, max_row=s_last), title="Total CPU")
     ser.graphicalProperties.solidFill = PLAN_COLORS["cp"]
     bars.series.append(ser)
-    _text_categories(bars, ws, 6, first, s_last)
+    _text_categories(bars, ws, 1, first, s_last)
     line = LineChart()
-    ser = Series(Reference(ws, min_col=8, min_row=first, max_row=s_last), title="LPAR engines")
+    ser = Series(Reference(ws, min_col=3, min_row=first, max_row=s_last), title="LPAR engines")
     ser.graphicalProperties.line.solidFill = PLAN_COLORS["lpar"]
     ser.graphicalProperties.line.width = 28575
     ser.marker.symbol = "none"
     line.series.append(ser)
-    _text_categories(line, ws, 6, first, s_last)
+    _text_categories(line, ws, 1, first, s_last)
     bars += line
-    ws.add_chart(bars, f"J{PLAN_HEAD + 24}")
+    ws.add_chart(bars, f"H{PLAN_SCEN_HEAD - 1}")
+    # ---- every link, in the Planner's order (the last rows: fill grows them)
+    st.h2(ws, PLAN_EVERY_HEAD - 1, "Every link, in the Planner's order, with its rank by "
+          "total CPU")
+    for k, (h, u) in enumerate(link_heads + (("Rank by total CPU", ""),)):
+        st.header(ws, PLAN_EVERY_HEAD, 1 + k, h, u)
+    ws.row_dimensions[PLAN_EVERY_HEAD].height = 45
+    for i in range(P.N_ROWS):
+        r = PLAN_EVERY_FIRST + i
+        for col, (f, fmt) in plan_link_row(r, ev_last).items():
+            st.output(ws[f"{col}{r}"], f, fmt)
     st.protect(ws)
     return ws

@@ -1,6 +1,7 @@
-"""``zvmplan fill TEMPLATE.xlsx --links links.csv [--scenarios FILE] -o OUT.xlsx``
+"""``zvmplan fill [TEMPLATE.xlsx] --links links.csv [--scenarios FILE] -o OUT.xlsx``
 
-Writes a links CSV into the Planner's input rows of the template (and a scenarios file
+Writes a links CSV into the Planner's input rows of the template (the one installed with
+the package unless TEMPLATE.xlsx is given; ``zvmplan template`` writes a copy) (and a scenarios file
 into the Scenarios blocks), recalculates headlessly and writes OUT. Every value is
 validated first; on the first bad one a single line names the file, row and column, and
 nothing is written.
@@ -21,7 +22,14 @@ capacity relative to each measured processor goes into the Assumptions sheet's c
 cells, and every link, total and scenario is then on that machine.
 
 After the recalculation the answer is read back from OUT (:mod:`.results`) and printed:
-a table, CSV or JSON.
+a table, CSV or JSON, with the scenarios; ``--report FILE.pdf`` also writes the
+one/two-page report (:mod:`.report`).
+
+Exit codes (besides the command line's 0, 1 and 2): :data:`EXIT_DOES_NOT_FIT` (4) when
+the links' total CPU is above the LPAR's engines or a load is above its device's line
+rate, :data:`EXIT_CANNOT_TELL` (5) when the
+plan cannot say whether it fits (the total is an error, or it is within the engines but
+links without an answer are left out of it), so that a scheduled run can alert.
 
 Only the template's input cells (its unlocked cells) are ever written; charts, styles,
 validations and every formula are copied untouched. Keep imports here light: the
@@ -35,6 +43,9 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+# the exit codes say whether the plan fits (results.Results.fits), also for zvmplan report
+from .results import EXIT_CANNOT_TELL, EXIT_DOES_NOT_FIT, EXIT_FITS, exit_code  # noqa: F401
 
 LINK_COLUMNS = ("link", "transport", "workload", "size_bytes", "connections", "level",
                 "speed_factor", "load")
@@ -58,6 +69,7 @@ class FillReport:
     calc: object = None                          # the engine's CalcReport
     warnings: list[str] = field(default_factory=list)
     results: object = None                       # results.Results, read from ``out``
+    notes: list[str] = field(default_factory=list)   # what fill changed beside the inputs
 
 
 # ------------------------------------------------------------- validation ----
@@ -197,7 +209,7 @@ def read_links(path, warnings: list[str] | None = None, bound=None) -> list[dict
             elif col in ("transport", "workload", "level"):
                 link[col] = _name(col, _level_text(text, mark) if col == "level" else text,
                                   where(col))
-            elif col == "connections":
+            elif col in ("connections", "size_bytes"):  # a count, and whole bytes
                 link[col] = _number(text, where(col), whole=True, minimum=1, mark=mark,
                                     separator=sep)
             else:
@@ -227,6 +239,9 @@ def _read_toml(path: Path) -> dict:
         raise FillError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise FillError(f"{path.name}: not valid TOML ({exc})") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise FillError(f"{path.name}: not a file zvmplan can read (arrays or tables nested "
+                        "too deep)") from None
 
 
 def _read_scenarios(path, warnings: list[str] | None = None):
@@ -266,7 +281,7 @@ def _read_scenarios(path, warnings: list[str] | None = None):
         rows, mark, sep = _read_csv(path, scenario_aliases(), ("name",), SCENARIO_NUMBERS,
                                     warnings)
         raw = [(f"{path.name} row {n} (line {line})", r) for n, line, r in rows]
-    out, seen = [], set()
+    out, seen = [], {}
     for where, r in raw:
         sc = {}
         for col in SCENARIO_COLUMNS:
@@ -279,9 +294,13 @@ def _read_scenarios(path, warnings: list[str] | None = None):
                 sc[col] = None
             elif col == "name":
                 text = _scenario_name(text, w)
-                if text in seen:
-                    raise FillError(f"{w}: scenario {text!r} given twice")
-                seen.add(text)
+                key = _name_key(text)
+                if key in seen:
+                    raise FillError(f"{w}: scenario {text!r} given twice (as {seen[key]!r}; "
+                                    "names that differ only in case or Unicode form are "
+                                    "the same name)" if seen[key] != text else
+                                    f"{w}: scenario {text!r} given twice")
+                seen[key] = text
                 sc[col] = text
             elif col in ("level", "transport"):
                 text = text if isinstance(text, str) else str(text)
@@ -295,6 +314,14 @@ def _read_scenarios(path, warnings: list[str] | None = None):
         raise FillError(f"{path.name}: {len(out)} scenarios; the template's Scenarios sheet has "
                         f"room for {SCENARIO_BLOCKS}")
     return out, target
+
+
+def _name_key(name: str) -> str:
+    """What makes two scenario names the same to a reader: case ("High" and "high", as
+    Excel compares text) and Unicode form ("é" typed as one character or as e and a
+    combining accent) do not count."""
+    import unicodedata
+    return unicodedata.normalize("NFKC", name).casefold()
 
 
 def _scenario_name(value, where: str) -> str:
@@ -322,7 +349,7 @@ def input_cells(links: list[dict], scenarios: list[dict] | None,
     from openpyxl.utils import get_column_letter as L
     from .planner import (ASSUME_CAP_ROW, ASSUMPTIONS, COL, ENGINES_CELL, FIRST_ROW, INPUTS,
                           N_ROWS, PLANNER, PROCESSORS, SCEN_PARAM_ROW, SCENARIO_BLOCKS,
-                          SCENARIO_PARAMS, SCENARIOS, scenario_col)
+                          SCENARIO_PARAMS, SCENARIOS, UPGRADE, scenario_col)
     planner = {}
     for i in range(N_ROWS):
         link = links[i] if i < len(links) else {}
@@ -330,7 +357,7 @@ def input_cells(links: list[dict], scenarios: list[dict] | None,
             planner[f"{COL[c.key]}{FIRST_ROW + i}"] = link.get(c.key)
     if engines is not None:
         planner[ENGINES_CELL] = engines
-    cells = {PLANNER: planner}
+    cells = {PLANNER: planner, UPGRADE: upgrade_examples_cleared()}
     if scenarios is not None:
         sc_cells = {}
         for b in range(SCENARIO_BLOCKS):
@@ -414,11 +441,27 @@ def size_bound(template: Path, label: str, scenarios: bool = True):
     return check
 
 
+#: said once a plan is filled: the Upgrade sheet's example what-ifs are gone
+UPGRADE_CLEARED = ("the Upgrade sheet's example what-ifs were cleared (they are not your "
+                   "links); for your links at another z/VM level give a scenario that level")
+
+
+def upgrade_examples_cleared() -> dict[str, None]:
+    """The Upgrade sheet's input cells, every one emptied: the template's example rows
+    (an OSA web tier, HiperSockets bulk, ...) are not the planner's links, and a filled
+    plan handed over must not show them as if they were."""
+    from openpyxl.utils import get_column_letter as L
+    from .planner import UPGRADE_FIRST, UPGRADE_INPUTS, UPGRADE_ROWS
+    return {f"{L(c)}{UPGRADE_FIRST + i}": None for i in range(UPGRADE_ROWS)
+            for c in range(1, UPGRADE_INPUTS + 1)}
+
+
 # -------------------------------------------------------------------- fill ----
 def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
          progress=None, machine=None) -> FillReport:
     """Validate, write the inputs, recalculate, write ``out``. Raises :class:`FillError`
-    (nothing written) for a bad file.
+    (nothing written) for a bad file. ``template`` None: the template installed with the
+    package.
 
     ``machine``: the target machine (:class:`.machine.Machine`, e.g. from
     :func:`.machine.read` or :func:`.machine.parse`), or None; a scenarios TOML file may
@@ -426,6 +469,9 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
     from . import machine as mach
     from . import xlsxio
     from .rows import grow
+    if template is None:
+        from .template import packaged_template
+        template = packaged_template()
     template, out = Path(template), Path(out)
     notes: list[str] = []
     if not template.is_file():
@@ -463,7 +509,12 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
             raise FillError(f"{template.name}: {exc} (is it a zvmplan template?)") from None
         except (KeyError, OSError, ValueError) as exc:
             raise FillError(f"{template.name}: not a zvmplan template ({exc})") from None
-        report = engine.calc(tmp, out, progress=progress)
+        try:  # a plan never carries a value the engine did not compute
+            report = engine.calc(tmp, out, progress=progress, keep_stale=False)
+        except engine.StaleValues as exc:
+            cells = "; ".join(f"{c}: {why}" for c, why in list(exc.report.stale.items())[:5])
+            raise FillError(f"{template.name}: {len(exc.report.stale)} formula cells could not "
+                            f"be computed ({cells}); nothing written") from None
     finally:
         Path(tmp).unlink(missing_ok=True)
     rep = FillReport(out, len(links), len(scen) if scen else 0, report)
@@ -475,12 +526,15 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
     else:
         notes.extend(rep.results.errors())
     rep.warnings = notes
+    rep.notes.append(UPGRADE_CLEARED)
     return rep
 
 
 # ---------------------------------------------------------------- command ----
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("template", metavar="TEMPLATE.xlsx", help="the zvmplan template workbook")
+    p.add_argument("template", metavar="TEMPLATE.xlsx", nargs="?",
+                   help="the zvmplan template workbook (default: the one installed with "
+                   "zvmplan, as zvmplan template writes it)")
     p.add_argument("--links", required=True, metavar="links.csv",
                    help="one link per row: " + ", ".join(LINK_COLUMNS))
     p.add_argument("--scenarios", metavar="FILE", help="scenarios as CSV or TOML: "
@@ -500,9 +554,21 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="how to print the per-link results and totals on stdout (csv and "
                    "json for scripts: nothing else goes to stdout)")
     p.add_argument("--rows", type=int, default=50, metavar="N",
-                   help="links shown in the table (default 50; 0: all)")
+                   help="links shown in the table, after sorting (default 50; 0: all)")
+    p.add_argument("--sort", choices=("plan", "cpu"), default="plan",
+                   help="order of the table's links: the plan's (default) or the heaviest "
+                   "total CPU first")
+    p.add_argument("--wide", action="store_true",
+                   help="every column in the table, however wide (default: the columns "
+                   "that fit the terminal)")
+    p.add_argument("--report", metavar="FILE.pdf",
+                   help="also write the plan's report (as zvmplan report OUT.xlsx -o FILE)")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="print no results, no progress bar; only warnings and errors")
+    p.epilog = ("exit status: 0 the links fit the LPAR's engines; 4 they do not (or a load is "
+                "above a device's line rate); 5 the plan "
+                "cannot tell (an error in the total, or links left out); 1 a file refused; "
+                "2 a usage error")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -514,6 +580,11 @@ def run(args: argparse.Namespace) -> int:
                   machine.parse(args.capacity, "--capacity") if args.capacity else None)
     except machine.MachineError as exc:
         raise UserError(str(exc)) from None
+    if args.rows < 0:
+        raise UserError(f"--rows {args.rows}: give 0 (all) or more")
+    if args.report:
+        from .report import check_output
+        check_output(args.report)
     bar = None if args.quiet else progress_bar()
     try:
         rep = fill(args.template, args.links, args.output, args.scenarios, args.engines,
@@ -523,27 +594,53 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if bar:
             bar.close()
-    for w in rep.warnings:
-        print(f"zvmplan fill: warning: {w}", file=sys.stderr)
+    from . import results
+    res = rep.results
+    for w in rep.warnings:  # one line each, unless a person reads them on a terminal
+        line = f"zvmplan fill: warning: {w}"
+        if sys.stderr.isatty():
+            import textwrap
+            line = "\n".join(textwrap.wrap(line, results.terminal_width(),
+                                            subsequent_indent="  ", break_long_words=False))
+        print(line, file=sys.stderr)
     calc = rep.calc.summary() if hasattr(rep.calc, "summary") else ""
+    if res is not None:  # the errors, by where they are: the links, or what-if cells
+        errs = results.error_lines(res, getattr(rep.calc, "error_cells", None))
+        if errs and ";" in calc:
+            calc = calc.split(";")[0]  # "N show an error" is said in full below
+        calc_lines = errs
+    else:
+        calc_lines = []
     status = (f"wrote {rep.out}: {rep.links} link(s)"
               + (f", {rep.scenarios} scenario(s)" if rep.scenarios else "")
               + (f"; {calc}" if calc else ""))
+    if args.report and res is not None:
+        from .report import write_report
+        write_report(rep.out, args.report)
+        status += f"\nwrote {args.report}"
+    elif args.report:
+        print(f"zvmplan fill: warning: no report written: {rep.out} has no results to "
+              "report", file=sys.stderr)
+    code = exit_code(res)
     if args.quiet:
-        return 0
-    from . import results
-    res = rep.results
+        return code
     if args.format == "table":
         try:  # a console that cannot show a name shows it escaped, not a traceback
             sys.stdout.reconfigure(errors="backslashreplace")
         except (AttributeError, ValueError):  # pragma: no cover - a replaced stdout
             pass
+        import textwrap
+        width = results.terminal_width()
         if res is not None:
-            print(results.table(res, args.rows))
+            print(results.table(res, args.rows, wide=args.wide, sort=args.sort, width=width))
             print()
-        print(status)
+        for line in [*status.split("\n"), *calc_lines]:
+            print("\n".join(textwrap.wrap(line, width, subsequent_indent="  ",
+                                           break_long_words=False, break_on_hyphens=False)))
     else:
         print(status, file=sys.stderr)
+        for line in calc_lines:
+            print(line, file=sys.stderr)
         if res is not None:
             text = (results.to_csv(res) if args.format == "csv"
                     else results.to_json(res, calc=calc, warnings=rep.warnings) + "\n")
@@ -553,7 +650,9 @@ def run(args: argparse.Namespace) -> int:
                 raise UserError(f"{rep.out} was written, but stdout ({sys.stdout.encoding}) "
                                 f"cannot show {exc.object[exc.start:exc.end]!r}; set "
                                 "PYTHONIOENCODING=utf-8") from None
-    return 0
+    for note in rep.notes:  # after the answer: on stderr, so csv and json stay data
+        print(f"zvmplan fill: note: {note}", file=sys.stderr)
+    return code
 
 
 def _register() -> None:

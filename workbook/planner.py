@@ -47,6 +47,11 @@ ON_COL = L(CAND_COL0 + len(CANDIDATES) + 2)      # whose engines the row's CPU f
 BAND_COL0 = CAND_COL0 + len(CANDIDATES) + 3      # low / high of CP, virtual and total CPU
 BASIS_COL = L(BAND_COL0 + 6)
 NOT_NORMALISED = "not normalised: measured on different processors"
+#: the printed Planner, one group of columns per A4 page across (the Link column and the
+#: headings repeat): inputs and CPU per unit; CPU needed, rate check, cheapest, totals;
+#: the candidates and processor basis; the bands and the basis
+PRINT_PAGES = [("A", "L"), ("M", STATUS_COL), (L(CAND_COL0), ON_COL),
+               (L(BAND_COL0), BASIS_COL)]
 #: the measured processors, in the order of the sources, and the transports of each
 PROCESSORS = tuple(dict.fromkeys(zvmplan.processor(t).name for t in names.TRANSPORTS))
 #: the CPU figures of a link with a speed factor (its own, or the Assumptions capacity of
@@ -77,7 +82,9 @@ def factor_cell(transport: str) -> str:
 def factor_of(t: str) -> str:
     """The Assumptions speed factor of the transport in cell/expression ``t``."""
     return (f"VLOOKUP({t},{ASSUMPTIONS}!$A${ASSUME_TX_ROW}:$C${ASSUME_TX_LAST},3,FALSE)")
-WARNING = "zvmplan functions unavailable: values below are not computed"
+#: what the warning cell says when the zvmplan functions do not answer, and what to do
+WARNING = ("zvmplan functions unavailable: values below are not computed. Open this file in "
+           "Excel with the zvmplan add-in, or recalculate it with: zvmplan calc FILE --in-place")
 
 
 @dataclass(frozen=True)
@@ -85,7 +92,7 @@ class InputCol:
     key: str        # links CSV column
     label: str
     unit: str
-    kind: str       # text | transport | workload | level | number | count
+    kind: str       # text | transport | workload | level | number | bytes | count
     required: bool
     help: str
 
@@ -96,7 +103,7 @@ INPUTS = (
              "how the guests are connected"),
     InputCol("workload", "Workload", "", "workload", True,
              "STREAM (000), FTP_GET (001), RR, CRR, STRG (002/003)"),
-    InputCol("size_bytes", "MTU or transfer size", "bytes", "number", True,
+    InputCol("size_bytes", "MTU or transfer size", "bytes", "bytes", True,
              "MTU; for CMS_IUCV the transfer size"),
     InputCol("connections", "Connections", "count", "count", False,
              "concurrent connections (RR, CRR, STRG); blank for STREAM and FTP_GET"),
@@ -109,6 +116,8 @@ INPUTS = (
              "MB/s for STREAM, FTP_GET and STRG; tx/s for RR and CRR"),
 )
 COL = {c.key: L(i + 1) for i, c in enumerate(INPUTS)}
+#: number formats of the input kinds that are numbers (whole bytes show no decimals)
+INPUT_FORMATS = {"number": "#,##0.###", "bytes": "#,##0"}
 
 SCENARIO_BLOCKS = 5
 #: link, CP, virtual, total, share, in totals, carried by, speed factor, engines of, gap
@@ -126,6 +135,9 @@ SCEN_COUNT_ROW = 12    # what the totals include and leave out
 SCEN_HEAD_ROW = 13
 SCEN_FIRST_ROW = 15    # row i of the Planner's table is row i here
 SCEN_LAST_ROW = SCEN_FIRST_ROW + N_ROWS - 1
+#: the printed Scenarios: one block per A4 page across
+SCENARIO_PRINT_PAGES = [(L(1 + b * SCENARIO_WIDTH), L((b + 1) * SCENARIO_WIDTH - 1))
+                        for b in range(SCENARIO_BLOCKS)]
 
 EXAMPLES = (
     ("linux1-linux2 bulk copy (IUCV)", "IUCV", "STREAM", 9000, None, "3.1.0", 1.5, 40),
@@ -149,6 +161,11 @@ UPGRADES = (
     ("real CTC FTP", "ESCON_CTC", "FTP_GET", 1500, None, 1, 5, "3.1.0", "4.1.0"),
 )
 UPGRADE_ROWS = 10
+UPGRADE_HEAD = 6                         # Upgrade: header row; units below
+UPGRADE_FIRST = UPGRADE_HEAD + 2         # first what-if row
+UPGRADE_INPUTS = 9                       # input columns A..I of each what-if row
+#: the printed Upgrade: inputs and CP CPU; total CPU and the basis before; the basis after
+UPGRADE_PRINT_PAGES = [("A", "N"), ("O", "S"), ("T", "T")]
 
 
 # ------------------------------------------------------------- formulas -------
@@ -218,6 +235,10 @@ def validation(kind: str, blank_ok: bool = True) -> DataValidation:
         dv = DataValidation(type="whole", operator="greaterThanOrEqual", formula1="1",
                             allow_blank=blank_ok)
         dv.error = "A whole number of connections, 1 or more"
+    elif kind == "bytes":
+        dv = DataValidation(type="whole", operator="greaterThanOrEqual", formula1="1",
+                            allow_blank=blank_ok)
+        dv.error = "A whole number of bytes, 1 or more"
     else:
         dv = DataValidation(type="decimal", operator="greaterThan", formula1="0",
                             allow_blank=blank_ok)
@@ -459,9 +480,9 @@ def sheet_planner(book: Book):
     c_cand0 = CAND_COL0
     widths = {"A": 30, "B": 14, "C": 10, "D": 11, "E": 12, "F": 9, "G": 10, "H": 11, "I": 7,
               "J": 12, "K": 12, "L": 12, "M": 11, "N": 11, "O": 11, "P": 11, "Q": 13, "R": 12,
-              "S": 14, "T": 11, STATUS_COL: 11}
+              "S": 56, "T": 11, STATUS_COL: 11}
     widths.update({L(c_cand0 + i): 14 for i in range(ncand)})
-    widths.update({PROC_COL: 16, SPEED_COL: 10, ON_COL: 16})
+    widths.update({PROC_COL: 18, SPEED_COL: 10, ON_COL: 16})  # "(ZVM_PROCESSOR)" on a line
     widths.update({L(BAND_COL0 + i): 10 for i in range(6)})
     widths[BASIS_COL] = 80
     st.widths(ws, widths)
@@ -470,8 +491,8 @@ def sheet_planner(book: Book):
              "Fill the yellow cells, one link per row. Green cells compute CPU in engines "
              "(CPU-seconds per second) from the published measurements; Basis (far right) says "
              "how each figure was obtained. How to read it: the Assumptions sheet.",
-             width_cols=16)
-    st.warning(ws, WARN_CELL, warning_formula(), 16)
+             width_cols=12)
+    st.warning(ws, WARN_CELL, warning_formula(), 12)
     st.label(ws["A4"], "LPAR engines available [engines]", bold=True)
     ws.merge_cells("A4:B4")
     st.input_cell(ws[ENGINES_CELL], 2, "0.0")
@@ -504,8 +525,8 @@ def sheet_planner(book: Book):
                    "overwrite or clear them.")
     ws[f"A{n}"].font = st.NOTE_FONT
     ws[f"A{n}"].alignment = st.WRAP
-    ws.merge_cells(f"A{n}:P{n}")
-    ws.row_dimensions[n].height = 26
+    ws.merge_cells(f"A{n}:L{n}")   # within the first printed page
+    ws.row_dimensions[n].height = 40
 
     st.band(ws, HEAD_ROW - 1, 1, len(INPUTS), "Inputs")
     st.band(ws, HEAD_ROW - 1, 9, 12, "CPU per unit of load")
@@ -552,12 +573,16 @@ def sheet_planner(book: Book):
         ex = EXAMPLES[i] if i < len(EXAMPLES) else (None,) * len(INPUTS)
         for j, c in enumerate(INPUTS):
             cell = ws.cell(r, j + 1)
-            st.input_cell(cell, ex[j], "General" if c.kind != "number" else "#,##0.###")
+            st.input_cell(cell, ex[j], INPUT_FORMATS.get(c.kind, "General"))
             if c.kind == "level":
                 cell.alignment = st.Alignment(horizontal="center")
         for col, (f, fmt) in planner_row(r).items():
             st.output(ws[f"{col}{r}"], f, fmt)
-        ws[f"{BASIS_COL}{r}"].alignment = st.WRAP
+        # one line, cut at the cell's edge (as on screen): a wrapped text in a 15-point
+        # row prints over the rows below it
+        ws[f"{BASIS_COL}{r}"].alignment = st.Alignment(vertical="top")
+        # "not normalised: ...; lowest as published: IUCV" whole, in a smaller font
+        ws[f"S{r}"].alignment = st.Alignment(shrink_to_fit=True)
         ws.row_dimensions[r].height = 15
     dv: dict[str, list[str]] = {"number": [ENGINES_CELL]}
     for c in INPUTS:
@@ -579,16 +604,16 @@ def sheet_planner(book: Book):
 def sheet_upgrade(book: Book):
     ws = book.wb.create_sheet(UPGRADE)
     st.widths(ws, {"A": 26, "B": 14, "C": 10, "D": 10, "E": 12, "F": 10, "G": 10, "H": 9,
-                   "I": 9, "J": 7, **{L(i): 11 for i in range(11, 19)}, "S": 70, "T": 70})
+                   "I": 9, "J": 7, **{L(i): 11 for i in range(11, 19)}, "S": 100, "T": 140})
     ws.sheet_view.zoomScale = 90
     st.title(ws, "Upgrade what-if - what a z/VM level change saves for a given load",
              "4.3.0 -> 4.4.0 brings Queued I/O Assist to OSA_GBE and HIPERSOCKETS (003, "
              "measured); 3.1.0 -> 4.1.0 brings fast CCW translation to LCS and ESCON_CTC (001, "
              "measured). Other transports change little or nothing (see Assumptions).",
-             width_cols=16)
-    st.warning(ws, WARN_CELL, warning_formula(), 16)
-    head = 6
-    st.band(ws, head - 1, 1, 9, "Inputs")
+             width_cols=14)
+    st.warning(ws, WARN_CELL, warning_formula(), 14)
+    head = UPGRADE_HEAD
+    st.band(ws, head - 1, 1, UPGRADE_INPUTS, "Inputs")
     st.band(ws, head - 1, 10, 14, "CP CPU")
     st.band(ws, head - 1, 15, 18, "Total CPU")
     st.band(ws, head - 1, 19, 20, "Basis (ZVM_BASIS of the total CPU per unit)")
@@ -601,15 +626,18 @@ def sheet_upgrade(book: Book):
     for i, (h, u) in enumerate(heads):
         st.header(ws, head, i + 1, h, u)
     ws.row_dimensions[head].height = 30
-    dv = {"transport": [], "workload": [], "level": [], "number": [], "count": []}
-    kinds = ("text", "transport", "workload", "number", "count", "number", "number", "level",
+    ws.row_dimensions[head + 1].height = 26
+    for c in range(1, len(heads) + 1):
+        ws.cell(head + 1, c).alignment = st.CENTER
+    dv = {"transport": [], "workload": [], "level": [], "number": [], "bytes": [], "count": []}
+    kinds = ("text", "transport", "workload", "bytes", "count", "number", "number", "level",
              "level")
-    first = head + 2
+    first = UPGRADE_FIRST
     for i in range(UPGRADE_ROWS):
         r = first + i
         ex = UPGRADES[i] if i < len(UPGRADES) else (None,) * 9
         for j, k in enumerate(kinds):
-            st.input_cell(ws.cell(r, j + 1), ex[j], "#,##0.###" if k == "number" else "General")
+            st.input_cell(ws.cell(r, j + 1), ex[j], INPUT_FORMATS.get(k, "General"))
             if k != "text":
                 dv[k].append(ws.cell(r, j + 1).coordinate)
         t, w, d, e, load, l0, l1 = (f"$B{r}", f"$C{r}", f"$D{r}", f"$E{r}", f"$G{r}",
@@ -632,7 +660,8 @@ def sheet_upgrade(book: Book):
         for col, lv in (("S", l0), ("T", l1)):
             st.output(ws[f"{col}{r}"], f'=IF({blank},"",{basis(t, w, d, e, lv, sp, unit)})')
             ws[f"{col}{r}"].alignment = st.WRAP
-        ws.row_dimensions[r].height = 48 if i < len(UPGRADES) else 15
+        # the examples' bases: up to ~570 characters, five lines in these widths
+        ws.row_dimensions[r].height = 78 if i < len(UPGRADES) else 15
         for c in range(1, 21):
             cell = ws.cell(r, c)
             cell.alignment = st.Alignment(vertical="top", wrap_text=c >= 19)
@@ -641,10 +670,12 @@ def sheet_upgrade(book: Book):
     for text in (
         "Saved = before - after, in engines (CPU-seconds per second) for the load given; % is "
         "of the 'before' figure. A negative saving is a cost.",
+        "The rows above are examples, not a plan's links: zvmplan fill clears them. For your "
+        "links at another z/VM level, give a scenario that level (Scenarios sheet).",
         "Queued I/O Assist figures come from two guests in a dedicated 2-way LPAR; with many "
         "diverse guests, or CP work other than QDIO, expect less (003 Discussion of Results).",
     ):
-        row = st.note(ws, row, text, width_cols=18)
+        row = st.note(ws, row, text, width_cols=14)
     _stack_changes(ws, row + 1)
     ws.freeze_panes = f"B{first}"
     st.protect(ws)
@@ -665,6 +696,7 @@ def _stack_changes(ws, row: int) -> int:
                                 ("Throughput high", "%"), ("CPU per unit low", "%"),
                                 ("CPU per unit high", "%"))):
         st.header(ws, row, 1 + k, h, u)
+    ws.row_dimensions[row].height = 30
     row += 2
     for t in STACK_TRANSPORTS + ("ALL",):
         for w in STACK_WORKLOADS:
@@ -833,8 +865,9 @@ def sheet_scenarios(book: Book):
              "block counts the same links. "
              "Fill the yellow cells (or: zvmplan fill ... --scenarios file). A block without "
              "a name stays empty. Highlighted: "
-             + "; ".join(x[3] for x in SCENARIO_RULES) + ".", width_cols=width)
-    st.warning(ws, WARN_CELL, warning_formula(), width)
+             + "; ".join(x[3] for x in SCENARIO_RULES) + ".", width_cols=SCENARIO_WIDTH - 1)
+    ws.row_dimensions[2].height = 45   # the subtitle within the first printed page
+    st.warning(ws, WARN_CELL, warning_formula(), SCENARIO_WIDTH - 1)
     dv = {"transport": [], "level": [], "number": []}
     for b in range(SCENARIO_BLOCKS):
         c0 = scenario_col(b)
@@ -872,6 +905,7 @@ def sheet_scenarios(book: Book):
                                                        "machine")]
         for k, (h, u) in enumerate(heads):
             st.header(ws, SCEN_HEAD_ROW, c0 + k, h, u)
+            ws.cell(SCEN_HEAD_ROW + 1, c0 + k).alignment = st.CENTER
         for i in range(N_ROWS):
             r = SCEN_FIRST_ROW + i
             for col, (f, fmt) in scenario_row(b, r).items():
@@ -894,6 +928,7 @@ def sheet_scenarios(book: Book):
                              f'{col}{SCEN_FIRST_ROW}<>{t})', fill=st.KEPT_FILL)
     ws.row_dimensions[SCEN_COUNT_ROW].height = 50
     ws.row_dimensions[SCEN_HEAD_ROW].height = 40
+    ws.row_dimensions[SCEN_HEAD_ROW + 1].height = 26
     _add_validations(ws, dv)
     ws.freeze_panes = f"A{SCEN_FIRST_ROW}"
     st.protect(ws)
@@ -1033,4 +1068,5 @@ def sheet_assumptions(book: Book, notes: dict):
         st.label(ws.cell(row, 2), text, wrap=True)
         ws.row_dimensions[row].height = 30
         row += 1
+    st.fit_heights(ws, ASSUME_CAP_ROW - 1, row)   # no wrapped text over the next row
     return ws

@@ -3,7 +3,10 @@
 level (charts and everything else untouched), each with the formulas
 :func:`~zvmplan_workbook.planner.planner_row` / :func:`~zvmplan_workbook.planner.scenario_row`
 write in the template (one definition), the style of the template's last row, and the
-totals, highlights, dropdowns and print area stretched to the new last row.
+totals, highlights, dropdowns and print area stretched to the new last row. The Plan
+sheet's every-link table (:func:`~zvmplan_workbook.charts.plan_link_row`) grows with them,
+and its ranks and heaviest-links table (:func:`~zvmplan_workbook.charts.plan_top`) cover
+the new rows.
 
 Works on a template as ``python -m zvmplan_workbook.build`` writes it: nothing below the
 tables (the totals sit above them). Anything else is refused with :class:`GrowError`.
@@ -15,6 +18,7 @@ from xml.sax.saxutils import escape
 
 from defusedxml import ElementTree
 
+from . import charts as C
 from . import planner as P
 from .xlsxio import cell_xml
 
@@ -61,6 +65,16 @@ def grow(entries: dict[str, bytes], n_rows: int, inputs=None, scenarios: bool = 
     # a Scenarios row names its own row and the Planner's row beside it
     _grow_sheet(entries, paths[P.SCENARIOS], P.SCEN_FIRST_ROW, P.SCEN_LAST_ROW, s_last,
                 scenario_rows, totals, offsets=(0, P.FIRST_ROW - P.SCEN_FIRST_ROW))
+    if C.PLAN in paths:  # the Plan sheet's every-link table and what is read from it
+        e_last = C.PLAN_EVERY_FIRST + n_rows - 1
+        e_old = C.PLAN_EVERY_FIRST + P.N_ROWS - 1
+        cells = C.plan_top(e_last)
+        for r in range(C.PLAN_EVERY_FIRST, e_old + 1):  # the ranks over the longer table
+            cells[f"{C.PLAN_RANK}{r}"] = C.plan_link_row(r, e_last)[C.PLAN_RANK]
+        # a Plan row names its own row and the Planner's row it shows
+        _grow_sheet(entries, paths[C.PLAN], C.PLAN_EVERY_FIRST, e_old, e_last,
+                    lambda r: C.plan_link_row(r, e_last), cells,
+                    offsets=(0, P.FIRST_ROW - C.PLAN_EVERY_FIRST))
 
 
 def _print_area(entries: dict[str, bytes], last: int) -> None:
@@ -85,8 +99,12 @@ def cells_when_grown(entries: dict[str, bytes], n_rows: int, scenarios: bool = T
     if n_rows <= P.N_ROWS:
         return base
     per_row = 0
-    tables = ((P.PLANNER, P.LAST_ROW), (P.SCENARIOS, P.SCEN_LAST_ROW))
-    for sheet, last in tables if scenarios else tables[:1]:
+    tables = [(P.PLANNER, P.LAST_ROW)]
+    if C.PLAN in paths:  # the Plan sheet's every-link table grows with the links
+        tables.append((C.PLAN, C.PLAN_EVERY_FIRST + P.N_ROWS - 1))
+    if scenarios:
+        tables.append((P.SCENARIOS, P.SCEN_LAST_ROW))
+    for sheet, last in tables:
         xml = entries[paths[sheet]].decode("utf-8")
         m = re.search(_ROW.format(r=last), xml, re.S)
         if m is None:

@@ -6,8 +6,22 @@ else is locked (protected sheets) so a planner cannot overwrite a formula by acc
 from __future__ import annotations
 
 from openpyxl.formatting.rule import FormulaRule
-from openpyxl.styles import Alignment, Border, Font, PatternFill, Protection, Side
+from openpyxl.styles import Alignment, Border, PatternFill, Protection, Side
+from openpyxl.styles import Font as _Font
 from openpyxl.utils import get_column_letter
+
+#: the workbook's body font; every font names it (a font without a name prints in the
+#: program's own default, a serif in LibreOffice, and takes other widths than on screen)
+FONT_NAME, FONT_SIZE = "Calibri", 11
+
+
+def Font(**kw) -> _Font:
+    """A font of the body face and size unless ``kw`` says otherwise."""
+    kw.setdefault("name", FONT_NAME)
+    if kw.get("size") is None:
+        kw["size"] = FONT_SIZE
+    return _Font(**kw)
+
 
 INPUT_FILL = PatternFill("solid", fgColor="FFF2CC")      # pale yellow: type here
 OUTPUT_FILL = PatternFill("solid", fgColor="E2EFDA")     # pale green: computed for you
@@ -128,6 +142,33 @@ def label(cell, text, bold: bool = False, wrap: bool = False):
     return cell
 
 
+def fit_heights(ws, first_row: int, last_row: int, line: float = 15.0) -> None:
+    """Make each row from ``first_row`` to ``last_row`` tall enough for its wrapped texts
+    (never lower than it is): LibreOffice and Excel print a wrapped text that does not fit
+    over the next row's. Rough, as :func:`note`: ~1.1 characters of 11-point text per unit
+    of column width (1.0 in bold), ``line`` points per line."""
+    import math
+    merged = {c for rng in ws.merged_cells.ranges for row in ws[rng.coord] for c in
+              (row if isinstance(row, tuple) else (row,))}
+    for r in range(first_row, last_row + 1):
+        lines = 1
+        for cell in ws[r]:
+            text = cell.value
+            if not isinstance(text, str) or text.startswith("=") or cell in merged:
+                continue
+            if not (cell.alignment and cell.alignment.wrap_text):
+                continue
+            width = ws.column_dimensions[cell.column_letter].width or 8.43
+            size = cell.font.sz if cell.font and cell.font.sz else FONT_SIZE
+            per_line = max(1, int(width * (1.0 if cell.font and cell.font.b else 1.1)
+                                  * FONT_SIZE / size))
+            lines = max(lines, sum(math.ceil(max(len(part), 1) / per_line)
+                                   for part in text.split("\n")))
+        now = ws.row_dimensions[r].height
+        if lines > 1 or now is not None:
+            ws.row_dimensions[r].height = max(now or 0, lines * line + 3)
+
+
 def widths(ws, spec: dict[str, float]):
     for col, w in spec.items():
         ws.column_dimensions[col].width = w
@@ -176,18 +217,66 @@ def protect(ws):
     ws.protection.autoFilter = False
 
 
-def page_setup(ws, wide: bool = False, print_area: str | None = None):
-    """Landscape, one page wide (A3 for wide sheets), as many pages down as needed."""
+#: printable width of A4 landscape with :func:`page_setup`'s margins [pt]
+A4_LANDSCAPE_WIDTH = (297 / 25.4 - 2 * 0.4) * 72
+#: what the spreadsheet program's own text metrics may add to a column [share]
+PRINT_SLACK = 0.95
+
+
+def column_points(ws, letter: str) -> float:
+    """The printed width of column ``letter`` at 100% [pt]: Excel's width unit is the
+    width of a digit of the body font (7 px for Calibri 11 at 96 dpi) plus 5 px of
+    padding."""
+    dim = ws.column_dimensions.get(letter)   # (indexing would add one, 13 wide)
+    width = dim.width if dim is not None and dim.customWidth else 8.43
+    return int(width * 7 + 5) * 0.75
+
+
+def page_setup(ws, wide: bool = False, print_area: str | None = None,
+               pages: list[tuple[str, str]] | None = None, title_cols: str | None = None,
+               title_rows: str | None = None, row_breaks: tuple[int, ...] = ()):
+    """Landscape, one page wide (A3 for wide sheets), as many pages down as needed.
+
+    ``pages`` instead prints the sheet on A4 landscape in column groups, one group per
+    page across (``[("A", "L"), ("M", "U"), ...]``: a page break after each group but
+    the last), at the one scale that fits the widest group with the ``title_cols``
+    repeated on every page (``"A:A"``); ``title_rows`` (``"7:9"``) repeat on every page
+    down; ``row_breaks`` start a new page after each of these rows. Pages go across
+    first, so a link's columns print one after the other."""
     ws.page_setup.orientation = "landscape"
-    ws.page_setup.paperSize = ws.PAPERSIZE_A3 if wide else ws.PAPERSIZE_A4
-    ws.page_setup.fitToWidth = 1
-    ws.page_setup.fitToHeight = 0
-    ws.sheet_properties.pageSetUpPr.fitToPage = True
+    ws.page_setup.paperSize = ws.PAPERSIZE_A3 if wide and not pages else ws.PAPERSIZE_A4
     ws.print_options.gridLines = False
     ws.page_margins.left = ws.page_margins.right = 0.4
     ws.page_margins.top = ws.page_margins.bottom = 0.5
     if print_area:
         ws.print_area = print_area
+    if not pages:
+        ws.page_setup.fitToWidth = 1
+        ws.page_setup.fitToHeight = 0
+        ws.sheet_properties.pageSetUpPr.fitToPage = True
+        return
+    from openpyxl.utils import column_index_from_string as ci
+    from openpyxl.worksheet.pagebreak import Break
+    titles = []
+    if title_cols:
+        a, _, b = title_cols.partition(":")
+        titles = [get_column_letter(i) for i in range(ci(a), ci(b or a) + 1)]
+    widest = 0.0
+    for first, last in pages:
+        cols = [get_column_letter(i) for i in range(ci(first), ci(last) + 1)]
+        widest = max(widest, sum(column_points(ws, c) for c in dict.fromkeys(titles + cols)))
+    scale = min(100, int(100 * PRINT_SLACK * A4_LANDSCAPE_WIDTH / widest))
+    ws.sheet_properties.pageSetUpPr.fitToPage = False
+    ws.page_setup.scale = scale
+    ws.page_setup.pageOrder = "overThenDown"
+    for _, last in pages[:-1]:
+        ws.col_breaks.append(Break(id=ci(last)))
+    for row in row_breaks:
+        ws.row_breaks.append(Break(id=row))
+    if title_cols:
+        ws.print_title_cols = title_cols
+    if title_rows:
+        ws.print_title_rows = title_rows
 
 
 WARN_FONT = Font(bold=True, size=12, color="C00000")
@@ -203,6 +292,8 @@ def warning(ws, ref: str, formula: str, width_cols: int):
     c.value = formula
     c.font = WARN_FONT
     c.protection = LOCKED
+    c.alignment = Alignment(wrap_text=True, vertical="top")
+    ws.row_dimensions[c.row].height = 32   # two lines when the warning fires
     ws.merge_cells(start_row=c.row, start_column=c.column, end_row=c.row,
                    end_column=c.column + width_cols - 1)
     return c

@@ -58,8 +58,11 @@ Semantics worth knowing
   iterative calculation is off) and the report lists them.
 * Array results. An array formula (``t="array"``, Ctrl+Shift+Enter or an Excel 365
   dynamic array) fills its stored range, padding with #N/A and cropping as Excel does.
-  A plain formula whose result is an array (a zvmplan function given a range, or
-  ``ZVM_TRANSPORTS()``) *spills*: if the cells it needs are empty the formula is
+  A plain formula (no ``t="array"``) is a legacy formula: a range an operator reads,
+  or that is the whole result, is implicitly intersected with the formula's row or
+  column, as Excel does (``=B:B*2`` in C5 reads B5; docs/engine.md).
+  A plain formula whose function returns an array (a zvmplan function given a range,
+  or ``ZVM_TRANSPORTS()``) *spills*: if the cells it needs are empty the formula is
   stored as an array formula over exactly that range, with each cell's value cached,
   so every spreadsheet shows the values (Excel 365 shows it as a legacy ``{=...}``
   array formula; it recalculates the same way). If the cells are not empty the
@@ -67,9 +70,16 @@ Semantics worth knowing
   #VALUE!) and the report says which range was blocked.
 * A formula the ``formulas`` package cannot compile, or a data-table cell, keeps the
   value cached in the file, and ``fullCalcOnLoad`` is set so Excel recomputes on
-  open; so does a builtin that ``formulas`` does not implement (#NAME? here).
-* Only global and sheet-local defined names that are ranges or formulas are
-  supported; external workbooks and structured references are not.
+  open; so does a builtin that ``formulas`` does not implement (#NAME? here). Such a
+  kept value is *stale*: the report lists it (``stale``) and ``calc(...,
+  keep_stale=False)`` -- what ``zvmplan calc`` does unless given ``--keep-stale`` --
+  writes nothing instead.
+* Defined names (global and sheet-local) are replaced in each formula by their
+  definition, its relative references moved to the cell using the name, as Excel
+  reads them (:mod:`.names`); ``Other!rate`` is sheet Other's own ``rate``.
+  Structured references (``Sales[Amount]``, ``[@Cost]``) become the A1 references
+  they stand for (:mod:`.tables`); a reference to another workbook reads the values
+  Excel cached for it (:mod:`.external`).
 
 Importing this package is light (:mod:`.shapes` needs only the standard library); the
 names below load the engine on first use.
@@ -79,6 +89,7 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {"calc": "engine", "CalcReport": "write", "Engine": "engine", "EngineError": "engine",
+            "StaleValues": "engine",
             "Options": "options", "install_functions": "install",
             "evaluate_formula": "oneformula"}
 

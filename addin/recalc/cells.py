@@ -38,6 +38,27 @@ class Results:
     exact: dict = field(default_factory=dict)
 
 
+LEGACY = ("plain", "shared")  # formulas stored without t="array": Excel's legacy evaluation
+
+
+def intersection(rect, row: int, col: int):
+    """Excel's implicit intersection of ``rect`` with the cell (``row``, ``col``) that
+    reads it: a column gives its cell in that row, a row its cell in that column, a
+    block the cell at both; None (#VALUE! in Excel) when the cell is beside it."""
+    sheet, r1, c1, r2, c2 = rect
+    if r1 == r2 and c1 == c2:
+        return rect
+    if r1 != r2:
+        if not r1 <= row <= r2:
+            return None
+        r1 = r2 = row
+    if c1 != c2:
+        if not c1 <= col <= c2:
+            return None
+        c1 = c2 = col
+    return (sheet, r1, c1, r2, c2)
+
+
 class CellEvaluator:
     """Evaluates node ``i`` (:meth:`evaluate`) of ``nodes`` with its template of ``code``,
     storing its value in the grid of ``nodes`` and what else it leaves in ``results``;
@@ -94,8 +115,13 @@ class CellEvaluator:
         """The inputs of ``t``'s program for node ``i``."""
         args = []
         rects = self.code.rects[i]
-        for kind, x in t.plan:
-            if kind == REF:
+        cut = t.intersect and self.nodes.n_kind[i] in LEGACY and i < self.nodes.cells
+        for k, (kind, x) in enumerate(t.plan):
+            if cut and k in t.intersect and kind in (REF, CONST):
+                rect = intersection(rects[x] if kind == REF else x, self.nodes.n_row[i],
+                                    self.nodes.n_col[i])
+                args.append(XL["#VALUE!"] if rect is None else self.ranges(rect))
+            elif kind == REF:
                 args.append(self.ranges(rects[x]))
             elif kind == CONST:
                 args.append(self.ranges(x))

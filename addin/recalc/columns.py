@@ -13,7 +13,8 @@ import schedula as sh
 
 from ..errors import ExcelError
 from .cells import CellEvaluator
-from .columnar import LIT_COLUMN, REF_COLUMN, ROWS_COLUMN, RowRanges, run_columns
+from .columnar import (LIT_COLUMN, PREFIX_COLUMN, REF_COLUMN, ROWS_COLUMN, PrefixRanges,
+                       RowRanges, run_columns)
 from .columnar.vectors import _cell_values
 from .groups import ColumnGroup
 from .program import CONST, LIT, NAME, RAW, REF
@@ -110,6 +111,10 @@ class ColumnEvaluator:
                 if slot[0] == "same":
                     args.append(cells.ranges(slot[1]))
                     kinds.append(0)
+                elif slot[0] == "prefix":
+                    _, s, r1, rows, c1, c2, sheet = slot
+                    args.append(PrefixRanges(sheet, grids[s], r1, rows[1:], c1, c2))
+                    kinds.append(PREFIX_COLUMN)
                 elif slot[0] == "rows":
                     _, s, rows, c1, c2, sheet = slot
                     args.append(RowRanges(sheet, grids[s], rows[1:], c1, c2))

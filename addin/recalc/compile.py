@@ -15,10 +15,12 @@ from formulas.functions import get_functions
 from formulas.ranges import Ranges
 from formulas.tokens.function import Function as FunctionToken
 
-from ..prefixes import spellings
-from . import filldown, shapes
+from ..prefixes import bare_name, spellings
+from . import dynamic, filldown, shapes
+from .excel.numbers import mark_last_sum
 from .options import Options
-from .program import CONST, LIT, NAME, RAW, REF, UNION, NotStraight, Program, Template
+from .program import (CONST, COPY_SUFFIX, LIT, NAME, RAW, REF, UNION, NotStraight, Program,
+                      Template)
 from .read import Nodes
 from .runlog import RunLog
 from .startup import defer_scipy
@@ -29,11 +31,28 @@ defer_scipy()  # before formulas builds its function table (just below)
 _UNSEEN = object()
 _LITERAL = re.compile(re.escape(shapes.LITERAL_PREFIX) + r"([0-9]+)_")
 # position-dependent or whole-model functions: never share their compiled form
+# formulas' operators: a reference they read in a legacy formula is implicitly intersected
+OPERATORS = frozenset(("+", "-", "*", "/", "^", "&", "=", "<>", "<", ">", "<=", ">=", "u-",
+                       "u+", "%"))
+# functions that evaluate their arguments as single values in a legacy formula, so an
+# operator on a range inside them is implicitly intersected (SUM(A1:A5*1) in row 4 is 4)
+VALUE_CONTEXT = frozenset((
+    "SUM", "AVERAGE", "MIN", "MAX", "COUNT", "COUNTA", "PRODUCT", "AND", "OR", "NOT", "IF",
+    "IFERROR", "IFNA", "ABS", "ROUND", "ROUNDUP", "ROUNDDOWN", "INT", "TRUNC", "SQRT", "EXP",
+    "LN", "LOG", "LOG10", "MOD", "POWER", "SIGN", "TEXT", "LEN", "LEFT", "RIGHT", "MID",
+    "UPPER", "LOWER", "TRIM", "VALUE", "CONCATENATE", "ISNUMBER", "ISTEXT", "ISBLANK",
+    "ISERROR", "ISERR", "ISNA", "ISLOGICAL", "N", "T", "DATE", "YEAR", "MONTH", "DAY"))
 _PRIVATE = {name for name, f in get_functions().items()
             if isinstance(f, dict) and CELL in f.get("extra_inputs", {})} | {
     spelled for name in ("ROW", "COLUMN", "ROWS", "COLUMNS", "CELL", "INDIRECT", "OFFSET",
-                         "ISFORMULA", "FORMULATEXT", "SINGLE", "ANCHORARRAY")
+                         "ISFORMULA", "FORMULATEXT", "SINGLE", "ANCHORARRAY",
+                         "SUBTOTAL", "AGGREGATE")
     for spelled in spellings(name, builtin=True)}
+# functions that read where a reference is, never the values in it: ROW(A2) in A2 is not
+# circular, and a cell reading only these of a range does not wait for the range
+GEOMETRY = frozenset(spelled for name in ("ROW", "COLUMN", "ROWS", "COLUMNS", "ISREF",
+                                          "ISFORMULA", "FORMULATEXT")
+                     for spelled in spellings(name, builtin=True))
 
 
 @dataclass(frozen=True, eq=False)
@@ -235,6 +254,9 @@ def _share_invariants(code: Compiled, nodes: list, runs: list):
         for k, (kind, x) in enumerate(t.plan):
             if varies[k]:
                 continue
+            if k in t.intersect:  # one cell of it per formula cell (cells.intersection)
+                varies[k] = True
+                continue
             if kind == REF:
                 value = code.rects[i][x]
             elif kind == LIT:
@@ -299,7 +321,9 @@ class FormulaCompiler:
             [(j, index[rect]) for j, rect in enumerate(shp.rects) if index[rect] != j]
         return Template(pipe, plan, dups, shareable and not private, unsupported | unknown,
                         self._program(pipe), checked=not self.options.check,
-                        literals=not exact)
+                        literals=not exact, geometry=_geometry_inputs(pipe),
+                        intersect=_intersected_inputs(pipe),
+                        dynamic=bool(names & dynamic.DYNAMIC))
 
     def _parse(self, i, text: str, refs: dict, literals: int | None):
         """(tokens, compiled pipe, references moved in from the sheet's edge) of node
@@ -314,6 +338,7 @@ class FormulaCompiler:
         tokens, builder = formulas.Parser(True).ast("=" + text, context=ctx)
         if literals is not None and not _literals_stand_alone(tokens, literals):
             return None
+        mark_last_sum(tokens, builder)
         cell = Ranges().push(f"{quote(sheet)}!{shapes.a1(r or 1, c or 1)}")
         pipe = builder.compile(references=refs, context=ctx, **{CELL: cell})
         return tokens, pipe, moved
@@ -379,10 +404,11 @@ class FormulaCompiler:
 
     def _broken(self, i, exc) -> Template:
         """A formula formulas cannot compile: keep the value cached in the file."""
+        from ..syntax import syntax_error
         self.log.kept_cached += 1
+        why = syntax_error("=" + self.nodes.n_text[i]) or type(exc).__name__
         self.log.warnings.append(f"{self.nodes.n_label[i]}: cannot evaluate "
-                                 f"={self.nodes.n_text[i]} ({type(exc).__name__}); "
-                                 "kept its cached value")
+                                 f"={self.nodes.n_text[i]} ({why}); kept its cached value")
         return Template(None, [], [], False, set())
 
     def refused(self, i, why) -> Template:
@@ -395,6 +421,56 @@ class FormulaCompiler:
         if nid is None:
             nid = self.nodes.name_nodes.get((None, key))
         return nid
+
+
+def _geometry_inputs(pipe) -> frozenset:
+    """The positions of ``pipe``'s inputs that only :data:`GEOMETRY` functions read (the
+    ``A2`` of ``=ROW(A2)*10``): their values are never read, so they are no dependency."""
+    succ = pipe.dsp.dmap.succ
+    out = set()
+    for k, key in enumerate(pipe.inputs):
+        readers = succ.get(key, ())
+        if readers and all(isinstance(f, str) and COPY_SUFFIX.sub("", f) in GEOMETRY
+                           for f in readers):
+            out.add(k)
+    return frozenset(out)
+
+
+def _intersected_inputs(pipe) -> frozenset:
+    """The positions of ``pipe``'s inputs that a legacy formula reads through implicit
+    intersection: those only operators read (``B:B*2``, ``A1:A5&"x"``) and the formula's
+    result when it is a reference itself (``=A1:A5``). Excel before dynamic arrays, and
+    Excel 365 for a formula stored without ``t="array"``, reads such a range as its one
+    cell in the formula's row (a column) or column (a row)."""
+    succ = pipe.dsp.dmap.succ
+    out = set()
+    for k, key in enumerate(pipe.inputs):
+        readers = succ.get(key, ())
+        if readers and all(isinstance(f, str) and COPY_SUFFIX.sub("", f) in OPERATORS
+                           and _value_context(succ, f) for f in readers):
+            out.add(k)
+        elif not readers and key in pipe.outputs:
+            out.add(k)
+    return frozenset(out)
+
+
+def _value_context(succ, node, depth: int = 0) -> bool:
+    """Does everything that reads function ``node``'s result, up to the formula's result,
+    evaluate its arguments as single values (operators and :data:`VALUE_CONTEXT`)? An
+    operator inside an argument Excel evaluates as an array (SUMPRODUCT's, INDEX's,
+    MATCH's ...) works on the whole range, also in a legacy formula; only the functions
+    known to take values are followed, anything else keeps the whole range."""
+    if depth > 64:
+        return False
+    for data in succ.get(node, ()):
+        for reader in succ.get(data, ()):
+            name = COPY_SUFFIX.sub("", reader) if isinstance(reader, str) else None
+            if name not in OPERATORS and bare_name(name or "", builtin=True) not in \
+                    VALUE_CONTEXT:
+                return False
+            if not _value_context(succ, reader, depth + 1):
+                return False
+    return True
 
 
 def _slot_index(shp) -> dict:

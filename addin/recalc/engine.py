@@ -23,6 +23,7 @@ import time
 from typing import Callable
 
 from .. import xlsx
+from . import datesystem, dynamic, formulacells
 from .cells import CellEvaluator, Results
 from .columns import ColumnEvaluator
 from .compile import Compiled, FormulaCompiler, compile_nodes
@@ -33,12 +34,28 @@ from .options import Options
 from .order import EvaluationOrder, spills_are_read
 from .read import read_nodes, release
 from .runlog import RunLog
-from .values import quiet
+from .values import quiet, same
 from .write import CalcReport, fill_report, formula_values, updates
+
+
+DYNAMIC_PASSES = 4          # passes after the first for OFFSET/INDIRECT to settle
 
 
 class EngineError(Exception):
     """The recalculation could not be done; the message is one line."""
+
+
+class StaleValues(EngineError):
+    """Some formula cells could not be computed and would keep the value cached in the
+    file (:attr:`CalcReport.stale`); nothing was written. ``calc(..., keep_stale=True)``
+    writes them (flagged for recalculation on open)."""
+
+    def __init__(self, report: CalcReport):
+        self.report = report
+        n = len(report.stale)
+        super().__init__(f"{n} formula cell{'s' if n != 1 else ''} could not be computed "
+                         f"and would keep the value cached in {os.path.basename(report.in_path)}"
+                         "; nothing written (--keep-stale writes them)")
 
 
 class Engine:
@@ -64,10 +81,30 @@ class Engine:
         self._values: dict | None = None
 
     def recalculate(self) -> None:
-        """:meth:`run` with each error's reason logged in :attr:`log` and the ``formulas``
-        package's warnings silenced: how every caller runs the engine."""
-        with self.log.reasons.active(), quiet():
+        """:meth:`run` with each error's reason logged in :attr:`log`, the ``formulas``
+        package's warnings silenced, the workbook's date system and its facts (hidden rows,
+        SUBTOTAL cells) in force: how every caller runs the engine."""
+        facts = self.nodes.facts.active() if self.nodes.facts is not None else \
+            contextlib.nullcontext()
+        with self.log.reasons.active(), facts, quiet(), datesystem.active(self.nodes.date1904), \
+                formulacells.active(self._is_formula):
             self.run()
+
+    def _is_formula(self, sheet: str, r: int, c: int) -> bool:
+        """Does cell (``r``, ``c``) of the sheet keyed ``sheet`` hold a formula (or lie in
+        an array formula's range)? For ISFORMULA; the set is made at its first call."""
+        cells = self.__dict__.get("_formula_cells")
+        if cells is None:
+            nodes = self.nodes
+            cells = set(zip(nodes.n_sheet[:nodes.cells], nodes.n_row[:nodes.cells],
+                            nodes.n_col[:nodes.cells]))
+            for i, area in enumerate(nodes.n_area[:nodes.cells]):
+                if area is not None:
+                    s = nodes.n_sheet[i]
+                    cells.update((s, rr, cc) for rr in range(area[0], area[2] + 1)
+                                 for cc in range(area[1], area[3] + 1))
+            self._formula_cells = cells
+        return (self.nodes.sheet_index.get(sheet), r, c) in cells
 
     def run(self) -> None:
         """Compile every node, then evaluate them in dependency order; a second pass when
@@ -76,13 +113,36 @@ class Engine:
         self.code = code = compile_nodes(nodes, self.compiler, self.log)
         cells = CellEvaluator(nodes, code, self.compiler, results, self.log, self.options)
         columns = ColumnEvaluator(cells, check=self.options.check)
-        self._pass(cells, columns, CellIndex(nodes, results.spill_area))
-        if results.spill_area:
-            index = CellIndex(nodes, results.spill_area)  # now with the spilled cells
-            if spills_are_read(nodes, code, index, results.spill_area):
-                self._pass(cells, columns, index)
+        with dynamic.active(cells.ranges, nodes.sheet_index, nodes.names):
+            self._pass(cells, columns, CellIndex(nodes, results.spill_area))
+            if results.spill_area:
+                index = CellIndex(nodes, results.spill_area)  # now with the spilled cells
+                if spills_are_read(nodes, code, index, results.spill_area):
+                    self._pass(cells, columns, index)
+            if any(t is not None and t.dynamic for t in code.template):
+                self._settle(cells, columns)
         self.columnar_cells = columns.columnar_cells
         self.column_mismatches = columns.mismatches
+
+    def _settle(self, cells: CellEvaluator, columns: ColumnEvaluator) -> None:
+        """OFFSET and INDIRECT read cells the order stage could not see: evaluate again
+        until no formula cell changes (at most :data:`DYNAMIC_PASSES` more passes), so
+        what they point to is computed first; a workbook still changing is reported."""
+        nodes = self.nodes
+        for _ in range(DYNAMIC_PASSES):
+            before = self._cell_values()
+            self._pass(cells, columns, CellIndex(nodes, self.results.spill_area))
+            if all(map(same, before, self._cell_values())):
+                return
+        self.log.warnings.append(
+            f"OFFSET/INDIRECT: values still changed after {DYNAMIC_PASSES + 1} passes "
+            "(a circular reference through them?); they may not be final")
+
+    def _cell_values(self) -> list:
+        nodes = self.nodes
+        return [nodes.grids[s].get(r, c) for s, r, c in
+                zip(nodes.n_sheet[:nodes.cells], nodes.n_row[:nodes.cells],
+                    nodes.n_col[:nodes.cells])]
 
     def _pass(self, cells: CellEvaluator, columns: ColumnEvaluator, index: CellIndex) -> None:
         """Evaluate every node once, in the order of :class:`~.order.EvaluationOrder`."""
@@ -148,25 +208,31 @@ class Engine:
 
 def calc(in_path, out_path=None, *, in_place: bool = False,
          progress: Callable[[int, int], None] | None = None,
-         package: xlsx.XlsxPackage | None = None, options: Options | None = None) -> CalcReport:
+         package: xlsx.XlsxPackage | None = None, options: Options | None = None,
+         keep_stale: bool = True) -> CalcReport:
     """Recalculate every formula of ``in_path`` and write ``out_path`` with the formulas
     kept and their values cached. ``in_path`` is never modified unless ``in_place``
     (then ``out_path`` must be None or the same file). ``package``: ``in_path`` already
     opened with :func:`~zvmplan_addin.xlsx.safe_open_xlsx` (closed on return). Raises
     :class:`~zvmplan_addin.xlsx.UnsafeWorkbookError` for a file it refuses and
     :class:`EngineError` for a bad request. ``options``: how the engine runs (default
-    :meth:`Options.from_environ`, the one place the environment is read)."""
+    :meth:`Options.from_environ`, the one place the environment is read). A formula
+    the engine cannot compute keeps the value cached in the file (listed in the report's
+    ``stale``; the file is flagged for recalculation on open); with ``keep_stale=False``
+    such a cell raises :class:`StaleValues` instead and nothing is written (``zvmplan
+    calc`` does so unless given ``--keep-stale``)."""
     in_path = os.fspath(in_path)
     if options is None:
         options = Options.from_environ()
     try:
-        return _calc(in_path, out_path, in_place, progress, package, options)
+        return _calc(in_path, out_path, in_place, progress, package, options, keep_stale)
     finally:
         if package is not None:
             package.close()
 
 
-def _calc(in_path, out_path, in_place, progress, package, options) -> CalcReport:
+def _calc(in_path, out_path, in_place, progress, package, options,
+          keep_stale=True) -> CalcReport:
     if in_place:
         if out_path is not None and not _same_file(in_path, os.fspath(out_path)):
             raise EngineError("--in-place writes the input file; do not also give -o")
@@ -199,6 +265,8 @@ def _calc(in_path, out_path, in_place, progress, package, options) -> CalcReport
                 replaced[sheet.part] = xlsx.rewrite_sheet_blocks(  # made while written
                     pkg.read(sheet.part), rows, sheet.part, layout=sheet.layout)
         engine.report(report)
+        if report.stale and not keep_stale:
+            raise StaleValues(report)
         xlsx.write_package(pkg, out_path, replaced, report.full_calc_on_load)
         t4 = time.perf_counter()
     report.seconds = t4 - t0

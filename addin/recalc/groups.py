@@ -22,7 +22,7 @@ from .compile import Compiled
 from .index import CellIndex
 from .program import CONST, REF, UNION
 from .read import Nodes
-from .shapes import MAX_COL
+from .shapes import MAX_COL, MAX_ROW
 
 MIN_COLUMN = 8       # fewer cells of one formula are evaluated one by one
 MAX_ROW_RANGE = 256  # a wider range per row keeps its cells one by one
@@ -78,6 +78,16 @@ def column_groups(nodes: Nodes, code: Compiled, index: CellIndex,
         slots = _slots(nodes, code, index, members.tolist())
         if slots is not None:
             groups.append(ColumnGroup(members, slots))
+            continue
+        # one template in several columns (SUM(A$2:A2) and SUM(B$2:B2)): a group each
+        cols = np.fromiter(map(nodes.n_col.__getitem__, members.tolist()), dtype=np.int64,
+                           count=len(members))
+        for c in np.unique(cols).tolist() if cols.min() != cols.max() else ():
+            part = members[cols == c]
+            if len(part) >= MIN_COLUMN:
+                slots = _slots(nodes, code, index, part.tolist())
+                if slots is not None:
+                    groups.append(ColumnGroup(part, slots))
     return groups
 
 
@@ -91,11 +101,18 @@ def _slots(nodes: Nodes, code: Compiled, index: CellIndex, members: list) -> lis
     refs = _references(nodes, t, cell_rects)
     if refs is None:
         return None
+    for k in t.intersect:  # implicit intersection of a range: cell by cell (cells.py)
+        kind, x = t.plan[k]
+        rect = x if kind == CONST else refs[x][1] if kind == REF and refs[x][0] == "same" \
+            else None
+        if (kind == REF and refs[x][0] not in ("same", "cells")) or \
+                (rect is not None and (rect[1] != rect[3] or rect[2] != rect[4])):
+            return None
     inside = np.zeros(len(nodes.n_text), dtype=bool)
     inside[members] = True
     slots = []
     for kind, x in t.plan:
-        if kind == REF and refs[x][0] in ("cells", "rows"):
+        if kind == REF and refs[x][0] in ("cells", "rows", "prefix"):
             owners = slot_owners(index, refs[x])
             if inside[owners[owners >= 0]].any():  # a cell of the column itself
                 return None
@@ -134,8 +151,14 @@ def _references(nodes: Nodes, t, cell_rects) -> dict | None:
         if len(flat) != 5 * len(rects):
             return None
         sheets_, r1, c1, r2, c2 = (flat[f::5] for f in range(5))
-        if not (r1 == r2 and sheets_.count(first[0]) == len(rects)):
+        if sheets_.count(first[0]) != len(rects):
             return None
+        if r1 != r2:
+            prefix = _prefix(sheet_index.get(first[0]), first, r1, c1, r2, c2)
+            if prefix is None:
+                return None
+            refs[x] = prefix
+            continue
         if c1 == c2:
             refs[x] = ("cells", sheet_index.get(first[0]),
                        np.array(r1, dtype=np.int64), np.array(c1, dtype=np.int64))
@@ -150,9 +173,28 @@ def _references(nodes: Nodes, t, cell_rects) -> dict | None:
     return refs
 
 
+def _prefix(s, first, r1, c1, r2, c2):
+    """("prefix", ...) when every cell reads the rows from one fixed first row down to
+    its own last row, of the same columns (``SUM(E$2:E10)`` filled down: a running
+    total); None otherwise. The last rows need not grow by one a row."""
+    n = len(r1)
+    if s is None or r1.count(first[1]) != n or c1.count(first[2]) != n or \
+            c2.count(first[4]) != n or not 0 <= first[4] - first[2] < MAX_ROW_RANGE or \
+            first[4] == MAX_COL:
+        return None
+    last = np.array(r2, dtype=np.int64)
+    if last.max() >= MAX_ROW:  # a range to the sheet's edge is cut to the used area
+        return None
+    return ("prefix", s, first[1], last, first[2], first[4], first[0])
+
+
 def slot_owners(index: CellIndex, slot) -> np.ndarray:
-    """The formula nodes filling the cells a "cells" or "rows" slot reads (-1 for
-    none), one gather per column of the slot."""
+    """The formula nodes filling the cells a "cells", "rows" or "prefix" slot reads
+    (-1 for none), one gather per column of the slot (for "prefix", the formula cells
+    of the tallest of its ranges)."""
+    if slot[0] == "prefix":
+        _, s, r1, rows, c1, c2, sheet = slot
+        return index.ids_in((sheet, r1, c1, int(rows.max()), c2))
     if slot[0] == "cells":
         return index.owners_of(slot[1], slot[2], slot[3])
     _, s, rows, c1, c2, _ = slot

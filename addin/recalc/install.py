@@ -12,7 +12,10 @@ they do not:
   and COUNTBLANK of a range cut to the used area (a whole column) counts the cells
   beyond it too (:func:`_geometry_functions`);
 * a skipped argument (``F(1,,2)``) reaches a zvmplan function as left out
-  (:data:`SKIPPED`, turned into the registry's ``MISSING`` or None), not as 0.
+  (:data:`SKIPPED`, turned into the registry's ``MISSING`` or None), not as 0;
+* SUM adds its numbers one after the other, left to right (:func:`left_to_right_sum`),
+  as Excel does, instead of numpy's pairwise summation: a running total's prefix sums
+  (:mod:`.columnar.prefix`) are then the very doubles each cell's own SUM gives.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ import math
 import numpy as np
 import schedula as sh
 from formulas.functions import Array, get_functions, wrap_func
+from formulas.functions.math import xsum
 from formulas.ranges import Ranges
 from formulas.tokens.operand import Empty, XlError as FXlError
 
@@ -29,7 +33,7 @@ from .. import registry
 from ..errors import ExcelError
 from ..calls import excel_names, load_functions
 from ..registry import REGISTRY
-from . import excel
+from . import datesystem, dynamic, excel, formulacells
 from .runlog import note
 from .startup import defer_scipy
 from .values import MAX_TEXT, XL, one_value, range_cells
@@ -157,6 +161,7 @@ def install_functions() -> int:
     Empty.compile = staticmethod(_empty_argument)  # formulas' reading of F(1,,2)'s gap
     table = get_functions()
     _geometry_functions(table)
+    _sum_left_to_right(table)
     excel.install(table, left_out=SKIPPED)  # Excel's rules where formulas differs
     for name, entry in list(table.items()):
         if isinstance(entry, dict):
@@ -168,7 +173,33 @@ def install_functions() -> int:
         adapter = _finite(_adapter(fn))
         for alias in excel_names(name):
             table[alias] = adapter
+    formulacells.install(table)
+    dynamic.install(table)
+    datesystem.install(table)  # last: around whatever implements each date function
     return len(REGISTRY)
+
+
+def _sum_left_to_right(table) -> None:
+    """formulas' SUM with :func:`left_to_right_sum` in ``table`` (once: the wrappers
+    put around it later keep the mark)."""
+    if getattr(table["SUM"], "_zvm_left_to_right", False):
+        return
+    func = wrap_func(functools.partial(xsum, func=left_to_right_sum))
+    func._zvm_left_to_right = True
+    table["SUM"] = func
+
+
+def left_to_right_sum(numbers: np.ndarray) -> float:
+    """The sum of ``numbers`` (float64) added one after the other from the first, as
+    Excel's SUM adds (and as a running total accumulates); numpy's ``sum`` adds pairwise
+    and can differ in the last bit beyond eight numbers. 0.0 for none.
+
+    >>> float(left_to_right_sum(np.array([1e16, 1.0, 1.0])))
+    1e+16
+    """
+    if numbers.size == 0:
+        return np.float64(0.0)
+    return np.add.accumulate(numbers)[-1]
 
 
 def _finite(func):
@@ -271,9 +302,41 @@ def _geometry_functions(table) -> None:
                         c is not None and rows[1] >= c > cols[1]:
                     return sh.EMPTY
                 array = Ranges((held,), array.values)
+            whole = _whole_row_or_column(array, args)
+            if whole is not None:
+                return whole
             return _original(compiling, array, *args)
         index._zvm_geometry = True
         table["INDEX"] = {**entry, "function": functools.update_wrapper(index, entry["function"])}
+
+
+def _whole_row_or_column(array, args):
+    """INDEX with a row or column number 0: Excel's whole column (``INDEX(A1:C3,0,2)``),
+    whole row (``INDEX(K1:M1,1,0)``) or whole array, as an array of values (#REF! past
+    the array's edge); None for any other call (formulas' INDEX reads 0 as 1, so a
+    legacy array formula ``{=INDEX(K1:M1,1,0)}`` over H1:J1 showed K1 three times)."""
+    if not args or len(args) > 2:
+        return None
+    r, c = _number(args[0]), _number(args[1]) if len(args) == 2 else None
+    if 0 not in (r, c) or r is None or \
+            (len(args) == 2 and c is None and not _is_left_out(args[1])):
+        return None  # no 0, or an array of numbers: formulas' INDEX answers
+    value = np.atleast_2d(np.asarray(array.value if isinstance(array, Ranges) else array,
+                                     dtype=object))
+    h, w = value.shape
+    if c is None and h == 1:  # INDEX(row, n): n counts the columns
+        r, c = 1, r
+    if c is None:
+        c = 0 if w > 1 else 1
+    if r < 0 or c < 0 or r > h or c > w:
+        return XL["#REF!"]
+    rows = slice(None) if r == 0 else slice(r - 1, r)
+    cols = slice(None) if c == 0 else slice(c - 1, c)
+    return value[rows, cols].copy().view(Array)
+
+
+def _is_left_out(v) -> bool:
+    return type(v) is _Skipped or v is sh.EMPTY
 
 
 def _whole(g) -> tuple[int, int]:

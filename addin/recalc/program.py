@@ -16,7 +16,7 @@ from ..prefixes import spellings
 from .values import XL, same
 
 REF, CONST, NAME, RAW, LIT, UNION = range(6)  # kinds of input in a Template's plan
-_COPY = re.compile(r"<[0-9]+>$")  # schedula's suffix on a second node of one function
+COPY_SUFFIX = re.compile(r"<[0-9]+>$")  # schedula's suffix on a second node of one function
 
 
 # functions whose every call gives another value, also those formulas does not mark as
@@ -62,6 +62,7 @@ class Program:
         self.impure: set = set()     # never shared: volatile, or formulas' COMPILING flag
         self.volatile: set = set()   # another value at each call: one call per cell
         self.names: dict = {}        # function output -> the function's name (IF, +, ...)
+        self.last_sum = None         # (op, inputs) of a last + or - (excel.numbers.near_zero)
         defaults, pred = dsp.default_values, dsp.dmap.pred
         steps = []
         for x, _, _ in pipe.pipe:
@@ -80,7 +81,10 @@ class Program:
                 if set(node) - _FN_KEYS or len(node["outputs"]) != 1:
                     raise NotStraight(v)
                 steps.append((True, node["outputs"][0], node["function"], tuple(node["inputs"])))
-                self.names[node["outputs"][0]] = _COPY.sub("", v) if isinstance(v, str) else v
+                op = getattr(node["function"], "_zvm_near_zero", None)
+                if op is not None and node["outputs"][0] == self.output:
+                    self.last_sum = (op, tuple(node["inputs"]))
+                self.names[node["outputs"][0]] = COPY_SUFFIX.sub("", v) if isinstance(v, str) else v
                 if self.names[node["outputs"][0]] in VOLATILE:
                     self.volatile.add(node["outputs"][0])
                     self.impure.add(node["outputs"][0])
@@ -138,6 +142,9 @@ class Template:
     checked: bool = False            # program and pipe compared on a first cell
     literals: bool = False           # compiled with literals as inputs (a generic shape)
     exact_only: bool = False         # ... which disagreed with the formula as written
+    geometry: frozenset = frozenset()  # plan positions read only by ROW, COLUMN, ... (no value)
+    intersect: frozenset = frozenset()  # plan positions a legacy formula reads intersected
+    dynamic: bool = False            # calls OFFSET or INDIRECT: references made as it runs
 
     def accepts(self, rects) -> bool:
         """Do the references ``dups`` pairs up resolve alike in ``rects`` (one cell's)?
@@ -152,12 +159,15 @@ class Template:
         return pick[0](rects) == pick[1](rects)
 
     def inputs_read(self) -> tuple:
-        """(slots of the cell's references it reads, rectangles it reads in every cell,
-        the defined-name nodes it reads)."""
+        """(slots of the cell's references whose values it reads, rectangles it reads in
+        every cell, the defined-name nodes it reads); a reference that only ROW, COLUMN,
+        ROWS, COLUMNS, ISREF, ... read (:attr:`geometry`) is none of them."""
         got = self.__dict__.get("_read")
         if got is None:
             refs, fixed, names = [], [], []
-            for kind, x in self.plan:
+            for k, (kind, x) in enumerate(self.plan):
+                if k in self.geometry:  # ROW(A2): where A2 is, not its value
+                    continue
                 if kind == REF:
                     refs.append(x)
                 elif kind == CONST:

@@ -1,7 +1,9 @@
 """Stage 1, read: the workbook as :mod:`zvmplan_addin.xlsx` reads it -> :class:`Nodes`
 (:func:`read_nodes`): one value grid per sheet (:class:`Grid`) and the *nodes* to
-evaluate: every formula cell, then every defined name that is a formula (a name that
-is one reference is bound at compile time instead).
+evaluate: every formula cell, each use of a defined name in it replaced by the name's
+definition moved to the cell (:mod:`.names`), each structured reference by its A1
+reference (:mod:`.tables`) and each reference to another workbook by the value Excel
+cached for it (:mod:`.external`).
 """
 from __future__ import annotations
 
@@ -10,10 +12,13 @@ from itertools import chain
 
 import numpy as np
 import schedula as sh
-from formulas.ranges import Ranges
 
 from .. import xlsx
 from . import shapes
+from .external import ExternalRefs
+from .names import NameTable
+from .tables import TableRefs
+from .facts import BookFacts
 from .runlog import RunLog
 from .values import display, filled, input_value
 
@@ -174,10 +179,13 @@ class Nodes:
     ``n_label``; the first ``cells`` nodes are formula cells, the rest defined names
     that are formulas. ``grids``: each sheet's values (formula cells hold their cached
     value until evaluated); ``taken``: each sheet's filled cells; ``sheet_index``:
-    :func:`~.shapes.sheet_key` -> sheet; ``refs``: per sheet the defined names in scope
-    (a name bound to one range -> its ``Ranges``, a formula name -> None);
-    ``name_nodes``: (sheet or None, NAME) -> the node of a formula name; ``scopes``:
-    sheet -> the key of the sheet a sheet-local name belongs to."""
+    :func:`~.shapes.sheet_key` -> sheet. Defined names are already replaced by their
+    definitions in each formula's text (:mod:`.names`), so ``refs`` (per sheet, the
+    names formulas is told of), ``name_nodes`` (formula names evaluated as nodes) and
+    ``scopes`` (sheets with local names) are empty: the later stages see plain
+    references only. ``date1904``: the workbook counts dates from 1904
+    (:mod:`.datesystem`); ``facts``: the hidden rows and the SUBTOTAL cells
+    (:class:`~.facts.BookFacts`)."""
     sheet_names: list
     sheet_index: dict
     grids: list
@@ -193,6 +201,9 @@ class Nodes:
     refs: list
     name_nodes: dict
     scopes: dict
+    date1904: bool = False
+    names: object = None            # the NameTable (INDIRECT reads names by their text)
+    facts: BookFacts | None = None
 
     def __len__(self) -> int:
         return len(self.n_text)
@@ -240,15 +251,32 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
     for s, sheet in enumerate(book.sheets):
         _formula_cells(lists, s, sheet, where[s][1], kinds[s], log)
     n_cells = len(lists.text)
-    name_nodes, refs = _defined_names(lists, book)
-    scopes = {dn.sheet: shapes.sheet_key(book.sheets[dn.sheet].name)
-              for dn in book.names if dn.sheet is not None and dn.sheet < len(book.sheets)}
+    names = NameTable([(dn.name, dn.text, dn.sheet) for dn in book.names], sheet_names)
+    tables = TableRefs(getattr(book, "tables", ()), sheet_names)
+    external = ExternalRefs(getattr(book, "external", ()))
+    text, sheet, row, col = lists.text, lists.sheet, lists.row, lists.col
+    # each name and structured reference: its A1 reference; another workbook's: its value
+    for table in (names, tables, external):
+        if table:
+            inline = table.inline
+            text[:] = [inline(text[i], sheet[i], row[i], col[i]) for i in range(n_cells)]
+    name_nodes, refs, scopes = {}, [{} for _ in book.sheets] or [{}], {}
+    for scope, key, definition in names.lambdas():  # called as functions: name nodes
+        s = scope if scope is not None else 0
+        nid = lists.add(s if book.sheets else None, 0, 0, definition, None, label=key)
+        name_nodes[(scope, key)] = nid
+        for k, ref in enumerate(refs):
+            if scope is None or scope == k:
+                ref[key] = None
     return Nodes(sheet_names=sheet_names,
                  sheet_index={shapes.sheet_key(name): i for i, name in enumerate(sheet_names)},
                  grids=grids, taken=taken, n_sheet=lists.sheet, n_row=lists.row,
                  n_col=lists.col, n_text=lists.text, n_area=lists.area, n_kind=lists.kind,
                  n_label=lists.labels, cells=n_cells, refs=refs, name_nodes=name_nodes,
-                 scopes=scopes)
+                 scopes=scopes, date1904=getattr(book, "date1904", False), names=names,
+                 facts=BookFacts(book.sheets, lambda: zip(
+                     lists.sheet[:n_cells], lists.row[:n_cells], lists.col[:n_cells],
+                     lists.text[:n_cells], lists.area[:n_cells])))
 
 
 def _formula_cells(lists: _NodeLists, s: int, sheet, at: np.ndarray, kinds: list,
@@ -273,41 +301,3 @@ def _formula_cells(lists: _NodeLists, s: int, sheet, at: np.ndarray, kinds: list
         rows, cols = rows[order], cols[order]
         cells, kinds = [cells[k] for k in order.tolist()], [kinds[k] for k in order.tolist()]
     lists.extend(s, rows, cols, cells, kinds)
-
-
-def _defined_names(lists: _NodeLists, book: xlsx.Workbook) -> tuple[dict, list]:
-    """The defined names of ``book``: a name that is exactly one reference is bound (its
-    ``Ranges``), a formula becomes a node of ``lists``. Returns ((sheet or None, NAME)
-    -> node, per sheet the names in scope)."""
-    name_nodes: dict[tuple, int] = {}
-    global_refs, local_refs = {}, [dict() for _ in book.sheets]
-    for dn in book.names:
-        key = dn.name.upper()
-        if key.startswith("_XLNM.") or not dn.text.strip():
-            continue
-        target = global_refs if dn.sheet is None or dn.sheet >= len(book.sheets) \
-            else local_refs[dn.sheet]
-        text = dn.text.strip().lstrip("=")
-        rng = _one_range(text)
-        if rng is not None:
-            target[key] = rng
-        else:
-            target[key] = None
-            s = dn.sheet if dn.sheet is not None and dn.sheet < len(book.sheets) else 0
-            nid = lists.add(s if book.sheets else None, 0, 0, text, None, label=dn.name)
-            name_nodes[(dn.sheet if target is not global_refs else None, key)] = nid
-    return name_nodes, [{**global_refs, **local} for local in local_refs] or [global_refs]
-
-
-def _one_range(text: str):
-    """formulas' ``Ranges`` of ``text`` if it is exactly one reference with its sheet,
-    else None (a formula)."""
-    if shapes.reference(text) is None:
-        return None
-    try:
-        rng = Ranges().push(text)
-    except Exception:
-        return None
-    if len(rng.ranges) != 1 or not rng.ranges[0].get("sheet_id"):
-        return None
-    return rng

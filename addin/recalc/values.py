@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 import schedula as sh
 from formulas.ranges import Ranges
+from formulas.tokens import operand as _operand
 from formulas.tokens.operand import Error as _ErrorToken, XlError as FXlError, range2parts
 
 from .. import xlsx
@@ -113,11 +114,34 @@ def quote(sheet: str) -> str:
     return "'" + sheet.replace("'", "''") + "'"
 
 
+def plain_sheet_name(sheet: str) -> bool:
+    """Can ``sheet`` stand unquoted before ``!`` in a reference? Only a name of letters,
+    digits, ``_`` and ``.`` that starts with a letter or ``_`` and does not read as a
+    reference itself (``A1``, ``R1C1``, ``R``, ``C``): Excel quotes every other name
+    (``'Q1-2024'!A1``, ``'My Sheet'!A1``)."""
+    return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", sheet)) and \
+        not re.fullmatch(r"[A-Za-z]{1,3}[0-9]+|[Rr][0-9]*[Cc]?[0-9]*|[Cc][0-9]*", sheet)
+
+
 def display(sheet: str) -> str:
     """A sheet name as Excel writes it in a reference: quoted unless a plain name."""
-    plain = re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", sheet) and \
-        not re.fullmatch(r"[A-Za-z]{1,3}[0-9]+|[RrCc][0-9]*", sheet)
-    return sheet if plain else quote(sheet)
+    return sheet if plain_sheet_name(sheet) else quote(sheet)
+
+
+def _formulas_sheet_id(sheet="", directory="", filename="", **kw):
+    """formulas' ``_build_sheet_id`` with Excel's quoting. formulas names each reference
+    ``SHEET!A1`` and parses that name again; it quotes a sheet name only when it holds a
+    space, so ``Q1-2024!F57`` came back as ``Q1`` minus ... and every reference of a
+    sheet named like ``Q1-2024`` or ``HS1-XYZ`` read an empty cell. Quoted as Excel
+    quotes (:func:`plain_sheet_name`), every name parses back to itself."""
+    if filename:
+        return _build_sheet_id(sheet, directory, filename, **kw)
+    sheet = sheet.replace("''", "'").upper()
+    return sheet if not sheet or plain_sheet_name(sheet) else quote(sheet)
+
+
+_build_sheet_id = _operand._build_sheet_id
+_operand._build_sheet_id = _formulas_sheet_id  # range2parts looks it up at each call
 
 
 def fit(arr: np.ndarray, shape) -> np.ndarray:

@@ -38,6 +38,9 @@ class CalcReport:
     full_calc_on_load: bool = False
     timings: dict = field(default_factory=dict)
     sheets: list = field(default_factory=list)    # the workbook's worksheet names
+    #: formula cells the engine could not compute, which keep the value cached in the
+    #: file (``Sheet!A1`` -> why): *stale* values, which ``calc`` writes only when asked
+    stale: dict = field(default_factory=dict)
 
     def summary(self) -> str:
         parts = [f"{self.formulas} formula cells recalculated in {self.seconds:.2f} s "
@@ -120,6 +123,21 @@ def _updates_by_cell(nodes: Nodes, results: Results, values: dict) -> dict[int, 
     return out
 
 
+#: how the engine's warning about a formula it could not compute ends
+KEPT_CACHED = "kept its cached value"
+
+
+def stale_cells(warnings) -> dict:
+    """``Sheet!A1`` -> why, for each warning that a formula cell kept its cached value
+    (a formula the engine cannot compile, a data table: :attr:`RunLog.kept_cached`)."""
+    out = {}
+    for line in warnings:
+        cell, sep, why = line.partition(": ")
+        if sep and why.endswith(KEPT_CACHED):
+            out[cell] = why[:-len(KEPT_CACHED)].rstrip("; ")
+    return out
+
+
 def fill_report(report: CalcReport, nodes: Nodes, results: Results, log: RunLog,
                 compiled: int, values: dict) -> CalcReport:
     """``report`` filled with what the run did (``compiled``: formulas compiled;
@@ -130,6 +148,7 @@ def fill_report(report: CalcReport, nodes: Nodes, results: Results, log: RunLog,
     report.circular = sorted(nodes.n_label[i] for i in results.circular)
     report.spills = len(results.spill_area)
     report.warnings = list(log.warnings)
+    report.stale = stale_cells(log.warnings)
     report.unsupported = set(log.unsupported)
     bad = []            # the formula cells that show an error, in node order
     for s, (mine, _, _, cached) in values.items():

@@ -15,8 +15,10 @@ Bounds (named constants below, stated in docs/engine.md):
   together, and at most :data:`MAX_RATIO`:1 compression for any part over
   :data:`RATIO_FLOOR`. A part that inflates to more or less than it declares, or whose
   CRC differs, is refused as damaged;
-* every part, whatever its name, is searched for a document type or entity declaration
-  (in UTF-8 and UTF-16), and every ``.xml`` and ``.rels`` part is parsed with the defused
+* every part read as XML -- by its name (``.xml``, ``.rels``, ``.vml``), by the content
+  type [Content_Types].xml gives it or its extension, or by its first bytes -- is
+  searched for a document type or entity declaration (in UTF-8 and UTF-16); binary
+  media are not (a Mac JPEG's XMP metadata holds a plist DOCTYPE). Every ``.xml`` and ``.rels`` part is parsed with the defused
   expat parser of :mod:`.xml` (no DTD, no entities), so a bomb is refused before use
   (the calculator leaves the parse of sheets and shared strings to the reader, which
   uses the same parser: ``safe_open_xlsx(parse_sheets=False)``).
@@ -286,14 +288,55 @@ def _check_zip(pkg: XlsxPackage, name: str) -> None:
         pkg.infos[info.filename] = info
 
 
+#: extensions whose parts are XML whatever [Content_Types].xml says
+_XML_EXTENSIONS = ("xml", "rels", "vml")
+#: what an XML part may start with: a byte order mark, then white space, then "<"
+_XML_START = re.compile(rb"(?:\xef\xbb\xbf)?[ \t\r\n]*<"
+                        rb"|(?:\xff\xfe)?(?:[ \t\r\n]\x00)*<\x00"
+                        rb"|(?:\xfe\xff)?(?:\x00[ \t\r\n])*\x00<")
+
+
+def _xml_types(data: bytes, where: str) -> set[str]:
+    """The parts (names without the leading /) and extensions (lower case, no dot) that
+    [Content_Types].xml declares with an XML content type (``.../xml`` or ``...+xml``),
+    and the extensions that are XML by name (:data:`_XML_EXTENSIONS`)."""
+    xmlparse.check(data, where)
+    out = set(_XML_EXTENSIONS)
+    for _, attrs, *_ in xmlparse.elements(data, where, {"Default", "Override"}):
+        kind = attrs.get("ContentType", "").split(";")[0].strip().lower()
+        if not (kind.endswith("+xml") or kind.endswith("/xml")):
+            continue
+        if "PartName" in attrs:
+            out.add(attrs["PartName"].lstrip("/"))
+        elif "Extension" in attrs:
+            out.add(attrs["Extension"].lower().lstrip("."))
+    return out
+
+
+def _sniffed_xml(data: bytes) -> bool:
+    """Does ``data`` begin as XML does (a "<" after a byte order mark and white space,
+    in UTF-8 or UTF-16)? A JPEG, PNG or other binary part does not, even with XML
+    (XMP metadata, an Apple plist and its DOCTYPE) inside."""
+    return _XML_START.match(data[:4096]) is not None
+
+
+def _refuse_dtd(data: bytes, name: str, part: str) -> None:
+    if _DTD.search(data):
+        raise UnsafeWorkbookError(f"{name}: {part} declares a DTD or an XML entity; "
+                                  "refused as a possible XML bomb")
+
+
 def _check_parts(pkg: XlsxPackage, name: str, parse_sheets: bool = True) -> None:
     if "[Content_Types].xml" not in pkg.infos:
         raise UnsafeWorkbookError(f"{name}: not an .xlsx (a zip without [Content_Types].xml)")
+    types = "[Content_Types].xml"
+    _refuse_dtd(pkg.read(types), name, types)
+    xml_types = _xml_types(pkg.read(types), f"{name}: {types}")
     for part in pkg.infos:
         data = pkg.read(part)
-        if _DTD.search(data):
-            raise UnsafeWorkbookError(f"{name}: {part} declares a DTD or an XML entity; "
-                                      "refused as a possible XML bomb")
+        if part in xml_types or _sniffed_xml(data) or \
+                posixpath.splitext(part)[1].lower().lstrip(".") in xml_types:
+            _refuse_dtd(data, name, part)
         low = part.lower()
         if low.endswith((".xml", ".rels")):
             for_reader = low.startswith(("xl/worksheets/", "xl/sharedstrings"))

@@ -62,10 +62,12 @@ def reference_parts(m):
     return kind, rows, cols
 
 
-def translate(text: str, rows: int, cols: int) -> str:
+def translate(text: str, rows: int, cols: int, wrap: bool = False) -> str:
     """``text`` as it reads when copied ``rows`` down and ``cols`` right (what Excel does to
-    the master of a shared formula); a reference pushed off the sheet becomes ``#REF!``."""
-    return sub_references(text, lambda m: _shift(m, rows, cols))
+    the master of a shared formula); a reference pushed off the sheet becomes ``#REF!``,
+    or with ``wrap`` comes back from the other edge (what Excel does to the relative
+    references of a defined name, stored relative to A1, in the cell using it)."""
+    return sub_references(text, lambda m: _shift(m, rows, cols, wrap))
 
 
 def sub_references(text: str, repl) -> str:
@@ -74,13 +76,19 @@ def sub_references(text: str, repl) -> str:
     return '"'.join(piece if i % 2 else REFERENCE.sub(repl, piece) for i, piece in enumerate(pieces))
 
 
-def _shift(m, rows: int, cols: int) -> str:
+def _shift(m, rows: int, cols: int, wrap: bool = False) -> str:
     parts = reference_parts(m)
     if parts is None:
         return m.group(0)
     kind, rs, cs = parts
     moved_r = [p if p.absolute else Part(False, p.value + rows) for p in rs]
     moved_c = [p if p.absolute else Part(False, p.value + cols) for p in cs]
+    if wrap:
+        moved_r = [Part(p.absolute, (p.value - 1) % MAX_ROW + 1) for p in moved_r]
+        moved_c = [Part(p.absolute, (p.value - 1) % MAX_COL + 1) for p in moved_c]
+        if kind == "cell" and m.group("c2") and (moved_r[0].value > moved_r[1].value or
+                                                moved_c[0].value > moved_c[1].value):
+            return "#REF!"  # a range torn apart by the edge: Excel has no such range
     if kind != "cols" and not all(1 <= p.value <= MAX_ROW for p in moved_r) or \
             kind != "rows" and not all(1 <= p.value <= MAX_COL for p in moved_c):
         return "#REF!"

@@ -38,6 +38,7 @@ MAX_CELLS = 2_000_000
 MAX_OTHER_ELEMENTS = 4_000_000
 REL_WORKSHEET = "/worksheet"
 REL_SHARED_STRINGS = "/sharedStrings"
+REL_TABLE = "/table"
 ERROR_CODES = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A")
 
 
@@ -63,6 +64,23 @@ class SheetData:
     max_row: int = 0
     max_col: int = 0
     layout: Any = field(default=None, repr=False, compare=False)  # sheet.Layout of the part
+    #: rows written ``hidden="1"`` -> whether the row also has ``customHeight="1"``
+    hidden_rows: dict = field(default_factory=dict)
+    #: a filter is in effect on the sheet: ``<sheetPr filterMode="1">``, an autoFilter
+    #: with a ``filterColumn``, or a table on the sheet whose autoFilter has one
+    filter_active: bool = False
+
+
+@dataclass
+class Table:
+    """An Excel table (``xl/tables/tableN.xml``): its name, the sheet index holding it,
+    its range (r1, c1, r2, c2, 1-based), header and totals row counts and column names."""
+    name: str
+    sheet: int
+    area: tuple
+    header_rows: int
+    totals_rows: int
+    columns: list
 
 
 @dataclass
@@ -77,6 +95,11 @@ class Workbook:
     sheets: list[SheetData]
     names: list[DefinedName]
     other_sheets: list[str]         # chart sheets, macro sheets: not evaluated
+    date1904: bool = False          # workbookPr date1904: serial 0 is 1904-01-01
+    tables: list = field(default_factory=list)  # Table each
+    #: per external workbook [n] (n-1 here): {SHEET (upper): {(r, c): value}}, the values
+    #: Excel cached in xl/externalLinks/externalLinkN.xml
+    external: list = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- workbook ----
@@ -87,7 +110,7 @@ def read_workbook(pkg: XlsxPackage) -> Workbook:
     for rtype, target in rels.values():
         if rtype.endswith(REL_SHARED_STRINGS) and target in pkg.infos:
             strings = read_shared_strings(pkg.read(target), target)
-    sheets, others = [], []
+    sheets, others, tables = [], [], []
     budget = Budget()
     book = _read_book_part(pkg.read(pkg.main), pkg.main)
     for name, rid in book["sheets"]:
@@ -95,22 +118,117 @@ def read_workbook(pkg: XlsxPackage) -> Workbook:
         if rtype.endswith(REL_WORKSHEET) and target in pkg.infos:
             sheet = SheetData(name, target)
             read_sheet(pkg.read(target), sheet, strings, target, budget)
+            tables.extend(_read_tables(pkg, target, len(sheets)))
+            if sheet.hidden_rows and not sheet.filter_active:
+                sheet.filter_active = _table_filter_active(pkg, target)
             sheets.append(sheet)
         else:
             others.append(name)
-    return Workbook(sheets, book["names"], others)
+    external = [_read_external(pkg, rels.get(rid, ("", ""))[1]) for rid in book["external"]]
+    return Workbook(sheets, book["names"], others, book["date1904"], tables, external)
+
+
+def _read_external(pkg: XlsxPackage, part: str) -> dict:
+    """{SHEET NAME (upper): {(row, col): value}} cached in an external-link part ({} if
+    it is missing)."""
+    if not part or part not in pkg.infos:
+        return {}
+    names, data, sheet, cell = [], {}, [None], [None, None, ""]
+    p = xmlparse.parser()
+    p.buffer_text = True
+
+    def start(qname, attrs):
+        loc = xmlparse.local(qname)
+        if loc == "sheetName":
+            names.append(attrs.get("val", "").upper())
+        elif loc == "sheetData":
+            k = attrs.get("sheetId", "")
+            sheet[0] = data.setdefault(names[int(k)], {}) \
+                if k.isdigit() and int(k) < len(names) else None
+        elif loc == "cell" and sheet[0] is not None:
+            try:
+                cell[:] = [parse_area(attrs.get("r", ""))[:2], attrs.get("t", "n"), ""]
+            except ValueError:
+                cell[:] = [None, None, ""]
+        elif loc == "v":
+            cell[2] = ""
+
+    def end(qname):
+        if xmlparse.local(qname) == "cell" and cell[0] is not None and sheet[0] is not None:
+            t, raw = cell[1], cell[2]
+            try:
+                value = (XlError(raw) if t == "e" else raw == "1" if t == "b" else raw
+                         if t in ("str", "s", "inlineStr") else float(raw))
+            except ValueError:
+                value = None
+            if value is not None:
+                sheet[0][cell[0]] = value
+            cell[:] = [None, None, ""]
+
+    def chars(text):
+        if cell[0] is not None:
+            cell[2] += text
+
+    p.StartElementHandler, p.EndElementHandler, p.CharacterDataHandler = start, end, chars
+    xmlparse.parse(p, pkg.read(part), part)
+    return data
+
+
+def _read_tables(pkg: XlsxPackage, sheet_part: str, sheet: int) -> list[Table]:
+    """The tables of the sheet in ``sheet_part`` (its relationships of type table)."""
+    out = []
+    for _, rtype, target in pkg.rels(sheet_part):
+        if not rtype.endswith(REL_TABLE) or target not in pkg.infos:
+            continue
+        head, columns = None, []
+        for loc, attrs, *_ in xmlparse.elements(pkg.read(target), target,
+                                                 {"table", "tableColumn"}):
+            if loc == "table":
+                head = attrs if head is None else head  # (an extension's own <table> too)
+            else:
+                columns.append(attrs.get("name", ""))
+        if head is None or not head.get("ref"):
+            continue
+        try:
+            area = parse_area(head["ref"])
+            header = int(head.get("headerRowCount", "1"))
+            totals = int(head.get("totalsRowCount", "0"))
+        except ValueError:
+            continue
+        out.append(Table(head.get("displayName") or head.get("name", ""), sheet, area,
+                         header, totals, columns))
+    return out
+
+
+REL_TABLE = "/table"
+
+
+def _table_filter_active(pkg: XlsxPackage, sheet_part: str) -> bool:
+    """Whether a table on the sheet ``sheet_part`` has a filter in effect (its
+    ``autoFilter`` holds a ``filterColumn``): then the sheet's hidden rows are the
+    filter's (see :class:`SheetData`)."""
+    for _, rtype, target in pkg.rels(sheet_part):
+        if rtype.endswith(REL_TABLE) and target in pkg.infos:
+            if any(True for _ in xmlparse.elements(pkg.read(target), target, {"filterColumn"})):
+                return True
+    return False
 
 
 def _read_book_part(data: bytes, name: str) -> dict:
-    """(name, relationship id) of each sheet, and the defined names, of workbook.xml."""
+    """(name, relationship id) of each sheet, the defined names and the date system
+    (``date1904``) of workbook.xml."""
     p = xmlparse.parser()
     p.buffer_text = True
-    sheets, names = [], []
+    sheets, names, date1904, external = [], [], [], []
     current: list = []      # the definedName being read: [name, local, text]
 
     def start(qname, attrs):
         loc = xmlparse.local(qname)
-        if loc == "sheet":
+        if loc == "workbookPr":
+            date1904.append(attrs.get("date1904", "0").strip().lower() in ("1", "true"))
+        elif loc == "externalReference":
+            external.append(next((v for k, v in attrs.items() if xmlparse.local(k) == "id"), ""))
+        elif loc == "sheet":
             rid = next((v for k, v in attrs.items() if xmlparse.local(k) == "id"), None)
             sheets.append((attrs.get("name", ""), rid))
         elif loc == "definedName":
@@ -129,7 +247,7 @@ def _read_book_part(data: bytes, name: str) -> dict:
 
     p.StartElementHandler, p.EndElementHandler, p.CharacterDataHandler = start, end, chars
     xmlparse.parse(p, data, name)
-    return {"sheets": sheets, "names": names}
+    return {"sheets": sheets, "names": names, "date1904": any(date1904), "external": external}
 
 
 def read_shared_strings(data: bytes, name: str) -> list[str]:
@@ -204,9 +322,12 @@ def decode_xml(data: bytes, name: str) -> str:
 
 # ------------------------------------------------------------------- sheet ----
 # element codes (by local name); anything else is 0
-_SHEETDATA, _ROW, _C, _F, _V, _IS, _T, _R, _RPH, _DIMENSION = range(1, 11)
+_SHEETDATA, _ROW, _C, _F, _V, _IS, _T, _R, _RPH, _DIMENSION, _SHEETPR, _FILTERCOLUMN, \
+    _CUSTOMSHEETVIEW = range(1, 14)
 _CODES = {"sheetData": _SHEETDATA, "row": _ROW, "c": _C, "f": _F, "v": _V, "is": _IS,
-          "t": _T, "r": _R, "rPh": _RPH, "dimension": _DIMENSION}
+          "t": _T, "r": _R, "rPh": _RPH, "dimension": _DIMENSION, "sheetPr": _SHEETPR,
+          "filterColumn": _FILTERCOLUMN, "customSheetView": _CUSTOMSHEETVIEW}
+_TRUE = ("1", "true")
 _DIGITS = "0123456789"
 
 
@@ -379,6 +500,7 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
     col_names = _column_letters()
     state = _OUT
     in_data = in_row = False
+    views_seen = False      # a customSheetView started (its autoFilter is not the sheet's)
     junk = 0                # depth inside elements out of place in sheetData (ignored)
     row = col = 0           # position of the current (or last) cell
     row_text, row_cut = "", 0   # str(row), and -len of it (to cut the letters off a ref)
@@ -505,7 +627,7 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
         """An element outside any cell: sheetData, a row, the dimension, or something
         out of place (junk, whose cells are ignored)."""
         nonlocal in_data, in_row, junk, row, col, row_text, row_cut, prefix, cq, vq, fq, \
-            isq, tq, others_left
+            isq, tq, others_left, views_seen
         others_left -= 1
         if not others_left:
             other_refused()
@@ -516,10 +638,19 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
                 cq, vq, fq, isq, tq = (prefix + n for n in ("c", "v", "f", "is", "t"))
             elif k == _DIMENSION and layout.dimension < 0:
                 layout.dimension = p.CurrentByteIndex
+            elif k == _SHEETPR and attrs.get("filterMode") in _TRUE:
+                sheet.filter_active = True
+            elif k == _FILTERCOLUMN and not views_seen:
+                # the sheet's own autoFilter (a custom view's comes after it)
+                sheet.filter_active = True
+            elif k == _CUSTOMSHEETVIEW:
+                views_seen = True
         elif k == _ROW and not in_row and not junk:
             in_row = True
             r = attrs.get("r")
             row = int(r) if r and r.isdigit() and r.isascii() else row + 1
+            if attrs.get("hidden") in _TRUE:
+                sheet.hidden_rows[row] = attrs.get("customHeight") in _TRUE
             row_text = str(row)
             row_cut = -len(row_text)
             col = 0

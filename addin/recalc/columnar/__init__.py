@@ -41,6 +41,9 @@ as far as its function allows:
 A reference to one row per cell of the same columns (``$V10:$AB10`` filled down) is a
 column input too (:class:`RowRanges`): the rows' values are gathered from the grid in
 one numpy step and a cell's own range is made only for the cells a step is called for.
+So is a running total's range (``E$2:E10``, from a fixed first row to the cell's own:
+:class:`~.prefix.PrefixRanges`): SUM, MAX, MIN and COUNT over it are one pass over the
+rows (:mod:`.prefix`); anything else over it sends the cells one by one.
 
 Errors stay per cell: an error value in one cell's input is an error in that cell's
 result only, and a zvmplan function's reason is kept for every cell it belongs to. A run
@@ -65,12 +68,14 @@ import schedula as sh
 from ...calls import resolve
 from ...errors import ExcelError
 from ...prefixes import spellings
+from ..excel.numbers import near_zero_column
 from ..program import MISSING, NotStraight, Program
 from ..values import NOT_ONE, one_value
 from .distinct import _cell_by_cell, _distinct, _per_distinct
 from .numeric import _fast
-from .vectors import (LIT_COLUMN, REF_COLUMN, ROWS_COLUMN, STEP_COLUMN, _WHOLE, RowRanges,
-                      _as_column)
+from .prefix import PrefixRanges, prefix_step
+from .vectors import (LIT_COLUMN, PREFIX_COLUMN, REF_COLUMN, ROWS_COLUMN, STEP_COLUMN, _WHOLE,
+                      RowRanges, _as_column)
 from .zvmplan import _zvmplan_column
 
 
@@ -133,7 +138,7 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
             values[v] = result
         else:
             value = values.get(v, a)
-            if value is MISSING or b and column.get(v) == ROWS_COLUMN:
+            if value is MISSING or b and column.get(v) in (ROWS_COLUMN, PREFIX_COLUMN):
                 raise NotStraight(v)
             for flt in b:
                 value = flt(value)
@@ -141,6 +146,11 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
     out = values[program.output]
     if column.get(program.output) in _WHOLE:  # an array per cell: a spill each
         return None
+    if program.last_sum is not None and program.output in column:
+        op, (x, y) = program.last_sum
+        col = _as_column(out, n)
+        if col is not None:
+            out = near_zero_column(op, values[x], values[y], col)
     if program.output not in column:  # the same in every cell
         out = one_value(out)
         if out is NOT_ONE:
@@ -157,6 +167,12 @@ def _column_step(name, func, inputs, values, column, n, note, memo=None):
     that gives formulas' answer for each cell: numpy (:func:`_fast`), a zvmplan function
     or an elementwise function once per distinct argument combination, formulas' own
     elementwise call on the whole columns, and else :func:`_per_distinct`."""
+    if any(column.get(k) == PREFIX_COLUMN for k in inputs):  # a running total
+        result = prefix_step(name, [values[k] for k in inputs],
+                             [column.get(k) == PREFIX_COLUMN for k in inputs])
+        if result is None:
+            raise NotStraight(name)  # anything else over such ranges: cell by cell
+        return result, STEP_COLUMN
     if any(column.get(k) in _WHOLE for k in inputs):
         return _per_distinct(func, inputs, values, column, n, note)
     positions = {p for p, k in enumerate(inputs) if k in column}
@@ -179,4 +195,4 @@ def _column_step(name, func, inputs, values, column, n, note, memo=None):
     return _per_distinct(func, inputs, values, column, n, note)
 
 
-__all__ = ["run_columns", "RowRanges", "ELEMENTWISE", "REF_COLUMN", "LIT_COLUMN"]
+__all__ = ["run_columns", "RowRanges", "PrefixRanges", "PREFIX_COLUMN", "ELEMENTWISE", "REF_COLUMN", "LIT_COLUMN"]

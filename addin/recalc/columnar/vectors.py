@@ -23,6 +23,9 @@ ARRAY_COLUMN = 4  # a step whose result in a cell is an array (ZVM_RANGE): kept 
 ROWS_COLUMN = 5   # a range of one row per cell ($V10:$AB10): a :class:`RowRanges`
 
 
+PREFIX_COLUMN = 6  # rows from a fixed first row to each cell's own: a :class:`~.prefix.PrefixRanges`
+
+
 _WHOLE = (ARRAY_COLUMN, ROWS_COLUMN)  # inputs only :func:`_per_distinct` may read
 
 
@@ -127,7 +130,7 @@ def _cell_value(values, column, name, k):
         return value
     if kind == LIT_COLUMN or kind == ARRAY_COLUMN:
         return value[k, 0]
-    if kind == ROWS_COLUMN:
+    if kind == ROWS_COLUMN or kind == PREFIX_COLUMN:
         return value.ranges(k)
     if kind == REF_COLUMN:  # still a reference: SUM(A2) skips A2's text, as in Excel
         return value[k:k + 1].view(CellSlice)

@@ -20,7 +20,9 @@ module per concern, each module's docstring citing what Excel does:
 * :mod:`.groupby` -- GROUPBY and PIVOTBY (their common forms);
 * :mod:`.sequences` -- SEQUENCE, RANDARRAY and HYPERLINK, which formulas lacks;
 * :mod:`.database` -- DSUM, DCOUNT, DGET and the other database functions;
-* :mod:`.lacking` -- COMBIN, COMBINA, QUOTIENT, SERIESSUM, BASE, DOLLAR.
+* :mod:`.lacking` -- COMBIN, COMBINA, QUOTIENT, SERIESSUM, BASE, DOLLAR;
+* :mod:`.subtotals` -- SUBTOTAL and AGGREGATE (hidden and filtered rows, nested
+  subtotals, AGGREGATE's options and array form).
 
 :func:`install` puts them in formulas' function table (called once by
 :func:`~zvmplan_addin.recalc.install.install_functions`; calling it again changes
@@ -31,7 +33,8 @@ from __future__ import annotations
 from formulas.functions import wrap_func
 
 from . import (arrays, coercion, criteria, database, dates, engineering, groupby, lacking,
-               lookup, numbers, parse, regression, sequences, text, textformat, values)
+               lookup, numbers, parse, regression, sequences, subtotals, text, textformat,
+               values)
 
 
 def put(table, name: str, func) -> None:
@@ -51,5 +54,5 @@ def install(table, left_out=None) -> None:
         return
     for module in (coercion, criteria, numbers, text, parse, lookup, dates, arrays,
                    engineering, textformat, regression, groupby, sequences, database,
-                   lacking):
+                   lacking, subtotals):
         module.install(table, put)

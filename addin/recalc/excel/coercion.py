@@ -122,13 +122,30 @@ NUMERIC_AGGREGATES = (
     "AVEDEV", "DEVSQ", "KURT", "SKEW", "MODE", "MODE.SNGL")
 
 
+def zero_without_numbers(func):
+    """``func`` (formulas' PRODUCT, given numbers only), but 0 when no argument holds a
+    number: Excel's PRODUCT of empty cells is 0, as its SUM is, not the empty product 1
+    (LibreOffice agrees)."""
+    @functools.wraps(func)
+    def call(*args):
+        for a in args:
+            flat = a.reshape(-1).tolist() if isinstance(a, np.ndarray) else [a]
+            if any(is_number(v) or isinstance(v, XlError) for v in flat):
+                return func(*args)
+        return 0.0
+    return call
+
+
 def install(table, put) -> None:
     """Put the functions above in formulas' function table ``table`` through
     ``put(table, name, function)``."""
     for name in NUMERIC_AGGREGATES:
         for alias in (name, "_XLFN." + name):
             if alias in table:
-                put(table, alias, numeric_arguments(table[alias], XL))
+                func = table[alias]
+                if name == "PRODUCT":
+                    func = zero_without_numbers(func)
+                put(table, alias, numeric_arguments(func, XL))
     put(table, "COUNT", count)
     put(table, "N", n_of)
     put(table, "ISNUMBER", isnumber)

@@ -8,7 +8,10 @@ for the end of February and for actual/actual spans).
 * basis 1 (actual/actual): a span of at most a year is divided by 366 when a 29
   February lies within it (or the span lies in a leap year), else by 365; a longer span
   by the average length of the calendar years it touches;
-* basis 2 actual/360, 3 actual/365, 4 European 30/360 (the 31st counts as the 30th).
+* basis 2 actual/360, 3 actual/365, 4 European 30/360 (the 31st counts as the 30th);
+* the basis is read first: its error, #VALUE! for text or a logical value, #NUM! for a
+  number outside 0-4, whatever the dates are; a date beyond 31 December 9999 is #NUM!
+  (Excel's saved values in pycel's yearfrac.xlsx).
 
 The dates are truncated to whole days and may come in either order; TRUE/FALSE is
 #VALUE!, and serial 0 is Excel's 0 January 1900 (``YEARFRAC(0,4382,1)`` is 12). These rules
@@ -46,18 +49,34 @@ def _feb29_within(s1, s2, ymd1, ymd2) -> bool:
     return False
 
 
+#: 31 December 9999, Excel's last date
+LAST_SERIAL = 2958465
+
+
 def yearfrac(start, end, basis=0):
-    if any(isinstance(v, (bool, np.bool_)) for v in (start, end, basis)):
-        return XL["#VALUE!"]  # a logical value is not a date or a basis here
-    values = [to_number(v) for v in (start, end, basis)]
+    # the basis is read first: its error, or #VALUE!/#NUM! for a bad basis, is the
+    # answer whatever the dates are (Excel's saved values in pycel's yearfrac.xlsx)
+    if isinstance(basis, (bool, np.bool_)):
+        return XL["#VALUE!"]  # a logical value is not a basis here
+    b = to_number(basis)
+    if isinstance(b, XlError):
+        return b
+    if b is None:
+        return XL["#VALUE!"]
+    b = math.floor(0.0 if b is _EMPTY else b)
+    if b not in (0, 1, 2, 3, 4):
+        return XL["#NUM!"]
+    if any(isinstance(v, (bool, np.bool_)) for v in (start, end)):
+        return XL["#VALUE!"]  # a logical value is not a date here
+    values = [to_number(v) for v in (start, end)]
     for v in values:
         if isinstance(v, XlError):
             return v
     if any(v is None for v in values):
         return XL["#VALUE!"]
-    s1, s2, b = (0.0 if v is _EMPTY else v for v in values)
-    s1, s2, b = math.floor(s1), math.floor(s2), math.floor(b)
-    if s1 < 0 or s2 < 0 or b not in (0, 1, 2, 3, 4):
+    s1, s2 = (0.0 if v is _EMPTY else v for v in values)
+    s1, s2 = math.floor(s1), math.floor(s2)
+    if not (0 <= s1 <= LAST_SERIAL and 0 <= s2 <= LAST_SERIAL):
         return XL["#NUM!"]
     if s1 > s2:
         s1, s2 = s2, s1

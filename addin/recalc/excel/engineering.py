@@ -7,8 +7,11 @@ with the errors Microsoft's pages of each give.
 * The result must fit 10 digits of the target base (DEC2BIN takes -512 to 511) or it
   is #NUM!. A negative result is written with 10 digits and ``places`` is ignored
   (``DEC2BIN(-1,2)`` is "1111111111"); for a positive one, ``places`` pads with zeros,
-  and is #NUM! when too small or negative, #VALUE! when not a number, truncated when
-  fractional.
+  and is #NUM! when too small. ``places`` itself must be 1 to 10 (truncated when
+  fractional) or the result is #NUM!, #VALUE! when it is not a number, and this is
+  checked before the number (Excel's saved values in xlcalculator's BASES.xlsx:
+  ``DEC2BIN(-25,0)`` and ``DEC2BIN(-25,11)`` are #NUM!, ``DEC2BIN("E",0)`` #NUM!,
+  ``DEC2BIN("E",1)`` #VALUE!).
 * A decimal number is truncated; TRUE/FALSE or text that is not a number is #VALUE!.
 """
 from __future__ import annotations
@@ -60,15 +63,12 @@ def _from_decimal(number):
     return int(x) if x is not sh.EMPTY else 0
 
 
-def _to_base(n: int, base: int, places):
-    top = base ** 10
-    if not -top // 2 <= n < top // 2:
-        return XL["#NUM!"]
-    if n < 0:
-        return _digits(n + top, base)
-    s = _digits(n, base)
+def _places(places):
+    """``places`` as a whole number 1-10, None when left out, or the error it gives:
+    an error stays, TRUE/FALSE or text that is no number is #VALUE!, a number below 1
+    or above 10 #NUM! (also for a negative number, whose result ignores places)."""
     if places is None or places is sh.EMPTY:
-        return s
+        return None
     if isinstance(places, XlError):
         return places
     if isinstance(places, (bool, np.bool_)):
@@ -77,9 +77,23 @@ def _to_base(n: int, base: int, places):
     if p is None:
         return XL["#VALUE!"]
     p = int(p)
-    if p < 0 or p > 10 or p < len(s):
+    if p < 1 or p > 10:
         return XL["#NUM!"]
-    return s.zfill(p)
+    return p
+
+
+def _to_base(n: int, base: int, places):
+    top = base ** 10
+    if not -top // 2 <= n < top // 2:
+        return XL["#NUM!"]
+    if n < 0:
+        return _digits(n + top, base)
+    s = _digits(n, base)
+    if places is None:
+        return s
+    if places < len(s):
+        return XL["#NUM!"]
+    return s.zfill(places)
 
 
 def _digits(n: int, base: int) -> str:
@@ -98,6 +112,12 @@ def converter(source: str, target: str):
         number = single(values_of(number)) if is_collection(number) else single(number)
         if places is not None:
             places = single(values_of(places)) if is_collection(places) else single(places)
+        if isinstance(number, XlError):
+            return number
+        if target != "DEC":
+            places = _places(places)
+            if isinstance(places, XlError):  # checked before the number is read
+                return places
         n = _from_decimal(number) if source == "DEC" else _from_base(number, BASES[source])
         if isinstance(n, XlError):
             return n

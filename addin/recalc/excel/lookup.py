@@ -14,6 +14,20 @@
   4 but ``MATCH(4.1,{"b",4.1,"a",1.1})`` 2) and keeps the idioms:
   ``LOOKUP(2,1/(A1:A9="x"),B1:B9)`` finds the last "x", ``MATCH(9.99E+307,A:A)`` the last
   number. formulas scanned the values one by one.
+* An exact match (match_type 0, FALSE) of many lookup values into one table -- a column
+  of VLOOKUPs or MATCHes run at once -- looks each value up in a hash index of the table
+  built once (:class:`ExactIndex`: the first position of each (type, value), text
+  lower-cased as formulas compares it), not by a scan of the table per value; the
+  answers are formulas' own (first match wins, a number never equals text or
+  TRUE/FALSE); a lookup value with a wildcard (``*``, ``?``, ``~``) is formulas' scan.
+* LOOKUP's array form, ``LOOKUP(value, array)`` with a two-dimensional array
+  (Microsoft's LOOKUP page): "if array covers an area that is wider than it is tall
+  (more columns than rows), LOOKUP searches for the value of lookup_value in the first
+  row"; if it "is square or is taller than it is wide (more rows than columns), LOOKUP
+  searches in the first column", and the result is the same position's value in the
+  last row or column, or in the result vector (which must be one row or column: Excel
+  answers #N/A for a larger one). formulas searched the array's values in reading
+  order and gave the value found.
 * SWITCH compares text without regard to case (``SWITCH("a","A",1,2)`` is 1), as
   Excel's ``=`` does, and a number only with a number.
 """
@@ -77,12 +91,69 @@ def xmatch(lookup_value_type, lookup_value, lookup_value_raw, lookup_array_index
     """formulas' ``xmatch`` (same arguments: text already lower-cased), with Excel's
     binary search for match_type 1 and -1; exact matches (0) are formulas' own."""
     if not match_type:
+        found = _EXACT.find(lookup_value_type, lookup_value, lookup_array_index,
+                            lookup_array_type, lookup_array)
+        if found is not _SCAN:
+            return found
         return _ORIGINAL["xmatch"](lookup_value_type, lookup_value, lookup_value_raw,
                                    lookup_array_index, lookup_array_type, lookup_array,
                                    lookup_array_raw, match_type)
     found = binary_search(lookup_value, int(lookup_value_type), lookup_array.tolist(),
                           lookup_array_type.tolist(), match_type > 0)
     return XL["#N/A"] if found is None else int(lookup_array_index[found])
+
+
+_SCAN = object()  # ExactIndex.find: no answer from the index, formulas' scan gives it
+
+
+class ExactIndex:
+    """A hash index of the last lookup table an exact match searched: (type id, value)
+    -> the first position holding it. formulas hands each lookup value of one call the
+    very same parsed table arrays, so the index is built on the second value looked up
+    in them (a single lookup keeps formulas' one scan) and used for the rest; the
+    arrays are held, so their identity cannot pass to another table."""
+
+    def __init__(self):
+        self.arrays: tuple = ()
+        self.seen = 0
+        self.index: dict | None = None
+
+    def find(self, value_type, value, positions, types, values):
+        """The position of the first (type, value) match in the table, #N/A if none, or
+        :data:`_SCAN` when formulas' scan must answer (the first value looked up in a
+        table, a wildcard, an unhashable value)."""
+        arrays = (positions, types, values)
+        if len(self.arrays) != 3 or any(a is not b for a, b in zip(arrays, self.arrays)):
+            self.arrays, self.seen, self.index = arrays, 0, None
+        self.seen += 1
+        if self.seen < 2:
+            return _SCAN
+        vtype = int(value_type)
+        if vtype not in (0, 1, 2) or vtype == 1 and any(w in value for w in "*~?"):
+            return _SCAN  # a wildcard (formulas' pattern match), an empty lookup value
+        if self.index is None:
+            self.index = _first_positions(positions, types, values)
+            if self.index is None:
+                return _SCAN
+        try:
+            found = self.index.get((vtype, value))
+        except TypeError:
+            return _SCAN
+        return XL["#N/A"] if found is None else found
+
+
+def _first_positions(positions, types, values) -> dict | None:
+    """(type id, value) -> its first position, or None if a value is not hashable."""
+    index: dict = {}
+    try:
+        for p, key in zip(positions.tolist(), zip(types.tolist(), values.tolist())):
+            index.setdefault(key, p)
+    except TypeError:
+        return None
+    return index
+
+
+_EXACT = ExactIndex()
 
 
 def _switch_equal(value, case) -> bool:
@@ -105,6 +176,28 @@ def switch(value, *args):
     return args[-1] if len(args) % 2 else XL["#N/A"]
 
 
+def lookup_arguments(lookup_value, lookup_vector, result_vector=None, match_type=1):
+    """formulas' LOOKUP arguments: a two-dimensional array searched in its first row
+    (a wide array) or column (a square or tall one), answering from its last row or
+    column, or from ``result_vector``; a ``result_vector`` of more than one row and
+    column answers #N/A (Excel's saved values in pycel's lookup.xlsx)."""
+    from formulas.functions.look import args_parser_match_array
+    array = np.asarray(lookup_vector, dtype=object)
+    if array.ndim == 2 and min(array.shape) > 1:
+        wide = array.shape[1] > array.shape[0]
+        lookup_vector = array[0, :] if wide else array[:, 0]
+        if result_vector is None:
+            result_vector = array[-1, :] if wide else array[:, -1]
+    if result_vector is not None:
+        result = np.asarray(result_vector, dtype=object)
+        if result.ndim == 2 and min(result.shape) > 1:
+            na = np.empty(result.size, dtype=object)
+            na.fill(XL["#N/A"])  # np.full would make the error a plain str
+            result = na
+    result = np.ravel(lookup_vector if result_vector is None else result)
+    return args_parser_match_array(lookup_value, lookup_vector, match_type) + (result,)
+
+
 def install(table, put) -> None:
     import formulas.functions.look as look
     from formulas.functions.look import args_parser_match_array
@@ -116,6 +209,11 @@ def install(table, put) -> None:
                        input_parser=lambda *a: a)
     match._zvm_excel = True
     table["MATCH"] = match
+    lookup = wrap_ufunc(look.xlookup, input_parser=lambda *a: a,
+                        args_parser=lookup_arguments,
+                        check_error=lambda *a: get_error(a[1]), excluded={3, 4, 5, 6, 7, 8})
+    lookup._zvm_excel = True
+    table["LOOKUP"] = lookup
     entry = wrap_ufunc(switch, input_parser=lambda *a: a,
                        check_error=lambda first, *a: get_error(first))
     entry._zvm_excel = True

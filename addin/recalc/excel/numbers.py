@@ -17,6 +17,16 @@ keeps 15 significant digits of precision. So:
 * an arithmetic operator coerces text as VALUE reads it (``"1,234"+0`` is 1234) and a
   text that is not a number is #VALUE!;
 * RANDBETWEEN returns a whole number from ``bottom`` rounded up to ``top`` rounded down;
+* a formula whose last operation is ``+`` or ``-`` gives 0 when its two operands are
+  equal at 15 significant digits (``=0.1+0.2-0.3`` is 0, not 5.55E-17), the rule
+  Microsoft's page states ("Example when a value reaches zero": Excel 97 and later
+  compensate when an addition or subtraction results in a value at or very close to
+  zero; ``=1*(.5-.4-.1)``, whose last operation is the product, keeps -2.78E-17) and
+  Apache POI's ExcelArithmetic reads as "the two magnitudes are equal to Excel (same 15
+  significant digits)". The formula as a whole in parentheses keeps the residue
+  (``=(1.333+1.225-1.333-1.225)`` is -2.22E-16 in Excel: its last token is the
+  parenthesis). :func:`mark_last_sum` marks that operation when a formula is compiled;
+  :func:`near_zero_column` applies the rule to a column run;
 * a double minus coerces: ``--TRUE`` is 1 and ``SUMPRODUCT(--(A1:A9>0))`` counts the
   TRUEs, while ``+TRUE`` stays TRUE. formulas' tokenizer folds a run of signs into one
   (``--`` becomes a unary plus, which returns its operand as it is, so SUMPRODUCT saw
@@ -91,7 +101,10 @@ def _round(x, digits, mode=ROUND_HALF_UP):
     d = int(digits)
     if not math.isfinite(x):
         return x
-    return float(_decimal(x).quantize(Decimal(1).scaleb(-d), rounding=mode))
+    dec = _decimal(x)
+    if dec.as_tuple().exponent >= -d:  # no digit beyond the one asked for: as it is
+        return float(dec)              # (quantize would need more than 28 digits)
+    return float(dec.quantize(Decimal(1).scaleb(-d), rounding=mode))
 
 
 def _multiple(num, sig, up: bool):
@@ -239,6 +252,106 @@ def _logic_input(x, y):
         if round15(x) == round15(y):
             y = x
     return (xt, x), (yt, y)
+
+
+def _number(v):
+    """The plain number an operand stands for (a single cell's or value's, coerced as
+    the operators coerce it), or None (an array, an error, text that is no number)."""
+    if hasattr(v, "ranges") and hasattr(v, "value"):  # formulas' Ranges
+        try:
+            v = v.value
+        except Exception:  # noqa: BLE001 - not one readable value: no rule
+            return None
+    if isinstance(v, np.ndarray):
+        if v.size != 1:
+            return None
+        v = v.reshape(-1)[0]
+    if v is sh.EMPTY:
+        return 0.0
+    x = to_number(v)
+    if x is None or isinstance(x, str) or not isinstance(x, (int, float, np.number)):
+        return None
+    return float(x)
+
+
+def near_zero(op: str, func):
+    """``func``, formulas' binary ``op`` (``+`` or ``-``), as the last operation of a
+    formula: 0 where the operands are equal at 15 significant digits (``-``) or
+    opposite (``+``); see the module docstring."""
+    def last_sum(x, y):
+        result = func(x, y)
+        r = _number(result) if not isinstance(result, str) else None
+        if r is None or r == 0 or not math.isfinite(r):
+            return result
+        a, b = _number(x), _number(y)
+        if a is None or b is None:
+            return result
+        if round15(a) == round15(-b if op == "+" else b):
+            return 0.0
+        return result
+    last_sum._zvm_near_zero = op
+    return last_sum
+
+
+def mark_last_sum(tokens, builder) -> None:
+    """If the formula parsed into ``tokens`` (in order, parentheses included) and
+    ``builder`` (formulas' AST builder, before compiling) ends with a binary ``+`` or
+    ``-`` outside parentheses, that operation's function becomes :func:`near_zero`'s."""
+    root = builder[-1] if len(builder) else None
+    op = getattr(root, "name", None)
+    if op not in ("+", "-") or type(root).__name__ != "OperatorToken":
+        return
+    if _parenthesized(tokens):
+        return
+    dsp = builder.dsp
+    producers = list(dsp.dmap.pred.get(builder.get_node_id(root), ()))
+    if len(producers) != 1:
+        return
+    node = dsp.nodes[producers[0]]
+    if len(node.get("inputs", ())) == 2 and not hasattr(node["function"], "_zvm_near_zero"):
+        node["function"] = near_zero(op, node["function"])
+
+
+def _parenthesized(tokens) -> bool:
+    """The whole formula is one expression in parentheses: ``(1+2-3)``."""
+    depth = 0
+    for k, t in enumerate(tokens):
+        if type(t).__name__ != "Parenthesis":
+            if depth == 0:
+                return False
+            continue
+        depth += 1 if t.name == "(" else -1
+        if depth == 0:
+            return k == len(tokens) - 1
+    return False
+
+
+def near_zero_column(op: str, x, y, result) -> np.ndarray:
+    """:func:`near_zero`'s rule on a column run: ``result`` (``(n, 1)``) with 0 where the
+    columns (or shared values) ``x`` and ``y`` are equal (``-``) or opposite (``+``) at
+    15 significant digits."""
+    out = np.array(result, dtype=object).reshape(-1)
+    try:
+        xs = np.broadcast_to(np.asarray(x, dtype=float).reshape(-1), out.shape)
+        ys = np.broadcast_to(np.asarray(y, dtype=float).reshape(-1), out.shape)
+        rs = out.astype(float)
+    except (TypeError, ValueError):  # text, errors, ranges: one by one
+        n = out.size
+        xs_, ys_ = _each(x, n), _each(y, n)
+        for k in range(n):
+            out[k] = near_zero(op, lambda a, b, r=out[k]: r)(xs_[k], ys_[k])
+        return out.reshape(np.shape(result))
+    hit = (rs != 0) & np.isfinite(rs) & equal_columns(xs, -ys if op == "+" else ys)
+    if hit.any():
+        out[hit] = 0.0
+    return out.reshape(np.shape(result))
+
+
+def _each(v, n: int) -> list:
+    """``v`` per cell of a run of ``n``: a column's values, or the one shared value."""
+    if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == n and v.size == n:
+        return v.reshape(-1).tolist()
+    return [v] * n
 
 
 def install_operators(operators) -> None:

@@ -39,7 +39,7 @@ import schedula as sh
 from formulas.tokens.operand import XlError
 
 from .parse import number_from_text, serial_date
-from .values import XL, each, error, is_collection, is_number, single
+from .values import XL, each, error, is_collection, is_number, single, values_of
 
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
            "September", "October", "November", "December")
@@ -483,6 +483,11 @@ def text(value, format_text):
     """TEXT(value, format_text)."""
     if is_collection(value):
         return each(lambda v: text(v, format_text), value)
+    if is_collection(format_text):  # a format in a cell (or several: one result each)
+        formats = values_of(format_text)
+        if formats.size != 1:
+            return each(lambda f: text(value, f), formats)
+        format_text = formats.reshape(-1)[0]
     v = single(value)
     code = single(format_text)
     for x in (v, code):

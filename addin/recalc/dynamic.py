@@ -1,0 +1,140 @@
+"""OFFSET and INDIRECT: references made while a formula runs.
+
+formulas has neither (#NAME? before). Both need the workbook's values at a reference
+known only when the formula runs, so :func:`install` puts in formulas' table functions
+that ask the evaluation in progress (:func:`active`, given ``ranges(rect)`` -> the
+rectangle's value as formulas passes a reference, and the workbook's sheets and defined
+names). The order stage sees only the references written in the formula, so the engine
+evaluates a workbook using them again until no formula cell changes (``engine.py``):
+what OFFSET or INDIRECT point to is computed before the value is kept.
+
+Excel's rules (Microsoft's OFFSET and INDIRECT pages): OFFSET(reference, rows, cols,
+[height], [width]) is the reference moved and resized (height and width default to the
+reference's; a result off the sheet, or a height or width of 0, is #REF!); INDIRECT(text,
+[a1]) is the reference the text names -- an A1 reference with or without its sheet (the
+formula's own sheet then) or a defined name; R1C1 text (a1 FALSE), another workbook or
+text that names nothing is #REF!.
+"""
+from __future__ import annotations
+
+import collections
+import contextlib
+import contextvars
+
+import numpy as np
+from formulas.cell import CELL
+from formulas.functions import wrap_func
+from formulas.ranges import Ranges
+
+from ..prefixes import spellings
+from ..xlsx.references import MAX_COL, MAX_ROW, REFERENCE, reference_parts
+from . import shapes
+from .values import XL, one_value
+
+_ACTIVE: contextvars.ContextVar = contextvars.ContextVar("zvmplan_dynamic", default=None)
+DYNAMIC = frozenset(spelled for name in ("OFFSET", "INDIRECT")
+                    for spelled in spellings(name, builtin=True))
+
+
+@contextlib.contextmanager
+def active(ranges, sheet_index: dict, names):
+    """While the block runs, ``ranges(rect)`` gives a rectangle's value, ``sheet_index``
+    maps a sheet key to its index and ``names`` (a :class:`~.names.NameTable`) resolves
+    INDIRECT's names."""
+    token = _ACTIVE.set((ranges, sheet_index, names))
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+def _rect(rng: Ranges):
+    g = rng.ranges[0]
+    r1, r2 = sorted((int(g["r1"]), int(g["r2"])))
+    c1, c2 = sorted((int(g["n1"]), int(g["n2"])))
+    return (shapes.sheet_key(g.get("sheet_id") or g.get("sheet") or ""), r1, c1, r2, c2)
+
+
+def _integer(v):
+    v = one_value(v)
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        if v is None or v == "" or type(v).__name__ == "_Skipped":
+            return None
+        if isinstance(v, bool):
+            return int(v)
+        raise ValueError
+    return int(np.floor(v))
+
+
+def offset(ref, rows, cols, height=None, width=None):
+    """Excel's OFFSET (see the module docstring)."""
+    got = _ACTIVE.get()
+    if got is None or not isinstance(ref, Ranges) or len(ref.ranges) != 1:
+        return XL["#VALUE!"]
+    for arg in (rows, cols, height, width):
+        if type(one_value(arg)).__name__ == "XlError":
+            return one_value(arg)
+    try:
+        dr, dc = _integer(rows) or 0, _integer(cols) or 0
+        h, w = _integer(height), _integer(width)
+    except ValueError:
+        return XL["#VALUE!"]
+    sheet, r1, c1, r2, c2 = _rect(ref)
+    h = r2 - r1 + 1 if h is None else h
+    w = c2 - c1 + 1 if w is None else w
+    if h == 0 or w == 0:
+        return XL["#REF!"]
+    top, left = r1 + dr, c1 + dc
+    bottom, right = top + h - 1 if h > 0 else top, left + w - 1 if w > 0 else left
+    if h < 0:
+        top = top + h + 1
+    if w < 0:
+        left = left + w + 1
+    if top < 1 or left < 1 or bottom > MAX_ROW or right > MAX_COL:
+        return XL["#REF!"]
+    return got[0]((sheet, top, left, bottom, right))
+
+
+def indirect(cell, text, a1=True):
+    """Excel's INDIRECT (see the module docstring); ``cell``: the formula's own cell."""
+    got = _ACTIVE.get()
+    text, a1 = one_value(text), one_value(a1)
+    if type(text).__name__ == "XlError":
+        return text
+    if got is None or not isinstance(text, str) or a1 is False or a1 == 0:
+        return XL["#REF!"]
+    ranges, sheet_index, names = got
+    host = _rect(cell)[0] if isinstance(cell, Ranges) and cell.ranges else ""
+    text = text.strip()
+    if names and REFERENCE.fullmatch(text) is None and "!" not in text:
+        s = sheet_index.get(host, 0)
+        moved = names.inline(text, s, 1, 1)
+        if moved != text:
+            text = moved.strip("()").strip()
+    m = REFERENCE.fullmatch(text)
+    if m is None:
+        return XL["#REF!"]
+    parts = reference_parts(m)
+    if parts is None:
+        return XL["#REF!"]
+    _, rows, cols = parts
+    sheet = shapes.sheet_key(m.group("sheet")[:-1]) if m.group("sheet") else host
+    if sheet not in sheet_index:
+        return XL["#REF!"]
+    r1, r2 = sorted((rows[0].value, rows[1].value))
+    c1, c2 = sorted((cols[0].value, cols[1].value))
+    return ranges((sheet, r1, c1, r2, c2))
+
+
+def install(table: dict) -> None:
+    """OFFSET and INDIRECT (every spelling) in formulas' function ``table``."""
+    off = wrap_func(offset, ranges=True)
+    ind = {"extra_inputs": collections.OrderedDict([(CELL, None)]),
+           "function": wrap_func(indirect, ranges=True)}
+    for spelled in spellings("OFFSET", builtin=True):
+        table[spelled] = off
+    for spelled in spellings("INDIRECT", builtin=True):
+        table[spelled] = ind
+
+
+__all__ = ["DYNAMIC", "active", "indirect", "install", "offset"]

@@ -1,0 +1,92 @@
+"""``zvmplan template``: the template from the installed package, for Excel and for
+xlwings Lite, and ``zvmplan fill`` using it when no template is given."""
+from __future__ import annotations
+
+import re
+import zipfile
+
+import openpyxl
+import pytest
+
+from zvmplan_addin import cli
+from zvmplan_workbook import build, template
+
+
+def test_the_packaged_template_is_the_built_one():
+    assert template.packaged_template().read_bytes() == build.TEMPLATE.read_bytes()
+
+
+def test_template_command_writes_it_and_never_overwrites(tmp_path, capsys):
+    out = tmp_path / "t.xlsx"
+    assert cli.main(["template", "-o", str(out)]) == 0
+    assert out.read_bytes() == build.TEMPLATE.read_bytes()
+    assert capsys.readouterr().out.startswith(f"wrote {out} (")
+    out.write_bytes(b"the planner's own work")
+    assert cli.main(["template", "-o", str(out)]) == 1
+    assert capsys.readouterr().err == f"zvmplan: error: {out} exists; give --force to overwrite it\n"
+    assert out.read_bytes() == b"the planner's own work"
+    assert cli.main(["template", "-o", str(out), "--force"]) == 0
+    assert out.read_bytes() == build.TEMPLATE.read_bytes()
+
+
+def _formulas(path) -> dict[str, str]:
+    with zipfile.ZipFile(path) as z:
+        return {n: z.read(n).decode("utf-8") for n in z.namelist()
+                if re.fullmatch(r"xl/worksheets/sheet\d+\.xml", n)}
+
+
+@pytest.fixture(scope="module")
+def lite(tmp_path_factory):
+    out = tmp_path_factory.mktemp("lite") / "lite.xlsx"
+    assert cli.main(["template", "-o", str(out), "--for", "lite"]) == 0
+    return out
+
+
+def test_lite_template_calls_the_functions_as_lite_stores_them(lite):
+    """Every call of a zvmplan function is _xldudf_ZVMPLAN_<NAME>(...), as Excel stores an
+    xlwings Lite (Office.js, namespace ZVMPLAN) custom function; a function named as text
+    (ZVM_RANGE's first argument) stays text; nothing else changes."""
+    from zvmplan_addin.calls import load_functions
+    names = set(load_functions())
+    plain, renamed = _formulas(build.TEMPLATE), _formulas(lite)
+    calls = re.compile(r"(?<![\w.])(" + "|".join(sorted(names, key=len, reverse=True))
+                       + r")\(")
+    n = 0
+    for part, xml in renamed.items():
+        for f in re.findall(r"<f>([^<]*)</f>", xml):
+            assert not calls.search(re.sub(r'"[^"]*"', '""', f)), (part, f[:200])
+        n += xml.count("_xldudf_ZVMPLAN_")
+        back = re.sub(r"_xldudf_ZVMPLAN_(\w+)\(", r"\1(", xml)
+        assert back == plain[part], part
+    assert n > 1000
+    planner = renamed["xl/worksheets/sheet2.xml"]
+    assert not re.search(r'(?<!_)ZVM_RANGE\("CPCPU_PER_TX",', planner)  # renamed, called
+    assert '_xldudf_ZVMPLAN_ZVM_RANGE("CPCPU_PER_TX",' in planner
+
+
+def test_lite_template_recalculates_to_the_same_values(lite, tmp_path):
+    """zvmplan calc reads the Lite names: recalculated, every cell of the Lite template
+    holds the value the committed template caches."""
+    from zvmplan_addin import recalc as engine
+    out = tmp_path / "lite-calc.xlsx"
+    report = engine.calc(lite, out)
+    assert not report.unsupported
+    want = openpyxl.load_workbook(build.TEMPLATE, data_only=True)
+    got = openpyxl.load_workbook(out, data_only=True)
+    formulas = openpyxl.load_workbook(lite)
+    checked = 0
+    for ws in formulas.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if c.data_type != "f":
+                    continue
+                a, b = want[ws.title][c.coordinate].value, got[ws.title][c.coordinate].value
+                if isinstance(a, float) and isinstance(b, float):
+                    assert b == pytest.approx(a, rel=1e-12, abs=1e-15), (ws.title, c.coordinate)
+                else:
+                    assert (a if a != "" else None) == (b if b != "" else None), \
+                        (ws.title, c.coordinate, a, b)
+                checked += 1
+    assert checked > 4000
+    assert got["Planner"]["O5"].value == pytest.approx(1.936, abs=5e-4)
+    assert got["Planner"]["A3"].value in (None, "")   # the functions answered
