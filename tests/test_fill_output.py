@@ -226,8 +226,9 @@ def test_calc_of_a_plan_lists_the_links_errors_not_the_what_if_cells(tmp_path, c
     capsys.readouterr()
     assert cli(["calc", str(out), "-o", str(tmp_path / "again.xlsx")]) == 0
     lines = capsys.readouterr().out.splitlines()
+    # filled without scenarios: the blocks are cleared, so no error is in a scenario
     assert re.fullmatch(r"  \d+ formula cells show an error: 15 in your links \(1 link\(s\) "
-                        r"without an answer\); \d+ in your scenarios; \d+ in the Planner's "
+                        r"without an answer\); \d+ in the Planner's "
                         r"'if carried by each transport' columns \(that transport not "
                         r"measured there: expected\)", lines[1]), lines[1]
     assert lines[2].startswith("  link 7 (osa jumbo): #NUM! impossible: OSA-Express")

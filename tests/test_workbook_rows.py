@@ -140,9 +140,54 @@ def test_a_table_with_rows_below_is_refused():
 def thousand(tmp_path_factory):
     d = tmp_path_factory.mktemp("thousand")
     out = d / "planned.xlsx"
-    rep = fill.fill(TEMPLATE, write_links(d / "links.csv", N_LINKS), out)
+    rep = fill.fill(TEMPLATE, write_links(d / "links.csv", N_LINKS), out,
+                    write_scenarios(d / "scenarios.toml"))
     assert rep.links == N_LINKS
     return rep, openpyxl.load_workbook(out, data_only=True, read_only=True)
+
+
+def write_scenarios(path):
+    """The template's example scenarios as a scenarios file."""
+    text = ""
+    for name, factor, level, transport, speed in planner.SCENARIO_EXAMPLES:
+        text += f'[[scenario]]\nname = "{name}"\nload_factor = {factor}\n'
+        text += "".join(f'{k} = "{v}"\n' for k, v in (("level", level),
+                                                   ("transport", transport)) if v)
+        text += f"speed_factor = {speed}\n" if speed else ""
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_without_scenarios_the_sheet_says_so_and_is_not_grown(tmp_path):
+    """A plan filled without scenarios clears every block (the template's examples are not
+    the planner's), says so on the Scenarios sheet, and leaves its rows ungrown: half the
+    cells of a large plan (issue 19). A block named later in a spreadsheet then shows
+    "rows missing", never a total over the first rows as if it were all of them."""
+    n = planner.N_ROWS + 10
+    out = tmp_path / "plan.xlsx"
+    fill.fill(TEMPLATE, write_links(tmp_path / "links.csv", n), out)
+    wb = openpyxl.load_workbook(out, data_only=True)
+    ws = wb[planner.SCENARIOS]
+    assert ws.max_row == planner.SCEN_LAST_ROW
+    assert ws.cell(planner.SCEN_COUNT_ROW, 1).value == planner.NO_SCENARIOS
+    for b in range(planner.SCENARIO_BLOCKS):
+        c0 = planner.scenario_col(b)
+        assert ws.cell(planner.SCEN_PARAM_ROW, c0 + 1).value is None
+        assert all(ws.cell(planner.SCEN_TOTAL_ROW, c0 + k).value in (None, "")
+                   for k in range(1, 6))
+        assert all(ws.cell(r, c0).value in (None, "")
+                   for r in range(planner.SCEN_FIRST_ROW, planner.SCEN_LAST_ROW + 1))
+    assert wb[planner.PLANNER].max_row == planner.FIRST_ROW + n - 1
+    # a name typed in later: the block covers the template's rows only, and says so
+    named = tmp_path / "named.xlsx"
+    xlsxio.write_inputs(out, named, {planner.SCENARIOS: {
+        f"B{planner.SCEN_PARAM_ROW}": "later"}})
+    from zvmplan_addin import recalc
+    recalc.calc(named, tmp_path / "named_calc.xlsx")
+    ws = openpyxl.load_workbook(tmp_path / "named_calc.xlsx", data_only=True)[planner.SCENARIOS]
+    assert ws.cell(planner.SCEN_TOTAL_ROW, 4).value == "rows missing"
+    assert ws.cell(planner.SCEN_COUNT_ROW, 1).value.startswith(
+        f"This block covers {planner.N_ROWS} of the Planner's {n} links")
 
 
 def _rows(ws, first, n, width):

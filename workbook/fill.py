@@ -133,12 +133,16 @@ def _level_text(text: str, mark: str) -> str:
 
 
 def _read_csv(path: Path, aliases: dict[str, str], required_cols: tuple[str, ...],
-              numeric: tuple[str, ...], warnings: list[str] | None):
+              numeric: tuple[str, ...], warnings: list[str] | None, bound=None):
     """Rows of a CSV file as (row, line, {column: text}), and the file's decimal mark
-    and separator; ``aliases`` maps accepted headings to columns (see :mod:`.csvfile`)."""
+    and separator; ``aliases`` maps accepted headings to columns (see :mod:`.csvfile`).
+    ``bound(n)``, if given, is called with the number of rows before their values are
+    checked (it raises :class:`FillError` for more than a plan may hold)."""
     from . import csvfile
     try:
         table = csvfile.read_table(path, aliases, required_cols)
+        if bound is not None:
+            bound(len(table.rows))
         cells = [(csvfile.where(path, n, line, col), r[col])
                  for n, (line, r) in enumerate(table.rows, start=1)
                  for col in numeric if r.get(col)]
@@ -179,15 +183,16 @@ LINK_NUMBERS = ("size_bytes", "connections", "speed_factor", "load")
 SCENARIO_NUMBERS = ("load_factor", "speed_up")
 
 
-def read_links(path, warnings: list[str] | None = None) -> list[dict]:
+def read_links(path, warnings: list[str] | None = None, bound=None) -> list[dict]:
     """Validated links, canonical names, numbers as numbers, blanks as None. Lines about
-    how the file was read (an encoding fallback) are appended to ``warnings``."""
+    how the file was read (an encoding fallback) are appended to ``warnings``.
+    ``bound(n)``, if given, sees the number of links first (see :func:`_read_csv`)."""
     from zvmplan import names
     from .csvfile import where as _at
     from .planner import TX_WORKLOADS
     path = Path(path)
     out = []
-    rows, mark, sep = _read_csv(path, link_aliases(), REQUIRED, LINK_NUMBERS, warnings)
+    rows, mark, sep = _read_csv(path, link_aliases(), REQUIRED, LINK_NUMBERS, warnings, bound)
     for n, line, raw in rows:
         def where(col):
             return _at(path, n, line, col)
@@ -336,8 +341,9 @@ def _scenario_name(value, where: str) -> str:
 def input_cells(links: list[dict], scenarios: list[dict] | None,
                 engines: float | None, capacity: dict[str, float] | None = None
                 ) -> dict[str, dict[str, object]]:
-    """Sheet -> {cell: value} for every input the fill writes (unused rows cleared).
-    ``capacity`` (measured processor -> the target machine's per-engine capacity relative
+    """Sheet -> {cell: value} for every input the fill writes into the template's own
+    rows (unused rows cleared; the rows beyond, which :mod:`.rows` adds, get theirs from
+    :func:`added_inputs`). ``capacity`` (measured processor -> the target machine's per-engine capacity relative
     to it) fills the Assumptions sheet's capacity cells, every one (a processor not named
     is cleared); None leaves the template's."""
     from openpyxl.utils import get_column_letter as L
@@ -345,9 +351,7 @@ def input_cells(links: list[dict], scenarios: list[dict] | None,
                           N_ROWS, PLANNER, PROCESSORS, SCEN_PARAM_ROW, SCENARIO_BLOCKS,
                           SCENARIO_PARAMS, SCENARIOS, UPGRADE, scenario_col)
     planner = {}
-    # the template's rows (unused ones cleared), or as many as there are links: the fill
-    # adds the rows beyond the template's (zvmplan_workbook.rows)
-    for i in range(max(N_ROWS, len(links))):
+    for i in range(N_ROWS):
         link = links[i] if i < len(links) else {}
         for c in INPUTS:
             planner[f"{COL[c.key]}{FIRST_ROW + i}"] = link.get(c.key)
@@ -366,6 +370,75 @@ def input_cells(links: list[dict], scenarios: list[dict] | None,
         cells[ASSUMPTIONS] = {f"B{ASSUME_CAP_ROW + i}": capacity.get(p)
                               for i, p in enumerate(PROCESSORS)}
     return cells
+
+
+def added_inputs(links: list[dict]):
+    """Planner row -> {column letter: value}, for the links beyond the template's rows
+    (the rows :func:`~.rows.grow` adds)."""
+    from .planner import COL, FIRST_ROW, INPUTS
+    keys = [(COL[c.key], c.key) for c in INPUTS]
+
+    def inputs(r: int) -> dict:
+        link = links[r - FIRST_ROW]
+        return {col: link.get(key) for col, key in keys}
+    return inputs
+
+
+#: an added row written back with its values, against the row as ``fill`` grows it:
+#: measured 1.19 (Planner rows) and 1.03 (Scenarios rows, four scenarios), with room for
+#: row numbers of six digits (at most 4 % more on a Scenarios row)
+VALUES_GROWTH = 1.25
+
+
+def size_bound(template: Path, label: str, scenarios: bool = True):
+    """A check of a plan's size, made from the link count before any link is validated
+    or any row added: the workbook ``fill`` would grow must be one the engine's bounds
+    accept, both the cells of all sheets (:func:`.rows.cells_when_grown`, against
+    :data:`~zvmplan_addin.xlsx.sheet.MAX_CELLS`) and each sheet part with its values
+    written (the grown bytes x :data:`VALUES_GROWTH`, against the package's
+    :data:`~zvmplan_addin.xlsx.package.MAX_PART_BYTES` a part and
+    :data:`~zvmplan_addin.xlsx.package.MAX_TOTAL_BYTES` in all: ``fill`` reads the
+    result back); else :class:`FillError` says what it needs, the bound, and how many
+    links a plan may have."""
+    from zvmplan_addin.xlsx import package, sheet
+    from . import rows, xlsxio
+    n0 = rows.P.N_ROWS
+    try:
+        entries = {info.filename: data for info, data in xlsxio.read_zip(template)}
+        base = rows.cells_when_grown(entries, 0)
+        per_row = rows.cells_when_grown(entries, n0 + 1, scenarios) - base
+        one, two = dict(entries), dict(entries)   # one added row, and two: the cost of a row
+        rows.grow(one, n0 + 1, scenarios=scenarios)
+        rows.grow(two, n0 + 2, scenarios=scenarios)
+    except (KeyError, OSError, ValueError) as exc:
+        raise FillError(f"{template.name}: not a zvmplan template ({exc})") from None
+    paths = rows.sheet_paths(entries)
+    # (what, the base, the cost of each added link, the bound)
+    total = sum(len(v) for v in entries.values())
+    costs = [(f"a workbook of {{:,}} cells", base, per_row, sheet.MAX_CELLS, "{:,} cells")]
+    for name in (rows.P.PLANNER, rows.P.SCENARIOS):
+        part = paths[name]
+        extra = (len(two[part]) - len(one[part])) * VALUES_GROWTH
+        if extra:
+            costs.append((f"a {name} sheet of {{:,.0f}} MiB", len(one[part]), extra,
+                          package.MAX_PART_BYTES, "{:,.0f} MiB a sheet"))
+    extra = sum(len(two[p]) - len(one[p]) for p in entries) * VALUES_GROWTH
+    costs.append(("{:,.0f} MiB of parts", total, extra, package.MAX_TOTAL_BYTES,
+                  "{:,.0f} MiB of parts"))
+
+    def check(n_links: int) -> None:
+        added = max(0, n_links - n0)
+        over = [(what, b + added * c, c, bound, says) for what, b, c, bound, says in costs
+                if b + added * c > bound]
+        if over:
+            most = n0 + min(int(max(0, bound - b) // c) for _, b, c, bound, _ in costs)
+            what, need, _, bound, says = over[0]
+            mib = 2**20 if "MiB" in says else 1
+            raise FillError(f"{label}: {n_links:,} links need {what.format(need // mib)}; "
+                            f"zvmplan reads at most {says.format(bound // mib)} "
+                            f"(docs/engine.md): split the links into plans of at most "
+                            f"{most:,} links each")
+    return check
 
 
 #: said once a plan is filled: the Upgrade sheet's example what-ifs are gone
@@ -401,7 +474,10 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
         template = packaged_template()
     template, out = Path(template), Path(out)
     notes: list[str] = []
-    links = read_links(links_csv, notes)
+    if not template.is_file():
+        raise FillError(f"{template}: no such template")
+    links = read_links(links_csv, notes, size_bound(template, Path(links_csv).name,
+                                                   scenarios is not None))
     scen, in_file = _read_scenarios(scenarios, notes) if scenarios is not None else (None, None)
     if machine is not None and in_file is not None:
         raise FillError(f"the machine is named twice ({machine.source} and "
@@ -414,19 +490,21 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
             raise FillError(str(exc)) from None
     if engines is not None and not (engines > 0 and math.isfinite(engines)):
         raise FillError(f"--engines {engines:g}: must be greater than 0")
-    if not template.is_file():
-        raise FillError(f"{template}: no such template")
     if not out.parent.is_dir():
         raise FillError(f"{out.parent}: no such directory")
     if out.exists() and out.resolve() == template.resolve():
         raise FillError(f"{out} is the template; write the filled workbook elsewhere")
-    cells = input_cells(links, scen, engines, machine.capacity if machine else None)
+    # no scenarios given: every block cleared (the template's examples are not the
+    # planner's), and the Scenarios sheet says so; its rows are not grown
+    cells = input_cells(links, scen if scen is not None else [], engines,
+                        machine.capacity if machine else None)
     from zvmplan_addin import recalc as engine
     fd, tmp = tempfile.mkstemp(suffix=".xlsx", dir=out.parent)
     os.close(fd)
     try:
-        try:  # the template's tables grown to hold every link, then the inputs written
-            xlsxio.write_inputs(template, tmp, cells, prepare=lambda parts: grow(parts, len(links)))
+        try:  # the inputs written, then the template's tables grown to hold every link
+            xlsxio.write_inputs(template, tmp, cells, prepare=lambda parts: grow(
+                parts, len(links), added_inputs(links), scenarios=scen is not None))
         except xlsxio.NotAnInputCell as exc:
             raise FillError(f"{template.name}: {exc} (is it a zvmplan template?)") from None
         except (KeyError, OSError, ValueError) as exc:

@@ -781,6 +781,11 @@ def scenario_row(block: int, r: int) -> dict[str, tuple[str, str]]:
     return out
 
 
+#: what the first Scenarios block says when no block has a name
+NO_SCENARIOS = ("No scenarios given: a block computes once it has a name (zvmplan fill: "
+                "--scenarios FILE).")
+
+
 def scenario_totals(block: int, last: int, p_last: int | None = None
                     ) -> dict[str, tuple[str, str]]:
     """Scenario ``block``'s totals (above its table) for a table ending at row ``last``
@@ -822,8 +827,11 @@ def scenario_totals(block: int, last: int, p_last: int | None = None
     keep_text = (f'IF({kept}>0," "&{kept}&" link(s) that "&{refs["transport"]}&" cannot carry '
                  f'stay on their own transport (Carried by, highlighted), so this total counts '
                  f'the same links as the others.","")')
+    # the first block says so when no block has a name: a plan filled without scenarios
+    blanks = ",".join(f'{scenario_refs(b)["name"]}=""' for b in range(SCENARIO_BLOCKS))
+    none = f"IF(AND({blanks}),{s(NO_SCENARIOS)},\"\")" if block == 0 else '""'
     out[f"{L(c0)}{SCEN_COUNT_ROW}"] = (
-        f'=IF({name}="","",IF({short},"This block covers "&({s_n})&" of the Planner\'s "&'
+        f'=IF({name}="",{none},IF({short},"This block covers "&({s_n})&" of the Planner\'s "&'
         f'({p_n})&" links: its table needs as many rows as the Planner\'s (copy its last row '
         f'down, or use zvmplan fill).",{tot["text"][1:]}&{keep_text}))', "General")
     return out

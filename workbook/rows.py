@@ -20,6 +20,7 @@ from defusedxml import ElementTree
 
 from . import charts as C
 from . import planner as P
+from .xlsxio import cell_xml
 
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
@@ -34,17 +35,24 @@ _ROW = r'<row\b[^>]*\br="{r}"[^>]*?(?:/>|>.*?</row>)'
 _CELL_ATTRS = re.compile(r'<c\b[^>]*\br="(?P<col>[A-Z]+)(?P<row>[0-9]+)"(?P<attrs>[^>]*?)/?>')
 
 
-def grow(entries: dict[str, bytes], n_rows: int) -> None:
+def grow(entries: dict[str, bytes], n_rows: int, inputs=None, scenarios: bool = True) -> None:
     """Extend the Planner and Scenarios tables of the unpacked workbook ``entries`` (zip
     path -> bytes, changed in place) to ``n_rows`` rows. Nothing to do for ``n_rows`` up
-    to the template's own."""
+    to the template's own. ``inputs(r)``, if given: the values of the Planner's input
+    cells in added row ``r`` (column letter -> value), written with the rows.
+    ``scenarios=False`` leaves the Scenarios table as it is: for a plan whose scenario
+    blocks are all unnamed (the blocks then compute nothing; one named later in a
+    spreadsheet says that its table covers fewer links than the Planner's)."""
     if n_rows <= P.N_ROWS:
         return
     paths = sheet_paths(entries)
     last = P.FIRST_ROW + n_rows - 1
     _grow_sheet(entries, paths[P.PLANNER], P.FIRST_ROW, P.LAST_ROW, last, P.planner_row,
-                P.planner_totals(last))
-    s_last = P.SCEN_FIRST_ROW + n_rows - 1
+                P.planner_totals(last), inputs=inputs)
+    _print_area(entries, last)
+    # not grown, the Scenarios table keeps its rows, and its totals compare them with all
+    # of the Planner's: a block named later says "rows missing", never a short total
+    s_last = P.SCEN_FIRST_ROW + n_rows - 1 if scenarios else P.SCEN_LAST_ROW
 
     def scenario_rows(r):
         out = {}
@@ -53,22 +61,56 @@ def grow(entries: dict[str, bytes], n_rows: int) -> None:
         return out
     totals = {}
     for b in range(P.SCENARIO_BLOCKS):
-        totals.update(P.scenario_totals(b, s_last))
+        totals.update(P.scenario_totals(b, s_last, last))
+    # a Scenarios row names its own row and the Planner's row beside it
     _grow_sheet(entries, paths[P.SCENARIOS], P.SCEN_FIRST_ROW, P.SCEN_LAST_ROW, s_last,
-                scenario_rows, totals)
+                scenario_rows, totals, offsets=(0, P.FIRST_ROW - P.SCEN_FIRST_ROW))
     if C.PLAN in paths:  # the Plan sheet's every-link table and what is read from it
         e_last = C.PLAN_EVERY_FIRST + n_rows - 1
         e_old = C.PLAN_EVERY_FIRST + P.N_ROWS - 1
         cells = C.plan_top(e_last)
         for r in range(C.PLAN_EVERY_FIRST, e_old + 1):  # the ranks over the longer table
             cells[f"{C.PLAN_RANK}{r}"] = C.plan_link_row(r, e_last)[C.PLAN_RANK]
+        # a Plan row names its own row and the Planner's row it shows
         _grow_sheet(entries, paths[C.PLAN], C.PLAN_EVERY_FIRST, e_old, e_last,
-                    lambda r: C.plan_link_row(r, e_last), cells)
+                    lambda r: C.plan_link_row(r, e_last), cells,
+                    offsets=(0, P.FIRST_ROW - C.PLAN_EVERY_FIRST))
+
+
+def _print_area(entries: dict[str, bytes], last: int) -> None:
+    """The Planner's print area stretched to its new last row."""
     wb = entries["xl/workbook.xml"].decode("utf-8")
     old = f"'{P.PLANNER}'!$A$1:${P.BASIS_COL}${P.LAST_ROW}<"
     if old in wb:
         wb = wb.replace(old, f"'{P.PLANNER}'!$A$1:${P.BASIS_COL}${last}<")
         entries["xl/workbook.xml"] = wb.encode("utf-8")
+
+
+_CELL_START = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c[\s/>]")
+
+
+def cells_when_grown(entries: dict[str, bytes], n_rows: int, scenarios: bool = True) -> int:
+    """The cells the workbook's sheets hold once :func:`grow` has made its tables
+    ``n_rows`` rows long (what the engine's cell bound counts): the template's own, plus
+    for each added row the cells of each table's last row, which every added row copies
+    (the Scenarios table's only if ``scenarios``, as :func:`grow`)."""
+    paths = sheet_paths(entries)
+    base = sum(len(_CELL_START.findall(entries[p])) for p in paths.values() if p in entries)
+    if n_rows <= P.N_ROWS:
+        return base
+    per_row = 0
+    tables = [(P.PLANNER, P.LAST_ROW)]
+    if C.PLAN in paths:  # the Plan sheet's every-link table grows with the links
+        tables.append((C.PLAN, C.PLAN_EVERY_FIRST + P.N_ROWS - 1))
+    if scenarios:
+        tables.append((P.SCENARIOS, P.SCEN_LAST_ROW))
+    for sheet, last in tables:
+        xml = entries[paths[sheet]].decode("utf-8")
+        m = re.search(_ROW.format(r=last), xml, re.S)
+        if m is None:
+            raise GrowError(f"{paths[sheet]}: no row {last}")
+        per_row += len(_CELL_ATTRS.findall(m.group(0)))
+    return base + (n_rows - P.N_ROWS) * per_row
 
 
 def sheet_paths(entries: dict[str, bytes]) -> dict[str, str]:
@@ -84,7 +126,25 @@ def sheet_paths(entries: dict[str, bytes]) -> dict[str, str]:
     return out
 
 
-def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals):
+#: a row number no template formula holds otherwise: the added rows' XML is made once
+#: for this row and copied with each row's number put in its place (checked below)
+_SENTINEL = 987_654_321
+
+
+def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals, offsets=(0,),
+                inputs=None):
+    """Append rows ``old_last + 1 .. new_last`` to the table of sheet part ``path``.
+
+    ``row_fn(r)`` gives row ``r``'s formulas; the row's XML is rendered once for a
+    sentinel row and each added row is that text with ``r + k`` put in for
+    ``_SENTINEL + k``, for each ``k`` of ``offsets`` (the rows a row's formulas name:
+    a Scenarios row names its Planner row). The first and last added rows are compared
+    with ``row_fn`` itself; if they differ, every row is rendered on its own.
+    ``inputs(r)``, if given, gives the values of row ``r``'s input cells (column ->
+    value; written as :func:`~.xlsxio.cell_xml` writes them): the added rows copy the
+    styles of the template's last row, whose input cells :func:`~.xlsxio.set_cells` has
+    checked are unlocked. The totals, dimension and stretched ranges are edited in the
+    template's own text, before the rows are added (time in proportion to the rows)."""
     xml = entries[path].decode("utf-8")
     m = re.search(_ROW.format(r=old_last), xml, re.S)
     if m is None or not xml[m.end():].lstrip().startswith("</sheetData>"):
@@ -93,32 +153,64 @@ def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals):
     row_attrs = re.sub(r'\s(?:r|spans)="[^"]*"', "", row_tag[4:].rstrip("/>"))
     cols = [(c.group("col"), re.search(r'\bs="[0-9]+"', c.group("attrs")))
             for c in _CELL_ATTRS.finditer(m.group(0))]
-    pieces = []
-    for r in range(old_last + 1, new_last + 1):
-        formulas = row_fn(r)
-        pieces.append(f'<row r="{r}"{row_attrs}>')
-        for col, style in cols:
-            s = f" {style.group(0)}" if style else ""
-            f = formulas.get(col)
-            if f is None:
-                pieces.append(f'<c r="{col}{r}"{s}/>')
-            else:
-                pieces.append(f'<c r="{col}{r}"{s}><f>{escape(f[0][1:])}</f></c>')
-        pieces.append("</row>")
-    xml = xml[:m.end()] + "".join(pieces) + xml[m.end():]
+    head, tail = xml[:m.end()], xml[m.end():]
     for ref, (f, _) in totals.items():
-        cell = re.search(rf'<c\b[^>]*\br="{ref}"(?P<attrs>[^>]*?)(?:/>|>.*?</c>)', xml, re.S)
+        cell = re.search(rf'<c\b[^>]*\br="{ref}"(?P<attrs>[^>]*?)(?:/>|>.*?</c>)', head, re.S)
         if cell is None:
             raise GrowError(f"{path}: no totals cell {ref}")
         style = re.search(r'\bs="[0-9]+"', cell.group(0))
         s = f" {style.group(0)}" if style else ""
-        xml = xml[:cell.start()] + f'<c r="{ref}"{s}><f>{escape(f[1:])}</f></c>' + \
-            xml[cell.end():]
-    xml = re.sub(r'(<dimension\b[^>]*\bref="[A-Z]+[0-9]+:[A-Z]+)' + str(old_last) + '"',
-                 rf'\g<1>{new_last}"', xml, count=1)
+        head = head[:cell.start()] + f'<c r="{ref}"{s}><f>{escape(f[1:])}</f></c>' + \
+            head[cell.end():]
+    head = re.sub(r'(<dimension\b[^>]*\bref="[A-Z]+[0-9]+:[A-Z]+)' + str(old_last) + '"',
+                  rf'\g<1>{new_last}"', head, count=1)
     span = re.compile(rf"\b([A-Z]+){first}:([A-Z]+){old_last}\b")
 
     def stretch(a):
         return span.sub(rf"\g<1>{first}:\g<2>{new_last}", a.group(0))
-    xml = re.sub(r'\bsqref="[^"]*"', stretch, xml)
-    entries[path] = xml.encode("utf-8")
+    head = re.sub(r'\bsqref="[^"]*"', stretch, head)
+    tail = re.sub(r'\bsqref="[^"]*"', stretch, tail)
+
+    def render(r, formulas) -> list[tuple[str, int, str]]:
+        """Row ``r``'s cells: (column, style, XML), its formulas given, inputs empty."""
+        out = []
+        for col, style in cols:
+            s = int(style.group(0)[3:-1]) if style else None
+            attr = "" if s is None else f' s="{s}"'
+            f = formulas.get(col)
+            text = (f'<c r="{col}{r}"{attr}/>' if f is None else
+                    f'<c r="{col}{r}"{attr}><f>{escape(f[0][1:])}</f></c>')
+            out.append((col, s, text))
+        return out
+
+    def split(text):
+        """``text`` cut at the sentinel rows: its pieces, and which offset each cut is."""
+        return cut.split(text), [marks.index(x) for x in cut.findall(text)]
+
+    def fill_in(parts, r):
+        pieces, which = parts
+        out = [pieces[0]]
+        for k, piece in zip(which, pieces[1:]):
+            out += [str(r + offsets[k]), piece]
+        return "".join(out)
+
+    marks = [str(_SENTINEL + k) for k in offsets]
+    cut = re.compile("|".join(marks))
+    model = [(col, s, split(text)) for col, s, text in render(_SENTINEL, row_fn(_SENTINEL))]
+    opening = split(f'<row r="{_SENTINEL}"{row_attrs}>')
+    rows = range(old_last + 1, new_last + 1)
+    if rows and any([(c, s, fill_in(parts, r)) for c, s, parts in model] != render(r, row_fn(r))
+           for r in (rows[0], rows[-1])):  # pragma: no cover - a formula with its digits
+        raise GrowError(f"{path}: the template's row formulas hold the row {_SENTINEL}")
+    added = []
+    for r in rows:
+        given = inputs(r) if inputs is not None else {}
+        added.append(fill_in(opening, r))
+        for col, s, parts in model:
+            value = given.get(col)
+            if value is None or value == "":
+                added.append(fill_in(parts, r))
+            else:
+                added.append(cell_xml(f"{col}{r}", 0 if s is None else s, value))
+        added.append("</row>")
+    entries[path] = (head + "".join(added) + tail).encode("utf-8")

@@ -113,7 +113,7 @@ def set_cells(sheet_xml: bytes, values: dict[str, object], unlocked: set[int],
         k = bisect.bisect_right(formula_at, start)  # the first <f> after the cell's start
         if s not in unlocked or (k < len(formula_at) and formula_at[k] < stop):
             raise NotAnInputCell(f"cell {ref} is not an input cell of the template")
-        edits.append((start, stop, _cell_xml(ref, s, value).encode("utf-8")))
+        edits.append((start, stop, cell_xml(ref, s, value).encode("utf-8")))
     edits.sort()
     out, pos = [], 0
     for start, stop, new in edits:
@@ -123,7 +123,9 @@ def set_cells(sheet_xml: bytes, values: dict[str, object], unlocked: set[int],
     return b"".join(out)
 
 
-def _cell_xml(ref: str, style: int, value) -> str:
+def cell_xml(ref: str, style: int, value) -> str:
+    """The XML of input cell ``ref`` holding ``value`` (str / number / None: empty) in
+    cell format ``style``: a number as a number, a string inline."""
     if value is None or value == "":
         return f'<c r="{ref}" s="{style}"/>'
     if isinstance(value, bool):
@@ -142,7 +144,9 @@ def write_inputs(template, out, cells: dict[str, dict[str, object]],
     """Copy ``template`` to ``out`` with ``cells`` (sheet -> {ref: value}) written into its
     input cells; every other byte of every other part is copied unchanged. The template
     passes the same guards as any workbook zvmplan reads. ``prepare(entries)``, if given,
-    may first change the unpacked parts (zip path -> bytes) in place, e.g. add table rows."""
+    may then change the unpacked parts (zip path -> bytes) in place, e.g. add table rows
+    (after the cells are written: they are found and checked in the template's own
+    parts, which are small)."""
     with safe_open_xlsx(template) as pkg:
         raw = [(info, pkg.read(info.filename)) for info in pkg.zip.infolist()]
         paths = _sheet_paths(pkg)
@@ -150,12 +154,12 @@ def write_inputs(template, out, cells: dict[str, dict[str, object]],
                       None)
         unlocked = unlocked_styles(pkg.read(styles)) if styles in pkg.infos else set()
     entries = {info.filename: data for info, data in raw}
-    if prepare is not None:
-        prepare(entries)
     for sheet, values in cells.items():
         if sheet not in paths:
             raise NotAnInputCell(f"the template has no sheet {sheet!r}")
         p = paths[sheet]
         entries[p] = set_cells(entries[p], values, unlocked, p)
+    if prepare is not None:
+        prepare(entries)
     when = when or dt.datetime(2024, 1, 1)
     write_zip(out, [(info.filename, entries[info.filename]) for info, _ in raw], when)
