@@ -84,7 +84,7 @@ def run_zvmplan(path: str, seconds: float, memory_mib: int) -> dict:
 def libreoffice_values(rows: list[dict], corpus: str, timeout: float) -> dict:
     """blob id -> {"sheets": {name: {(r, c): value}}} or {"failed": why}: each corpus
     file recalculated by LibreOffice, cached under CORPUS/.libreoffice/BLOB.xlsx."""
-    import planner_sheet
+    from zvmplan_workbook import planner_sheet
     cache = Path(corpus) / ".libreoffice"
     cache.mkdir(exist_ok=True)
     todo = [r for r in rows if not (cache / f"{r['blob']}.xlsx").exists()
