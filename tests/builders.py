@@ -160,3 +160,34 @@ def make_xlsx(path, rows, calc_chain=False):
 #: (not a real machine: a test assumption that keeps every figure as published while
 #: putting the plan on one machine, so its total has a share of the LPAR and a verdict)
 SAME_AS_MEASURED = "9672-XZ7=1,2064-108=1,2084-C24=1,2064-109=1"
+
+
+def recalc_cells(tmp_path, cells: dict, name="book") -> dict:
+    """``cells``: ref -> value or formula ("=...") on one sheet; returns ref -> cached value
+    of each formula cell after ``zvmplan calc`` (as openpyxl reads the output). A text
+    that reads as a number stays text."""
+    from zvmplan_addin.cli import main as cli
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for ref, value in cells.items():
+        ws[ref] = value
+        if isinstance(value, str) and not value.startswith("="):
+            ws[ref].data_type = "s"  # text, even when it reads as a number
+    src, out = tmp_path / f"{name}.xlsx", tmp_path / f"{name}_out.xlsx"
+    wb.save(src)
+    assert cli(["calc", str(src), "-o", str(out)]) == 0
+    got = openpyxl.load_workbook(out, data_only=True).active
+    return {ref: got[ref].value for ref, v in cells.items()
+            if isinstance(v, str) and v.startswith("=")}
+
+
+def one_sheet_book(formulas: dict, values: dict):
+    """A workbook as the reader hands it to the engine: one sheet "Plan" holding
+    ``formulas`` {(r, c): text} and ``values`` {(r, c): value}."""
+    from zvmplan_addin import xlsx
+    cells = list(formulas) + list(values)
+    sheet = xlsx.SheetData(
+        name="Plan", part="", values=dict(values),
+        formulas={rc: xlsx.FormulaCell(t) for rc, t in sorted(formulas.items())},
+        max_row=max(r for r, _ in cells), max_col=max(c for _, c in cells))
+    return xlsx.Workbook(sheets=[sheet], names=[], other_sheets=[])

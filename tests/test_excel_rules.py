@@ -9,23 +9,10 @@ import openpyxl
 import pytest
 
 from zvmplan_addin.cli import main as cli
+from builders import recalc_cells
 
 
-def recalc(tmp_path, cells: dict, name="book") -> dict:
-    """``cells``: ref -> value or formula ("=..."); returns ref -> cached value of each
-    formula cell after ``zvmplan calc`` (as openpyxl reads the output)."""
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    for ref, value in cells.items():
-        ws[ref] = value
-        if isinstance(value, str) and not value.startswith("="):
-            ws[ref].data_type = "s"  # text, even when it reads as a number
-    src, out = tmp_path / f"{name}.xlsx", tmp_path / f"{name}_out.xlsx"
-    wb.save(src)
-    assert cli(["calc", str(src), "-o", str(out)]) == 0
-    got = openpyxl.load_workbook(out, data_only=True).active
-    return {ref: got[ref].value for ref, v in cells.items()
-            if isinstance(v, str) and v.startswith("=")}
+recalc = recalc_cells
 
 
 def same(got, expected) -> bool:

@@ -8,6 +8,7 @@ import pytest
 import schedula as sh
 
 from zvmplan_addin import xlsx
+from builders import one_sheet_book
 from zvmplan_addin.recalc.cells import CellEvaluator, Results
 from zvmplan_addin.recalc.columnar import REF_COLUMN, run_columns
 from zvmplan_addin.recalc.columns import ColumnEvaluator
@@ -28,13 +29,8 @@ ROWS = range(1, 13)
 def _compiled(formulas: dict, values: dict, check: bool = False):
     """Read and compile a one-sheet book: (nodes, code, compiler, log, options)."""
     install_functions()
-    cells = list(formulas) + list(values)
-    sheet = xlsx.SheetData(
-        name="Plan", part="", values=dict(values),
-        formulas={rc: xlsx.FormulaCell(t) for rc, t in sorted(formulas.items())},
-        max_row=max(r for r, _ in cells), max_col=max(c for _, c in cells))
     log = RunLog()
-    nodes = read_nodes(xlsx.Workbook(sheets=[sheet], names=[], other_sheets=[]), log)
+    nodes = read_nodes(one_sheet_book(formulas, values), log)
     options = Options(check=check)
     compiler = FormulaCompiler(nodes, options, log)
     return nodes, compile_nodes(nodes, compiler, log), compiler, log, options

@@ -5,7 +5,7 @@ step, and the cells of a circular reference are listed (Excel, with iterative
 calculation off, shows 0 in each and warns of the circular reference)."""
 from __future__ import annotations
 
-from zvmplan_addin import xlsx
+from builders import one_sheet_book
 from zvmplan_addin.recalc.compile import FormulaCompiler, compile_nodes
 from zvmplan_addin.recalc.groups import cells_by_template, column_groups
 from zvmplan_addin.recalc.index import CellIndex
@@ -21,13 +21,8 @@ def _stages(formulas: dict, values: dict | None = None, cellwise: bool = False):
     (nodes, code, index, groups), each made by its own stage from explicit inputs."""
     install_functions()
     values = values or {}
-    cells = list(formulas) + list(values)
-    sheet = xlsx.SheetData(
-        name="Plan", part="", values=dict(values),
-        formulas={rc: xlsx.FormulaCell(t) for rc, t in sorted(formulas.items())},
-        max_row=max(r for r, _ in cells), max_col=max(c for _, c in cells))
     log = RunLog()
-    nodes = read_nodes(xlsx.Workbook(sheets=[sheet], names=[], other_sheets=[]), log)
+    nodes = read_nodes(one_sheet_book(formulas, values), log)
     options = Options(cellwise=cellwise)
     code = compile_nodes(nodes, FormulaCompiler(nodes, options, log), log)
     index = CellIndex(nodes, {})
