@@ -25,7 +25,7 @@ from formulas.functions import Array
 from formulas.tokens.operand import XlError
 
 from .parse import number_from_text
-from .values import XL, is_collection, is_number, single, values_of
+from .values import XL, first_value, is_collection, is_number, single, values_of
 
 VALUE_ERROR = "#VALUE!"
 
@@ -106,7 +106,7 @@ def isnumber(a):
 def n_of(a):
     """N: a number is itself, TRUE 1 and FALSE 0, an error stays, anything else 0
     (a reference or array gives its first value)."""
-    v = single(values_of(a)) if is_collection(a) else single(a)
+    v = first_value(a)
     if isinstance(v, XlError):
         return v
     if isinstance(v, (bool, np.bool_)):

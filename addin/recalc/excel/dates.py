@@ -113,10 +113,9 @@ def install(table, put) -> None:
 
 
 def _scalar_args(func):
-    from .values import is_collection, single, values_of
+    from .values import first_value
 
     def call(*args):
-        return func(*[single(values_of(a)) if is_collection(a) else single(a)
-                      for a in args])
+        return func(*[first_value(a) for a in args])
     call.__name__ = func.__name__
     return call

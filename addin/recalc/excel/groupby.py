@@ -31,8 +31,8 @@ import schedula as sh
 from formulas.functions import Array
 from formulas.tokens.operand import XlError
 
-from .values import (XL, CellSlice, error, is_collection, is_left_out, is_number, is_text,
-                     single, values_of)
+from .values import (CellSlice, XL, error, first_value, is_collection, is_left_out, is_number,
+                     is_text, single, values_of)
 
 
 class Unsupported(Exception):
@@ -52,7 +52,7 @@ def _table(a) -> np.ndarray:
 def _option(a, default):
     if a is None:
         return default
-    v = single(values_of(a)) if is_collection(a) else single(a)
+    v = first_value(a)
     if is_left_out(v):
         return default
     if isinstance(v, XlError):

@@ -22,7 +22,7 @@ import schedula as sh
 from formulas.tokens.operand import XlError
 
 from .coercion import to_number
-from .values import XL, is_collection, is_left_out, single, values_of
+from .values import XL, first_value, is_collection, is_left_out, single, values_of
 
 
 class _Error(Exception):
@@ -35,7 +35,7 @@ def _num(a, default=None):
         if default is None:
             raise _Error(XL["#VALUE!"])
         return default
-    v = single(values_of(a)) if is_collection(a) else single(a)
+    v = first_value(a)
     if isinstance(v, XlError):
         raise _Error(v)
     if is_left_out(v):

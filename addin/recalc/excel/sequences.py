@@ -20,7 +20,7 @@ from formulas.functions import Array
 from formulas.tokens.operand import XlError
 
 from .coercion import to_number
-from .values import XL, error, is_collection, is_left_out, single, values_of
+from .values import XL, error, first_value, is_collection, is_left_out, single, values_of
 
 MAX_CELLS = 1_048_576 * 16_384  # a sheet
 
@@ -28,7 +28,7 @@ MAX_CELLS = 1_048_576 * 16_384  # a sheet
 def _scalar(a, default):
     if a is None:
         return default
-    v = single(values_of(a)) if is_collection(a) else single(a)
+    v = first_value(a)
     if is_left_out(v):
         return default
     if isinstance(v, XlError):

@@ -53,6 +53,12 @@ def single(a):
     return a
 
 
+def first_value(a):
+    """The value an argument stands for where one value is expected: a reference's or an
+    array's first value, else the argument itself (:func:`single`)."""
+    return single(values_of(a)) if is_collection(a) else single(a)
+
+
 def is_number(v) -> bool:
     """A number: not a bool, not text, not an error, not an empty cell."""
     return isinstance(v, (int, float, np.integer, np.floating)) and \
