@@ -40,7 +40,7 @@ from formulas.tokens.operand import XlError
 
 from ..facts import current
 from .coercion import to_number
-from .values import XL, error, is_left_out, single, values_of
+from .values import error, is_left_out, single, values_of
 
 SUBTOTAL_FUNCTIONS = {1: "AVERAGE", 2: "COUNT", 3: "COUNTA", 4: "MAX", 5: "MIN",
                       6: "PRODUCT", 7: "STDEV", 8: "STDEVP", 9: "SUM", 10: "VAR",
