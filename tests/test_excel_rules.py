@@ -556,7 +556,7 @@ TEXT_FORMATS = {
     '=TEXT("a","#mm")': "#VALUE!",
     '=TEXT(1.23,"#""°F""""")': "#VALUE!",
     '=TEXT(1234567890,"0,## ##, ##")': "#VALUE!",
-    '=TEXT(1/3,"General")': "#VALUE!",
+    '=TEXT(1/3,"General")': "0.333333333",
 }
 
 

@@ -56,6 +56,11 @@ def active(date1904: bool):
         _ACTIVE.reset(token)
 
 
+def is_active() -> bool:
+    """Is a 1904 workbook being evaluated (TEXT then shows negative times signed)?"""
+    return _ACTIVE.get()
+
+
 def install(table: dict) -> None:
     """Wrap the functions of :data:`SERIAL_FUNCTIONS` and TEXT in formulas' ``table`` (once)."""
     for name, (ins, out) in SERIAL_FUNCTIONS.items():
@@ -136,4 +141,4 @@ def _earlier(v):
     return v
 
 
-__all__ = ["OFFSET_1904", "SERIAL_FUNCTIONS", "active", "install"]
+__all__ = ["OFFSET_1904", "SERIAL_FUNCTIONS", "active", "install", "is_active"]

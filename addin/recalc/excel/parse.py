@@ -14,7 +14,9 @@ number, date, or time formats recognized by Microsoft Excel"):
   not depend on the day the workbook is recalculated;
 * a time: ``12:00``, ``12:00:30.5``, ``3 PM``, ``3:30 am``: the fraction of a day, with
   no date added (``VALUE("12:00")`` is 0.5 on every day); hours may pass 24
-  (``"25:00"`` is 1.0417) when no AM/PM is given;
+  (``"25:00"`` is 1.0417) when no AM/PM is given; the last field may reach 9999
+  (``"0:59:99"``, ``"23:99"`` below 24 hours, ``"59:9999.0"`` minutes and seconds;
+  not ``"24:99"`` nor ``"23:60:99"``: pycel's text.xlsx, saved by Excel);
 * a date followed by a time.
 
 VALUE, DATEVALUE and TIMEVALUE (:data:`FUNCTIONS`) read text so: ``VALUE("1,234")`` is
@@ -59,8 +61,8 @@ _DATES = [re.compile(p, re.I) for p in (
     _MONTH + r"[- ](?P<d>\d{1,2}),?[- ]+(?P<y>\d{4})(?!\d)",       # January 5, 2024
     _MONTH + r"[- ](?P<y>\d{4})(?!\d)",                                   # Jan-2024
 )]
-_TIME = re.compile(r"""(?P<h>\d{1,4})(?::(?P<mi>\d{1,2})(?::(?P<s>\d{1,2}(?:\.\d*)?))?)?
-    \s*(?P<ampm>[AaPp][Mm])?$""", re.X)
+_TIME = re.compile(r"""(?P<h>\d{1,4})(?::(?P<mi>\d{1,4})(?::(?P<s>\d{1,4}(?:\.\d*)?))?)?
+    (?P<point>\.\d*)?\s*(?P<ampm>[AaPp][Mm])?$""", re.X)
 _EPOCH = datetime.date(1899, 12, 30)
 
 
@@ -186,13 +188,21 @@ def _time(s: str) -> float | None:
         return None
     h, mi = int(m["h"]), int(m["mi"] or 0)
     sec = float(m["s"] or 0)
-    if mi >= 60 or sec >= 60:
+    point = m["point"]
+    if point and (m["s"] is not None or m["mi"] is None):
         return None
     if m["ampm"]:
-        if not 1 <= h <= 12:
+        if point or mi >= 60 or sec >= 60 or not 1 <= h <= 12:
             return None
         h = h % 12 + (12 if m["ampm"].lower() == "pm" else 0)
-    elif h > 9999:
+    elif point and point != ".":  # "23:59.0123" is minutes and seconds
+        if h >= 60:
+            return None
+        h, mi, sec = 0, h, mi + float("0" + point)
+    elif m["s"] is not None:  # the last field may reach 9999: "0:59:99"
+        if mi >= 60:
+            return None
+    elif h > 9999 or mi >= 60 and h >= 24:  # "25:00", "23:99"; not "24:99"
         return None
     return (h * 3600 + mi * 60 + sec) / 86400.0
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
@@ -71,11 +71,12 @@ def _sections(code: str) -> list[str]:
     return out
 
 
-_COND = re.compile(r"\[(<=|>=|<>|<|>|=)(-?[0-9.]+)\]")
-_BRACKET = re.compile(r"\[[^\]]*\]")
+_COND = re.compile(r"\[\s*(<=|>=|<>|<|>|=)\s*(-?[0-9.]+)\s*\]")
 
 
 def _condition(section: str):
+    """(test, section without it) for a ``[>100]``-style condition (spaces allowed
+    inside: ``[< 10]``); (None, section) without one."""
     m = _COND.search(section)
     if m is None:
         return None, section
@@ -111,7 +112,9 @@ def _tokens(section: str) -> list[tuple[str, str]]:
             inner = section[k + 1:end].lower()
             if re.fullmatch(r"h+|m+|s+", inner):
                 out.append(("elapsed", inner))
-            elif not (inner.startswith("$") or inner in ("red", "black", "blue", "green",
+            elif inner.startswith("$"):  # currency and locale: [$€-2] shows "€"
+                out.append(("lit", section[k + 2:end].split("-")[0]))
+            elif not (inner in ("red", "black", "blue", "green",
                                                         "white", "yellow", "magenta",
                                                         "cyan") or inner.startswith("color")):
                 raise FormatError(section)
@@ -157,21 +160,43 @@ def _is_datetime(tokens) -> bool:
                for kind, _ in tokens)
 
 
+def _has_at(section: str) -> bool:
+    try:
+        return any(kind == "@" for kind, _ in _tokens(_condition(section)[1]))
+    except FormatError:
+        return False
+
+
+def split_sections(code: str) -> tuple[list[str], str | None]:
+    """(number sections, text section): the text section is the fourth, or a section
+    holding ``@`` (``w;x@`` has one number section, "w"); at most three number
+    sections."""
+    sections = _sections(code)
+    text_section = sections[3] if len(sections) >= 4 else None
+    numeric = sections[:3]
+    at = [k for k, sec in enumerate(numeric) if _has_at(sec)]
+    if at:
+        if text_section is not None or len(at) > 1:
+            raise FormatError("more than one text section")
+        text_section = numeric.pop(at[0])
+    return numeric or [""], text_section
+
+
 def format_value(value, code: str) -> str:
     """``value`` (a number) as TEXT(value, code) writes it."""
-    sections = _sections(code)
+    sections, _ = split_sections(code)
     x = float(value)
     chosen, negative_section = None, False
-    parsed = [_condition(s) for s in sections[:4]]
+    parsed = [_condition(s) for s in sections]
     if any(c is not None for c, _ in parsed):
-        numeric = [(c, s) for c, s in parsed[:3]]
-        for k, (cond, s) in enumerate(numeric):
-            if cond is None and k == len(numeric) - 1 or cond is not None and cond(x):
+        for k, (cond, s) in enumerate(parsed):
+            if cond is None and k == len(parsed) - 1 and k or \
+                    cond is not None and cond(x):
                 chosen = s
                 negative_section = k == 1 and x < 0
                 break
-        if chosen is None:
-            chosen = numeric[-1][1]
+        if chosen is None:  # no section takes the number: General
+            return _general(x)
     else:
         texts = [s for _, s in parsed]
         if len(texts) >= 2 and x < 0:
@@ -183,207 +208,406 @@ def format_value(value, code: str) -> str:
     if negative_section:
         x = -x
     tokens = _tokens(chosen)
+    if not tokens:
+        return "-" if x < 0 else ""
     if any(kind == "general" for kind, _ in tokens):
-        return "".join(_general(x) if kind == "general" else text_
-                       for kind, text_ in tokens if kind in ("general", "lit"))
+        return ("-" if x < 0 else "") + "".join(
+            _general(abs(x)) if kind == "general" else text_
+            for kind, text_ in tokens if kind in ("general", "lit"))
     if _is_datetime(tokens):
         if x < 0:
-            raise FormatError("a negative date or time")
+            # only a lone elapsed count takes a sign: TEXT(-1,"[h]") is "-24",
+            # TEXT(-1,"[h]:m") and TEXT(-1,"[s].000") #VALUE! (pycel's text.xlsx,
+            # saved by Excel 16 for Windows)
+            # In the 1904 date system Excel shows any negative time with its sign
+            # (apache poi's ElapsedFormatTests.xlsx: "[h]:m:s.000" of -3.14159 is
+            # "-75:23:53.376").
+            if [k for k, _ in tokens if k != "lit"] != ["elapsed"] and \
+                    not _date1904():
+                raise FormatError("a negative date or time")
+            return "-" + _datetime(-x, tokens)
         return _datetime(x, tokens)
     if any(kind == "/" for kind, _ in tokens) and any(k in "0#?" for k, _ in tokens):
         return _fraction(x, tokens)
     return _number(x, tokens)
 
 
-GENERAL_WIDTH = 11  # characters: a General number that needs more is not written here
+GENERAL_WIDTH = 11  # characters a General number takes in TEXT, its sign aside
 
 
 def _general(x: float) -> str:
-    """``General`` for a number whose 15-digit text has at most 11 characters (Excel
-    then writes exactly that); a longer one Excel shortens by rules of width that are
-    not published: FormatError."""
-    from .text import general
-    text = general(x)
-    if len(text) > GENERAL_WIDTH:
-        raise FormatError("General for a number of more than 11 characters")
+    """``General`` in TEXT: the number in at most 11 characters besides its sign, as
+    Excel writes it in a cell of the standard width (apache poi's
+    GeneralFormatTests.xlsx, saved by Excel: 1.2345678912 is "1.234567891",
+    112345900000 "1.12346E+11", 1E-9 "0.000000001", 1.123451E-10 "1.12345E-10").
+
+    From 1E-4 up to 1E+11 the number is written in decimals rounded to fit; from 1E-9
+    to 1E-4 in decimals only when all its digits fit; otherwise in scientific notation
+    with as many decimals as fit (trailing zeros dropped, two exponent digits at
+    least)."""
+    if x == 0:
+        return "0"
+    sign = "-" if x < 0 else ""
+    v = Decimal(f"{abs(x):.15g}")
+    power = v.adjusted()
+    if -4 <= power <= 10:
+        decimals = max(0, GENERAL_WIDTH - 1 - max(power + 1, 1))
+        text = _strip(f"{_round(float(v), decimals):f}")
+        if len(text) <= GENERAL_WIDTH:
+            return sign + text
+    elif -9 <= power <= -5:
+        text = _strip(f"{v:f}")
+        if len(text) <= GENERAL_WIDTH:
+            return sign + text
+    return sign + _general_scientific(v)
+
+
+def _general_scientific(v: Decimal) -> str:
+    power = v.adjusted()
+    for _ in range(2):
+        e_text = f"E{'-' if power < 0 else '+'}{abs(power):02d}"
+        decimals = max(0, GENERAL_WIDTH - len(e_text) - 2)
+        mantissa = _round(float(v.scaleb(-power)), decimals)
+        if mantissa < 10:
+            break
+        power += 1
+    return _strip(f"{mantissa:f}") + e_text
+
+
+def _strip(text: str) -> str:
+    """A decimal text without trailing zeros after its point, nor a bare point."""
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
     return text
 
 
 def _round(x: float, digits: int) -> Decimal:
-    return Decimal(f"{x:.15g}").quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    """``x`` as Excel holds it (15 significant digits), rounded half away from zero to
+    ``digits`` decimals."""
+    with localcontext() as ctx:
+        ctx.prec = 400
+        return Decimal(f"{x:.15g}").quantize(Decimal(1).scaleb(-digits),
+                                             rounding=ROUND_HALF_UP)
+
+
+_DIGIT = "0#?"
+_PAD = {"0": "0", "?": " ", "#": ""}  # what a digit code shows where no digit falls
+
+
+def _is_digit(token) -> bool:
+    return token[0] in _DIGIT
+
+
+def _commas(tokens, scientific: bool = False):
+    """Each comma's role, and the tokens without the commas that vanish.
+
+    A comma between two digit codes turns on thousands separators; a run of commas
+    after a digit code that is followed by the decimal point, or by no further digit
+    code, divides the number by 1000 each (``0,`` shows thousands, ``0.0,,`` millions);
+    one after a digit code with more digits to come later is dropped; a comma after
+    anything else is literal text (``,0`` shows ",1234567"). In a scientific format a
+    comma never scales. Returns (tokens, grouping, scale)."""
+    out, grouping, scale, k = [], False, 0, 0
+    while k < len(tokens):
+        kind = tokens[k][0]
+        if kind != ",":
+            out.append(tokens[k])
+            k += 1
+            continue
+        run_end = k
+        while run_end < len(tokens) and tokens[run_end][0] == ",":
+            run_end += 1
+        after_digit = k > 0 and (_is_digit(tokens[k - 1]) or
+                                 scientific and tokens[k - 1][0] == ".")
+        if after_digit and run_end < len(tokens) and tokens[run_end] == ("lit", " ") \
+                and any(_is_digit(t) for t in tokens[run_end:]):
+            # Excel answers #VALUE! for "0,## ##, ##" (formulas' tests of Excel)
+            raise FormatError("a comma before a space among the digits")
+        if not after_digit:
+            out.extend(("lit", ",") for _ in range(k, run_end))
+        elif run_end < len(tokens) and _is_digit(tokens[run_end]):
+            grouping = True
+        elif scientific:
+            pass
+        elif (run_end < len(tokens) and tokens[run_end][0] == "." or
+              not any(_is_digit(t) for t in tokens[run_end:])):
+            scale += run_end - k
+        k = run_end
+    return out, grouping, scale
+
+
+def _place_integer(digits: str, tokens, grouping: bool) -> list[str]:
+    """The integer part written into its tokens (digit codes and literal text).
+
+    The digits fill the digit codes from the right; the leftmost code takes any digits
+    beyond the codes; a code left over shows "0" (``0``), a space (``?``) or nothing
+    (``#``). Thousands separators go after every third place from the right, digits
+    and padding alike: a comma after a "0", a space after a ``?`` space
+    (``?,?????????`` writes 1234567 as "    1,234,567"). Returns the text of each
+    token."""
+    codes = [i for i, t in enumerate(tokens) if _is_digit(t)]
+    slots: dict[int, list[tuple[str, str]]] = {}  # token -> [(char, kind)]
+    rest = digits
+    for n, i in enumerate(reversed(codes)):
+        first = n == len(codes) - 1
+        if rest:
+            take = rest if first else rest[-1]
+            rest = "" if first else rest[:-1]
+            slots[i] = [(c, "d") for c in take]
+        else:
+            slots[i] = [(_PAD[tokens[i][0]], tokens[i][0])]
+    chars = [(i, c, kind) for i in codes for c, kind in slots[i]]
+    total = len(chars)
+    text = {i: "" for i in range(len(tokens))}
+    for n, (i, c, kind) in enumerate(chars):
+        text[i] += c
+        place = total - 1 - n
+        if grouping and place and place % 3 == 0:
+            text[i] += {"d": ",", "0": ",", "?": " ", "#": ""}[kind]
+    for i, t in enumerate(tokens):
+        if not _is_digit(t):
+            text[i] = _literal(t)
+    return [text[i] for i in range(len(tokens))]
+
+
+def _place_decimals(digits: str, tokens) -> list[str]:
+    """The decimals written into their tokens: one digit to each code, left to right;
+    a zero after the last significant digit shows "0" (``0``), a space (``?``) or
+    nothing (``#``), each code on its own (``#.#####00#0`` writes .456789 as
+    ".45678900")."""
+    codes = [i for i, t in enumerate(tokens) if _is_digit(t)]
+    significant = len(digits.rstrip("0"))
+    text = [_literal(t) for t in tokens]
+    for n, i in enumerate(codes):
+        d = digits[n] if n < len(digits) else "0"
+        text[i] = d if n < significant else _PAD[tokens[i][0]]
+    return text
+
+
+def _literal(token) -> str:
+    kind, t = token
+    if kind in ("lit", "%", "/", "."):
+        return t
+    if kind == "@":
+        raise FormatError("@ in a number section")
+    if kind in ("currency",):
+        return t
+    return t
+
+
+def _split_point(tokens):
+    """(integer tokens, decimal tokens or None): the first point divides; any later
+    point is literal text among the decimals (``#.###.#`` writes "890123.456.8")."""
+    kinds = [k for k, _ in tokens]
+    if "." not in kinds:
+        return tokens, None
+    p = kinds.index(".")
+    dec = [("lit", ".") if k == "." else (k, t) for k, t in tokens[p + 1:]]
+    return tokens[:p], dec
 
 
 def _number(x: float, tokens) -> str:
-    kinds = [k for k, _ in tokens]
-    if "E" in kinds:
+    """A number in a format of digit codes, a decimal point, commas, percent signs and
+    literal text, all kept in their places; the sign goes in front."""
+    if any(k == "E" for k, _ in tokens):
         return _scientific(x, tokens)
-    percent = kinds.count("%")
-    point = kinds.index(".") if "." in kinds else None
-    digits_at = [i for i, k in enumerate(kinds) if k in "0#?"]
-    last_digit = digits_at[-1] if digits_at else -1
-    scale = 0  # commas right after the last digit (before the point or the end)
-    int_end = point if point is not None else len(kinds)
-    if point is not None:
-        j = point
-        while j - 1 >= 0 and kinds[j - 1] == ",":
-            scale += 1
-            j -= 1
-    else:
-        j = last_digit + 1
-        while j < len(kinds) and kinds[j] == ",":
-            scale += 1
-            j += 1
-    scaling_commas = set(range(j, j + scale))
-    grouping = any(k == "," and i < int_end and i not in scaling_commas and
-                   any(d < i for d in digits_at) for i, k in enumerate(kinds))
-    if kinds.count(".") > 1:
-        raise FormatError("more than one decimal point")
-    if grouping and any(kind == "lit" and digits_at[0] < i < last_digit
-                        for i, (kind, _) in enumerate(tokens)):
-        raise FormatError("thousands separators with text among the digits")
-    value = x * 100 ** percent / 1000 ** scale
-    int_codes = [tokens[i][1] for i in digits_at if i < int_end]
-    dec_codes = [tokens[i][1] for i in digits_at if point is not None and i > point]
-    rounded = _round(abs(value), len(dec_codes))
-    negative = value < 0 and rounded != 0
-    text = f"{rounded:f}"
-    int_part, _, dec_part = text.partition(".")
-    int_part = int_part.lstrip("0")
-    int_at = [i for i in digits_at if i < int_end]
-    placed = _integer_digits(int_part, int_codes, grouping)  # position -> its text
-    dec_str = ""
-    for k, c in enumerate(dec_codes):
-        d = dec_part[k] if k < len(dec_part) else "0"
-        dec_str += d
-    # trailing '#' digits drop zeros, '?' become spaces
-    chars = list(dec_str)
-    for k in range(len(dec_codes) - 1, -1, -1):
-        if chars[k] != "0" or dec_codes[k] == "0":
-            break
-        chars[k] = "" if dec_codes[k] == "#" else " "
-    dec_at = [i for i in digits_at if point is not None and i > point]
-    dec_text = dict(zip(dec_at, chars))
-    out = []
-    for i, (kind, text_) in enumerate(tokens):
-        if kind in "0#?":
-            out.append(placed[int_at.index(i)] if i in int_at else dec_text.get(i, ""))
-        elif kind == ".":
-            if not int_at and i == point and int_part:
-                out.append(int_part)
-            out.append(".")
-        elif kind == ",":
-            continue
-        elif kind == "%":
-            out.append("%")
-        elif kind == "@":
-            raise FormatError("@ in a number section")
-        else:
-            out.append(text_)
-    body = "".join(out)
+    tokens, grouping, scale = _commas(tokens)
+    percent = sum(1 for k, _ in tokens if k == "%")
+    int_tokens, dec_tokens = _split_point(tokens)
+    n_dec = sum(1 for t in (dec_tokens or []) if _is_digit(t))
+    value = _round(abs(x) * 100 ** percent / 1000 ** scale, n_dec) if x else Decimal(0)
+    int_digits, _, dec_digits = f"{value:f}".partition(".")
+    int_digits = int_digits.lstrip("0")
+    body = _integer_text(int_digits, int_tokens, grouping, dec_tokens is not None)
+    if dec_tokens is not None:
+        body += "." + "".join(_place_decimals(dec_digits, dec_tokens))
+    negative = x < 0 and value != 0
     return ("-" + body) if negative else body
 
 
-def _integer_digits(digits: str, codes: list[str], grouping: bool) -> list[str]:
-    """The text each integer digit code shows: digits fill the codes from the right;
-    a code left over shows 0 ("0"), a space ("?") or nothing ("#"); the leftmost code
-    takes the digits beyond the codes. With thousands separators the whole integer
-    goes to the first code."""
-    if not codes:
-        return []
-    if grouping:
-        need = sum(1 for c in codes if c == "0")
-        text = digits.rjust(need, "0") if len(digits) < need else digits
-        text = f"{int(text):,}" if text else ""
-        if len(text) < len(codes):
-            text = "".join(" " if c == "?" else "" for c in codes[:len(codes) - len(text)]) \
-                + text
-        return [text] + [""] * (len(codes) - 1)
-    out = [""] * len(codes)
-    rest = digits
-    for k in range(len(codes) - 1, -1, -1):
-        if rest:
-            out[k], rest = rest[-1], rest[:-1]
-        else:
-            out[k] = {"0": "0", "?": " ", "#": ""}[codes[k]]
-    if rest:
-        out[0] = rest + out[0]
-    return out
+def _integer_text(int_digits: str, int_tokens, grouping: bool, has_point: bool) -> str:
+    if not any(_is_digit(t) for t in int_tokens):
+        # no integer digit codes: the integer part stands before the point, or at the
+        # end of a format without a point
+        head = "".join(_literal(t) for t in int_tokens)
+        if has_point:
+            return head + (_group(int_digits) if grouping else int_digits)
+        return head
+    return "".join(_place_integer(int_digits, int_tokens, grouping))
+
+
+def _group(digits: str) -> str:
+    return f"{int(digits):,}" if digits else ""
 
 
 def _scientific(x: float, tokens) -> str:
-    kinds = [k for k, _ in tokens]
-    e_at = kinds.index("E")
-    mant_tokens, exp_tokens = tokens[:e_at], tokens[e_at + 1:]
-    mk = [k for k, _ in mant_tokens]
-    point = mk.index(".") if "." in mk else None
-    int_digits = [t for i, (k, t) in enumerate(mant_tokens) if k in "0#?" and
-                  (point is None or i < point)]
-    dec_digits = [t for i, (k, t) in enumerate(mant_tokens) if k in "0#?" and
-                  point is not None and i > point]
-    exp_digits = [t for k, t in exp_tokens if k in "0#?"]
-    n_int = max(1, len(int_digits))
+    """``0.00E+00``-style formats: the mantissa has as many integer digits as its codes
+    allow, the exponent is a multiple of that number (``##0.0E+0`` writes engineering
+    notation), literal text stays where it stands, ``%`` shows without scaling, the
+    exponent's sign stands before its digits (``E-`` shows only a minus)."""
+    tokens, grouping, _ = _commas(tokens, scientific=True)
+    e_at = next(i for i, (k, _) in enumerate(tokens) if k == "E")
+    mant, exp_tokens = tokens[:e_at], tokens[e_at + 1:]
+    int_tokens, dec_tokens = _split_point(mant)
+    n_int = max(1, sum(1 for t in int_tokens if _is_digit(t)))
+    n_dec = sum(1 for t in (dec_tokens or []) if _is_digit(t))
     if x == 0:
-        exponent = 0
-        mantissa = Decimal(0)
+        exponent, mantissa = 0, Decimal(0)
     else:
-        exponent = math.floor(math.log10(abs(x))) - (n_int - 1)
-        mantissa = _round(abs(x) / 10 ** exponent, len(dec_digits))
+        v = Decimal(f"{abs(x):.15g}")
+        exponent = (v.adjusted() // n_int) * n_int
+        mantissa = _round(float(v.scaleb(-exponent)), n_dec)
         if mantissa >= Decimal(10) ** n_int:
-            exponent += 1
-            mantissa = _round(abs(x) / 10 ** exponent, len(dec_digits))
-    m_text = f"{mantissa:f}"
-    int_part, _, dec_part = m_text.partition(".")
-    dec_part = dec_part.ljust(len(dec_digits), "0")
-    sign = tokens[e_at][1][1]
-    e_sign = "-" if exponent < 0 else ("+" if sign == "+" else "")
-    e_text = str(abs(exponent)).rjust(sum(1 for c in exp_digits if c == "0"), "0")
-    out = ("-" if x < 0 else "") + int_part
-    if dec_digits:
-        out += "." + dec_part
-    lits = "".join(t for k, t in mant_tokens if k == "lit")
-    return lits + out + tokens[e_at][1][0].upper() + e_sign + e_text
+            exponent += n_int
+            mantissa = _round(float(v.scaleb(-exponent)), n_dec)
+    int_digits, _, dec_digits = f"{mantissa:f}".partition(".")
+    int_digits = int_digits.lstrip("0")
+    if x == 0:  # a zero mantissa shows a 0 in every integer code
+        int_tokens = [("0", "0") if _is_digit(t) else t for t in int_tokens]
+    out = ("-" if x < 0 else "") + _integer_text(int_digits, int_tokens, grouping,
+                                                  dec_tokens is not None)
+    if dec_tokens is not None:
+        out += "." + "".join(_place_decimals(dec_digits, dec_tokens))
+    e_text = tokens[e_at][1]
+    out += e_text[0]
+    sign = "-" if exponent < 0 else ("+" if e_text[1] == "+" else "")
+    exp_codes = [i for i, t in enumerate(exp_tokens) if _is_digit(t)]
+    exp_text = _place_integer(str(abs(exponent)), exp_tokens, False)
+    if exp_codes and not str(abs(exponent)).strip("0") and \
+            not "".join(exp_text[i] for i in exp_codes).strip():
+        exp_text[exp_codes[-1]] = "0"  # an exponent of 0 shows at least "0"
+    elif exp_codes and "".join(exp_text[i] for i in exp_codes).strip() == "":
+        exp_text[exp_codes[-1]] = str(abs(exponent))
+    first = exp_codes[0] if exp_codes else len(exp_tokens)
+    exp_text = [(sign + t) if i == first else t for i, t in enumerate(exp_text)]
+    if not exp_codes:
+        exp_text.append(sign)
+    return out + "".join(exp_text)
 
 
 def _fraction(x: float, tokens) -> str:
-    """``# ?/?``-style codes: the whole part (if the code has one), then the numerator
-    right-aligned and the denominator left-aligned in as many places as their codes."""
-    kinds = [k for k, _ in tokens]
-    slash = kinds.index("/")
-    den_tokens = tokens[slash + 1:]
-    den_codes = sum(1 for k, _ in den_tokens if k in "0#?")
-    fixed = re.match(r"\s*(\d+)", "".join(t for _, t in den_tokens))
-    runs, cur = [], []  # runs of digit codes before "/": [whole,] numerator
-    for i, (k, _) in enumerate(tokens[:slash]):
-        if k in "0#?":
-            cur.append(i)
-        elif cur:
-            runs.append(cur)
-            cur = []
-    if cur:
-        runs.append(cur)
-    has_whole = len(runs) >= 2
-    num_codes = len(runs[-1]) if runs else 1
-    negative, x = x < 0, abs(x)
-    whole = math.floor(x) if has_whole else 0
-    rest = x - whole
-    if fixed and not den_codes:
-        den = int(fixed.group(1))
-        num = int(_round(rest * den, 0))
-        width = len(fixed.group(1))
+    """``# ?/?``-style formats. The numerator is the last run of digit codes before the
+    slash; digit codes before it hold the whole number, with the literal text between
+    them kept; literal text around the slash stays. The denominator is the best with at
+    most as many digits as its codes (or the fixed one written, ``# ?/8``). A whole
+    number of zero leaves its codes and the text after them out (``#``), as spaces
+    (``?``) or as "0" (``0``). A number with no fraction shows the whole number and,
+    for the rest, as many spaces as it has characters if any code is ``?``, else
+    nothing -- unless the numerator has a ``0`` code, which shows "0/1"."""
+    slash = next(i for i, (k, _) in enumerate(tokens) if k == "/")
+    before, after = tokens[:slash], tokens[slash + 1:]
+    codes = [i for i, t in enumerate(before) if _is_digit(t)]
+    num_run = [codes[-1]]
+    for i in reversed(codes[:-1]):
+        if i == num_run[0] - 1:
+            num_run.insert(0, i)
+        else:
+            break
+    whole_codes = [i for i in codes if i < num_run[0]]
+    has_whole = bool(whole_codes)
+    # the denominator: a fixed number, or the first run of digit codes
+    k = 0
+    while k < len(after) and after[k][0] == "lit" and not after[k][1].isdigit():
+        k += 1
+    fixed_text, j = "", k
+    while j < len(after) and (after[j][0] == "lit" and after[j][1].isdigit() or
+                              after[j][0] == "0" and fixed_text):
+        fixed_text += after[j][1]
+        j += 1
+    if fixed_text and fixed_text[0] != "0":
+        den_span = (k, j)
+        den_codes = None
+        fixed = int(fixed_text)
     else:
-        frac = Fraction(rest).limit_denominator(10 ** den_codes - 1)
+        fixed = None
+        dcodes = [i for i, t in enumerate(after) if _is_digit(t)]
+        if not dcodes:
+            raise FormatError("a fraction without a denominator")
+        run = [dcodes[0]]
+        for i in dcodes[1:]:
+            if i == run[-1] + 1:
+                run.append(i)
+            else:
+                break
+        den_span = (run[0], run[-1] + 1)
+        den_codes = [after[i][0] for i in run]
+    negative, v = x < 0, float(Decimal(f"{abs(x):.15g}"))
+    whole = math.floor(v) if has_whole else 0
+    rest = v - whole
+    if fixed is not None:
+        den = fixed
+        num = int(_round(rest * den, 0))
+    else:
+        frac = Fraction(rest).limit_denominator(10 ** len(den_codes) - 1)
         num, den = frac.numerator, frac.denominator
-        width = den_codes
-    if num == den and has_whole:
+    if has_whole and num == den:
         whole, num = whole + 1, 0
+    all_codes = [before[i][0] for i in codes] + (den_codes or [])
+    num_codes = [before[i][0] for i in num_run]
     sign = "-" if negative and (whole or num) else ""
-    if has_whole and num == 0:
-        return sign + str(whole) + " " * (num_codes + 1 + width + 1)
-    head = (str(whole) if whole else "") + " " if has_whole else ""
-    return f"{sign}{head}{str(num).rjust(num_codes)}/{str(den).ljust(width)}"
+    head = [_literal(t) for t in before[:whole_codes[0]]] if has_whole else \
+        [_literal(t) for t in before[:num_run[0]]]
+    tail = [_literal(t) for t in after[den_span[1]:]]
+    if has_whole:
+        whole_tokens = before[whole_codes[0]:whole_codes[-1] + 1]
+        separator = "".join(_literal(t) for t in before[whole_codes[-1] + 1:num_run[0]])
+    out = list(head)
+    if has_whole:
+        whole_text = _place_integer(str(whole) if whole else "", whole_tokens, False)
+        last = max(i for i, t in enumerate(whole_tokens) if _is_digit(t))
+        kinds = [t[0] for t in whole_tokens if _is_digit(t)]
+        if num == 0 and "0" not in num_codes:  # no fraction to show
+            if not whole:
+                whole_text[last] = "0"
+            width = len(separator) + sum(
+                1 if _is_digit(t) else len(_literal(t))
+                for t in before[num_run[0]:] + [tokens[slash]] + after[:den_span[1]])
+            fill = " " * width if "?" in all_codes else ""
+            return sign + "".join(out + whole_text) + fill + "".join(tail)
+        if whole:
+            out += whole_text + [separator]
+        elif num == 0:  # "0/1" follows
+            if kinds[-1] != "#":
+                whole_text[last] = "0"
+                out += whole_text + [separator]
+            else:
+                out += whole_text
+        else:
+            out += whole_text
+            if "0" in kinds:
+                out.append(separator)
+            elif "?" in kinds or "?" in num_codes:
+                out.append(" " * len(separator))
+    num_text = _place_integer(str(num) if num else "", before[num_run[0]:num_run[-1] + 1],
+                              False)
+    if num == 0:
+        num_text[-1] = "0"
+    out += num_text
+    out += [_literal(t) for t in before[num_run[-1] + 1:]] + ["/"]
+    out += [_literal(t) for t in after[:den_span[0]]]
+    if fixed is not None:
+        out.append(fixed_text)
+    else:
+        d = str(den)
+        zeros = den_codes.count("0")
+        d = d.rjust(zeros, "0")
+        d = d.ljust(zeros + den_codes.count("?"))
+        out.append(d)
+    return sign + "".join(out + tail)
+
+
+def _date1904() -> bool:
+    from ..datesystem import is_active
+    return is_active()
+
+
+LAST_DATE = 2958465  # 31 December 9999, the last date Excel writes
 
 
 def _datetime(x: float, tokens) -> str:
+    """Dates, times and elapsed times; a date or time code for a serial number after
+    :data:`LAST_DATE` is #VALUE! (``TEXT(2958466,"h")``), an elapsed count is not
+    (``TEXT(71003160,"[hh]")`` is "1704075840"): pycel's text.xlsx, saved by Excel."""
     kinds = [k for k, _ in tokens]
     frac_digits = 0
     for i, (k, t) in enumerate(tokens):
@@ -400,9 +624,13 @@ def _datetime(x: float, tokens) -> str:
     h, rem = divmod(secs, 3600)
     mi, s = divmod(rem, 60)
     h, mi = int(h), int(mi)
-    y, mo, d = serial_date(day)
+    calendar = [k for k in kinds if k in ("y", "m", "d", "h", "s", "ampm", "ap")]
+    if calendar and day > LAST_DATE:
+        raise FormatError("a date after 31 December 9999")
+    y, mo, d = serial_date(day) if calendar else (0, 0, 0)
     weekday = (day + 6) % 7
     twelve = "ampm" in kinds or "ap" in kinds
+    elapsed_units = {t[0] for k, t in tokens if k == "elapsed"}
     out, k = [], 0
     minutes_ctx = [False] * len(tokens)
     for i, (kind, t) in enumerate(tokens):
@@ -411,8 +639,8 @@ def _datetime(x: float, tokens) -> str:
                          if tokens[j][0] not in ("lit", ".", "0")), None)
             nxt = next((tokens[j] for j in range(i + 1, len(tokens))
                         if tokens[j][0] not in ("lit", ".", "0")), None)
-            if prev is not None and (prev[0] == "h" or prev[0] == "elapsed" and
-                                     prev[1].startswith("h")) or \
+            if prev is not None and (prev[0] in ("h", "s") or prev[0] == "elapsed" and
+                                     prev[1][0] in "hs") or \
                     nxt is not None and (nxt[0] == "s" or nxt[0] == "elapsed" and
                                          nxt[1].startswith("s")):
                 minutes_ctx[i] = True
@@ -442,6 +670,10 @@ def _datetime(x: float, tokens) -> str:
                 out.append(_DAYS[weekday][:3])
             else:
                 out.append(_DAYS[weekday])
+        elif kind == "h" and "h" in elapsed_units:  # beside [h], h counts hours too
+            out.append(str(int(total // 3600)).rjust(len(t), "0"))
+        elif kind == "s" and "s" in elapsed_units:
+            out.append(str(int(total)).rjust(len(t), "0"))
         elif kind == "h":
             hh = (h % 12 or 12) if twelve else h
             out.append(f"{hh:02d}" if len(t) >= 2 else str(hh))
@@ -495,31 +727,36 @@ def text(value, format_text):
             return x
     code = "" if code is sh.EMPTY else (code if isinstance(code, str) else
                                         _plain_text(code))
-    if isinstance(v, (bool, np.bool_)):
-        return "TRUE" if v else "FALSE"
+    if isinstance(v, (bool, np.bool_)):  # TRUE and FALSE take the text section
+        return _text_section(code, "TRUE" if v else "FALSE")
     if v is sh.EMPTY:
         v = 0.0
     if isinstance(v, str):
         number = number_from_text(v)
         if number is None:
-            sections = _sections(code)
-            try:
-                for section in sections:
-                    _check(_tokens(_condition(section)[1]))
-            except FormatError:
-                _note(f"TEXT: the format {code!r} is not one the engine reads")
-                return XL["#VALUE!"]
-            if len(sections) >= 4:
-                return "".join(t if k != "@" else v for k, t in _tokens(sections[3]))
-            return v
+            return _text_section(code, v)
         v = number
     if not is_number(v):
         return XL["#VALUE!"]
-    if code == "":
-        return ""
     try:
         return format_value(float(v), code)
     except (FormatError, ValueError, OverflowError, IndexError):
+        _note(f"TEXT: the format {code!r} is not one the engine reads")
+        return XL["#VALUE!"]
+
+
+def _text_section(code: str, v: str):
+    """A text (or TRUE/FALSE) in ``code``: its text section with ``@`` standing for
+    the text (``TEXT("jello",";;;-@-")`` is "-jello-"), else the text as it is; a
+    format that does not read is #VALUE!."""
+    try:
+        sections, text_section = split_sections(code)
+        for section in sections:
+            _check(_tokens(_condition(section)[1]))
+        if text_section is None:
+            return v
+        return "".join(v if kind == "@" else t for kind, t in _tokens(text_section))
+    except FormatError:
         _note(f"TEXT: the format {code!r} is not one the engine reads")
         return XL["#VALUE!"]
 
