@@ -308,6 +308,7 @@ def _commas(tokens, scientific: bool = False):
     anything else is literal text (``,0`` shows ",1234567"). In a scientific format a
     comma never scales. Returns (tokens, grouping, scale)."""
     out, grouping, scale, k = [], False, 0, 0
+    point = next((i for i, (kind, _) in enumerate(tokens) if kind in ".E"), len(tokens))
     while k < len(tokens):
         kind = tokens[k][0]
         if kind != ",":
@@ -319,14 +320,10 @@ def _commas(tokens, scientific: bool = False):
             run_end += 1
         after_digit = k > 0 and (_is_digit(tokens[k - 1]) or
                                  scientific and tokens[k - 1][0] == ".")
-        if after_digit and run_end < len(tokens) and tokens[run_end] == ("lit", " ") \
-                and any(_is_digit(t) for t in tokens[run_end:]):
-            # Excel answers #VALUE! for "0,## ##, ##" (formulas' tests of Excel)
-            raise FormatError("a comma before a space among the digits")
         if not after_digit:
             out.extend(("lit", ",") for _ in range(k, run_end))
         elif run_end < len(tokens) and _is_digit(tokens[run_end]):
-            grouping = True
+            grouping = grouping or k < point  # among decimals a comma is dropped
         elif scientific:
             pass
         elif (run_end < len(tokens) and tokens[run_end][0] == "." or
@@ -395,6 +392,27 @@ def _literal(token) -> str:
     return t
 
 
+def _refuse_locale_spaces(tokens) -> None:
+    """FormatError for ``# ##0,00``: a space between integer digit codes and a comma
+    followed only by ``0`` codes at the end -- the thousands space and decimal comma of
+    locales such as French or Swedish, which Excel in those locales reads so (EPPlus's
+    FormulaTest.xlsx, saved by a Swedish Excel: "349 578 723 238,40"). Excel in
+    English reads spaces as literal text and the comma as thousands
+    (``0,## ##, ##`` writes 1234567890 as "1,234,56 7,8 90", formulas' test.xlsx).
+    The engine reads formats as English Excel does and cannot tell which was meant
+    here."""
+    kinds = [k for k, _ in tokens]
+    if "," not in kinds or "." in kinds:
+        return
+    last = len(kinds) - 1 - kinds[::-1].index(",")
+    tail = kinds[last + 1:]
+    spaced = any(tokens[i] == ("lit", " ") and _is_digit(tokens[i + 1]) and
+                 any(_is_digit(t) for t in tokens[:i]) for i in range(1, last))
+    if spaced and tail and set(tail) == {"0"} and last and kinds[last - 1] == "0":
+        raise FormatError("a space between digits and a decimal comma: a locale's "
+                          "separators")
+
+
 def _split_point(tokens):
     """(integer tokens, decimal tokens or None): the first point divides; any later
     point is literal text among the decimals (``#.###.#`` writes "890123.456.8")."""
@@ -411,6 +429,7 @@ def _number(x: float, tokens) -> str:
     literal text, all kept in their places; the sign goes in front."""
     if any(k == "E" for k, _ in tokens):
         return _scientific(x, tokens)
+    _refuse_locale_spaces(tokens)
     tokens, grouping, scale = _commas(tokens)
     percent = sum(1 for k, _ in tokens if k == "%")
     int_tokens, dec_tokens = _split_point(tokens)
@@ -448,6 +467,9 @@ def _scientific(x: float, tokens) -> str:
     tokens, grouping, _ = _commas(tokens, scientific=True)
     e_at = next(i for i, (k, _) in enumerate(tokens) if k == "E")
     mant, exp_tokens = tokens[:e_at], tokens[e_at + 1:]
+    if any(k == "." for k, _ in exp_tokens):
+        # formulas' test.xlsx: Excel answers #VALUE! for "0##e+8800###  .  #"
+        raise FormatError("a decimal point in the exponent")
     int_tokens, dec_tokens = _split_point(mant)
     n_int = max(1, sum(1 for t in int_tokens if _is_digit(t)))
     n_dec = sum(1 for t in (dec_tokens or []) if _is_digit(t))
