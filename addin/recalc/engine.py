@@ -34,6 +34,7 @@ from .options import Options
 from .order import EvaluationOrder, spills_are_read
 from .read import read_nodes, release
 from .runlog import RunLog
+from .excel import text as characters
 from .values import quiet, same
 from .write import CalcReport, fill_report, formula_values, updates
 
@@ -87,7 +88,8 @@ class Engine:
         facts = self.nodes.facts.active() if self.nodes.facts is not None else \
             contextlib.nullcontext()
         with self.log.reasons.active(), facts, quiet(), datesystem.active(self.nodes.date1904), \
-                formulacells.active(self._is_formula):
+                formulacells.active(self._is_formula), \
+                characters.mac_roman(getattr(self.nodes, "mac", False)):
             self.run()
 
     def _is_formula(self, sheet: str, r: int, c: int) -> bool:

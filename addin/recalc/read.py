@@ -202,6 +202,7 @@ class Nodes:
     name_nodes: dict
     scopes: dict
     date1904: bool = False
+    mac: bool = False               # saved by Excel for Mac: CHAR/CODE in Mac Roman
     names: object = None            # the NameTable (INDIRECT reads names by their text)
     facts: BookFacts | None = None
 
@@ -273,7 +274,8 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
                  grids=grids, taken=taken, n_sheet=lists.sheet, n_row=lists.row,
                  n_col=lists.col, n_text=lists.text, n_area=lists.area, n_kind=lists.kind,
                  n_label=lists.labels, cells=n_cells, refs=refs, name_nodes=name_nodes,
-                 scopes=scopes, date1904=getattr(book, "date1904", False), names=names,
+                 scopes=scopes, date1904=getattr(book, "date1904", False),
+                 mac=getattr(book, "mac", False), names=names,
                  facts=BookFacts(book.sheets, lambda: zip(
                      lists.sheet[:n_cells], lists.row[:n_cells], lists.col[:n_cells],
                      lists.text[:n_cells], lists.area[:n_cells])))

@@ -100,6 +100,9 @@ class Workbook:
     #: per external workbook [n] (n-1 here): {SHEET (upper): {(r, c): value}}, the values
     #: Excel cached in xl/externalLinks/externalLinkN.xml
     external: list = field(default_factory=list)
+    #: docProps/app.xml names Microsoft Macintosh Excel as the application that saved it
+    #: (CHAR and CODE then use Mac Roman, as that Excel does)
+    mac: bool = False
 
 
 # ---------------------------------------------------------------- workbook ----
@@ -125,7 +128,18 @@ def read_workbook(pkg: XlsxPackage) -> Workbook:
         else:
             others.append(name)
     external = [_read_external(pkg, rels.get(rid, ("", ""))[1]) for rid in book["external"]]
-    return Workbook(sheets, book["names"], others, book["date1904"], tables, external)
+    return Workbook(sheets, book["names"], others, book["date1904"], tables, external,
+                    saved_on_mac(pkg))
+
+
+_MAC_EXCEL = re.compile(rb"<(?:\w+:)?Application>\s*Microsoft Macintosh Excel")
+
+
+def saved_on_mac(pkg: XlsxPackage) -> bool:
+    """Does docProps/app.xml name Microsoft Macintosh Excel as the application that
+    saved the workbook? (Read as bytes: the part is not parsed.)"""
+    part = "docProps/app.xml"
+    return part in pkg.infos and bool(_MAC_EXCEL.search(pkg.read(part)))
 
 
 def _read_external(pkg: XlsxPackage, part: str) -> dict:

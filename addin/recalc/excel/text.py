@@ -6,7 +6,9 @@
   ``1E20&""`` is "1E+20"); TRUE and FALSE are "TRUE" and "FALSE" (:func:`text_of`,
   put in the place of formulas' own ``_str``, which every text function calls);
 * CHAR and CODE use Windows-1252, Excel's character set on Windows (``CHAR(128)`` is
-  "€", ``CODE("€")`` 128; a character outside it has CODE 63, "?");
+  "€", ``CODE("€")`` 128; a character outside it has CODE 63, "?"); in a workbook
+  saved by Excel for Mac they use Mac Roman, as that Excel does (``CHAR(128)`` is
+  "Ä"): :func:`mac_roman`, which the engine sets from docProps/app.xml;
 * TRIM removes leading and trailing spaces and leaves one space between words
   (Microsoft: "removes all spaces from text except for single spaces between words");
 * TEXTJOIN skips empty cells and empty text when ``ignore_empty`` is TRUE, keeps both
@@ -14,6 +16,8 @@
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import re
 
 import numpy as np
@@ -50,6 +54,28 @@ def text_of(v) -> str:
 _WIN1252 = {n: bytes([n]).decode("cp1252", errors="ignore") or chr(n)
             for n in range(1, 256)}
 _CODES = {ch: n for n, ch in _WIN1252.items()}
+_MAC_ROMAN = {n: bytes([n]).decode("mac_roman") for n in range(1, 256)}
+_MAC_CODES = {ch: n for n, ch in _MAC_ROMAN.items()}
+_MAC: contextvars.ContextVar[bool] = contextvars.ContextVar("zvmplan_mac_roman",
+                                                            default=False)
+
+
+@contextlib.contextmanager
+def mac_roman(active: bool):
+    """CHAR and CODE in Mac Roman while the block runs, if ``active``: the character
+    set of Excel for Mac, for a workbook it saved (docProps/app.xml names "Microsoft
+    Macintosh Excel"). Its values were computed so -- formulas' test.xlsx, saved by
+    Excel 16 for Mac, caches CHAR(128) as "Ä", Windows-1252's "€" -- and Excel for Mac
+    recalculating it gives them again."""
+    token = _MAC.set(bool(active))
+    try:
+        yield
+    finally:
+        _MAC.reset(token)
+
+
+def _charset() -> tuple[dict, dict]:
+    return (_MAC_ROMAN, _MAC_CODES) if _MAC.get() else (_WIN1252, _CODES)
 
 
 def char(number):
@@ -61,7 +87,7 @@ def char(number):
     n = _number(number)
     if n is None or not 1 <= int(n) <= 255:
         return XL["#VALUE!"]
-    return _WIN1252[int(n)]
+    return _charset()[0][int(n)]
 
 
 def code(text):
@@ -73,7 +99,7 @@ def code(text):
     s = "" if text is sh.EMPTY else text_of(text)
     if not s:
         return XL["#VALUE!"]
-    return float(_CODES.get(s[0], 63))
+    return float(_charset()[1].get(s[0], 63))
 
 
 def trim(text):

@@ -141,7 +141,13 @@ def _tokens(section: str) -> list[tuple[str, str]]:
         elif ch.upper() == "G" and section[k:k + 7].lower() == "general":
             out.append(("general", section[k:k + 7]))
             k += 7
-        elif ch.isalpha() and ch.lower() in "begn":
+        elif ch in "eE":  # the year of the era: in English Excel the year, "1977"
+            j = k
+            while j < len(section) and section[j] in "eE":
+                j += 1
+            out.append(("y", "yyyy"))
+            k = j
+        elif ch.isalpha() and ch.lower() in "bgn":
             raise FormatError(section)  # codes of other calendars and locales
         else:  # any other character, letters among them, stands for itself
             out.append(("lit", ch))
