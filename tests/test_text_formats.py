@@ -185,13 +185,15 @@ TEXTS = {
     (False, ";;;-@-@-"): "-FALSE-FALSE-",            # A29
     ("X", '##.00;-  ##.0;"ZERO";->@<-@'): "->X<-X",  # pycel TextDates!C8
     ("X", ';-  ##.0;"ZERO"@;"X"'): "#VALUE!",        # C9: two text sections
+    (0, '#,#"ZZ"#.0"YY"00@'): "#VALUE!",             # TextNumbers!C3: digits beside @
     (0, '"-> "#.00;-#;"SS"m;"ZERO"@'): "SS1",        # C10
 }
 
 
 def test_text_sections():
     """Text, TRUE and FALSE take the text section (the fourth, or the one holding
-    ``@``), ``@`` standing for the text; two text sections are #VALUE!."""
+    ``@``), ``@`` standing for the text; two text sections, or digit codes in the
+    text section, are #VALUE!."""
     check(TEXTS)
 
 

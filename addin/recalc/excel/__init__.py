@@ -10,8 +10,9 @@ module per concern, each module's docstring citing what Excel does:
 * :mod:`.numbers` -- 15 significant digits in comparisons, ROUND, FLOOR, CEILING;
   the arithmetic operators' coercion of text; 0^0; RANDBETWEEN;
 * :mod:`.text` -- numbers as text (Excel's General format), CHAR/CODE in
-  Windows-1252, TRIM, TEXTJOIN;
-* :mod:`.textformat` -- TEXT's number, date, time, elapsed-time and fraction formats;
+  Windows-1252 (Mac Roman in a workbook saved by Excel for Mac), TRIM, TEXTJOIN;
+* :mod:`.textformat` -- TEXT's sections, General, date, time and elapsed-time formats;
+  :mod:`.numberformat` its numbers, scientific notation and fractions;
 * :mod:`.lookup` -- approximate MATCH/LOOKUP/VLOOKUP/HLOOKUP by binary search; SWITCH;
 * :mod:`.dates` -- YEARFRAC's bases;
 * :mod:`.arrays` -- WRAPROWS/WRAPCOLS pad with a real #N/A, not the text;
