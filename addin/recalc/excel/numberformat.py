@@ -273,6 +273,8 @@ def fraction(x: float, tokens) -> str:
     slash = next(i for i, (k, _) in enumerate(tokens) if k == "/")
     before, after = tokens[:slash], tokens[slash + 1:]
     codes = [i for i, t in enumerate(before) if _is_digit(t)]
+    if not codes:
+        raise FormatError("a fraction without a numerator")
     num_run = [codes[-1]]
     for i in reversed(codes[:-1]):
         if i == num_run[0] - 1:
