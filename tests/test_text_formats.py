@@ -11,6 +11,9 @@ workbooks (the corpus of build/corpus.py; MANIFEST.tsv says where each came from
 * formulas -- vinci1it2000/formulas test/test_files/test.xlsx (Excel 16 for Mac)
 * EPPlus  -- EPPlus src/EPPlusTest/Workbooks/FormulaTest.xlsx (a Swedish Excel 2013)
 * SheetJS -- SheetJS test_files formula_stress_test.xlsx (Excel 2011 for Mac)
+* numfmt  -- borgar/numfmt's test/*-test.js, values "conformed to Excel for Mac version
+  16.35" (cell display, which TEXT shares for these codes); its date and time tables
+  (test/tables/ssf-dates.tsv, ssf-times.tsv) agree in every cell sampled
 
 The cell each value comes from is named beside it. The formats are read as English
 (en-US) Excel reads them.
@@ -53,6 +56,15 @@ FRACTIONS = {
     (0.75, "|?\\:#=/=#|"): "|  3=/=4|",               # A234
     (0.75, "|0\\:#=/=#|"): "|0:3=/=4|",               # A243
     (-0.75, "|#\\:#=/=#|"): "-|3=/=4|",               # A279
+    (0.3, "# ?/?"): " 2/7",                           # numfmt ssf-fraction
+    (1.3, "# ?/?"): "1 1/3",                          # numfmt ssf-fraction
+    (-123.456, "# ??/??"): "-123 26/57",              # numfmt ssf-fraction
+    (0.123251512342345, "# ??/?????????"): " 480894/3901729  ",  # numfmt
+    (-1.2, "# ?/2"): "-1    ",                        # numfmt ssf-fraction
+    (123.45, "# ?/4"): "123 2/4",                     # numfmt ssf-fraction
+    (1234567.89, "0,0 0/0"): "1,234,567 8/9",         # numfmt comma
+    (1234567.89, "0,0/0"): "#VALUE!",                 # numfmt comma
+    (12345.67, "00 00/? ?"): "12345 02/3  ",          # numfmt
     (-18.034296710838554, "?/???"): "-9991/554",      # EPPlus ValidateFormulas!F2
 }
 
@@ -63,7 +75,10 @@ def test_fractions():
     a zero whole number drops its ``#`` code and the text after it (``?``: spaces,
     ``0``: "0"); a number without a fraction shows the whole number and then spaces
     for the rest when any code is ``?``, else nothing, unless the numerator has a
-    ``0`` code ("0/1"); ``_#`` is a space; the minus sign goes in front."""
+    ``0`` code ("0/1"); ``_#`` is a space; the minus sign goes in front. The fraction
+    is the last convergent of the continued fraction, worked in binary as Excel works
+    it (0.3 is 2/7 but 1.3 is 1 1/3), not always the closest; a comma beside the
+    numerator or denominator is #VALUE!, one among the whole number's codes groups."""
     check(FRACTIONS)
 
 
@@ -77,14 +92,23 @@ GROUPS = {
     (1234567, "0.#,"): "1234.6",                      # A92
     (1234567, "#,.#,"): "1.2",                        # A93
     (314159, "$000,000,000"): "$000,314,159",         # A335
+    (1234567.89, "0.,"): "1235.",                     # numfmt comma
+    (1234567.89, "0 ,,"): "1234568 ,",                # numfmt comma
+    (1234567.89, "0,,x"): "1x",                       # numfmt comma
+    (1234567.89, "0,x0"): "123456x8",                 # numfmt comma
+    (1234567.89, "0.0,0,"): "1234.57",                # numfmt comma
+    (1234567.89, "01,"): "12351",                     # numfmt comma
+    (1234567.89, "01,0"): "1,234,5618",               # numfmt comma
+    (1234567.89, "0, 9"): "1234568 9",                # numfmt comma
 }
 
 
 def test_thousands_and_scaling_commas():
     """A comma between integer digit codes groups thousands, padding included (a
     ``?`` pad gives a space for its comma too); commas after the last digit code,
-    before the point or at the end, divide by 1000 each; a comma before any digit
-    code is literal text."""
+    before the point or at the end, divide by 1000 each, and one with digits later is
+    dropped; a literal digit 1-9 counts as a digit beside a comma; a comma after
+    anything else is literal text (one for a run)."""
     check(GROUPS)
 
 
@@ -127,6 +151,9 @@ SCIENTIFIC = {
     (1.2345678e142, "|#.#|e+|????|"): "|1.2|e|+ 142|",       # A226
     (3.14159, "#,##0.00e+00"): "3.14e+00",                   # A250
     (12200000, "#######.0E+00"): "1.2E+07",                  # formulas EXTRA!A28
+    (123456789, ".0E+0"): ".1E+9",                           # numfmt expformat
+    (0.012345, ".0E+0"): ".1E-1",                            # numfmt expformat
+    (0, "0?.?0E+1"): "00. 0E+1",                             # numfmt
     (1234578.555, "#,##00000,  ,00 , 0##e+8800######    .  # ,0.00.0,00"):
         "#VALUE!",                                           # EXTRA!A27
 }
@@ -150,13 +177,16 @@ GENERAL = {
     (1.123459e-10, "General"): "1.12346E-10",        # A34
     (-10000000000, "General"): "-10000000000",       # A51
     (1 / 3, "General"): "0.333333333",
+    (1, "@"): "1",                                   # numfmt text: only a text section
+    (-1, '"bar" @ "foo"'): "-1",                     # numfmt text
 }
 
 
 def test_general_in_eleven_characters():
     """General in TEXT writes a number in at most 11 characters besides its sign:
     decimals rounded to fit from 1E-4 to 1E+11, decimals when all digits fit down to
-    1E-9, scientific notation with as many digits as fit otherwise."""
+    1E-9, scientific notation with as many digits as fit otherwise. A number in a
+    format of only a text section is written as General."""
     check(GENERAL)
 
 
@@ -168,12 +198,14 @@ CONDITIONS = {
     (-11, '[=-10]#" Wow"'): "-11",                   # A32
     (-10, '[=-10]#" Wow"'): "-10 Wow",               # A33
     (1.5, '[<10]#" Wow"'): "2 Wow",                  # FormatChoiceTests A2
+    (6.3, '[>=100]"A"0;[<=-100]"B"0'): "#VALUE!",    # numfmt: a cell shows ######
 }
 
 
 def test_conditions():
-    """A ``[<10]``-style condition may hold spaces; a number that no section takes is
-    written as General."""
+    """A ``[<10]``-style condition may hold spaces; a number that the one conditional
+    section does not take is written as General; where two sections leave it out Excel
+    fills a cell with ###### and TEXT's answer is not published: #VALUE!."""
     check(CONDITIONS)
 
 
@@ -216,6 +248,10 @@ TIMES = {
         "It was 75 [yes, 75] hours and 23:53",                        # A10
     (3.14159, '[s]" [yes, "ss"] seconds"'): "271433 [yes, 271433] seconds",  # A11
     (28313, "ee-mm-dd"): "1977-07-07",               # SheetJS Text!B15
+    (0.70707, "hh.000"): "16.848",                   # numfmt ssf-oddities
+    (0.70707, "hh .00 .000"): "16 .84 .848",         # numfmt ssf-oddities
+    (0.00001, "s"): "1",                             # numfmt ssf-times: rounded
+    (0.00001, "ss.00"): "00.86",                     # numfmt ssf-times
 }
 
 
@@ -224,7 +260,8 @@ def test_times_and_elapsed_times():
     31 December 9999 is #VALUE!); beside ``[h]`` a plain ``h`` counts hours too, and
     ``m`` after ``s`` is minutes; in the 1900 date system only a lone elapsed count
     takes a minus sign; ``e`` is the year; a text such as "0:59:99" (the last field up
-    to 9999) is read as a time."""
+    to 9999) is read as a time; ``.000`` after any time code is the fraction of the
+    second, the time rounded to the longest shown."""
     check(TIMES)
 
 

@@ -197,7 +197,7 @@ def number(x: float, tokens) -> str:
     value = round_half_up(abs(x) * 100 ** percent / 1000 ** scale, n_dec) if x else Decimal(0)
     int_digits, _, dec_digits = f"{value:f}".partition(".")
     int_digits = int_digits.lstrip("0")
-    body = _integer_text(int_digits, int_tokens, grouping, dec_tokens is not None)
+    body = _integer_text(int_digits, int_tokens, grouping, n_dec > 0)
     if dec_tokens is not None:
         body += "." + "".join(_place_decimals(dec_digits, dec_tokens))
     # the minus goes where a digit shows other than 0, or where no digit code is
@@ -209,8 +209,8 @@ def number(x: float, tokens) -> str:
 
 def _integer_text(int_digits: str, int_tokens, grouping: bool, has_point: bool) -> str:
     if not any(_is_digit(t) for t in int_tokens):
-        # no integer digit codes: the integer part stands before the point, or at the
-        # end of a format without a point
+        # no integer digit codes: the integer part stands before the point when
+        # decimal codes follow (".00" writes 12.5 as "12.50"; "." alone is ".")
         head = "".join(_literal(t) for t in int_tokens)
         if has_point:
             return head + (_group(int_digits) if grouping else int_digits)
@@ -270,7 +270,7 @@ def scientific(x: float, tokens) -> str:
     first = exp_codes[0] if exp_codes else len(exp_tokens)
     exp_text = [(sign + t) if i == first else t for i, t in enumerate(exp_text)]
     if not exp_codes:
-        exp_text.append(sign)
+        exp_text.insert(0, sign)  # "0.0E+1": the sign, then the literal 1
     return out + "".join(exp_text)
 
 
@@ -350,7 +350,10 @@ def fraction(x: float, tokens) -> str:
     sign = "-" if negative else ""  # even at 0: TEXT(-0.01,"0 ##/##") is "-0     "
     head = [_literal(t) for t in before[:whole_codes[0]]] if has_whole else \
         [_literal(t) for t in before[:num_run[0]]]
-    tail = [_literal(t) for t in after[den_span[1]:]]
+    # a digit code after the denominator's shows a space (?) or 0 (0 #): "00 00/? ?"
+    # writes 12345.67 as "12345 02/3  " (borgar/numfmt's tests, Excel 16 for Mac)
+    tail = [{"?": " ", "0": "0", "#": "0"}[t[0]] if _is_digit(t) else _literal(t)
+            for t in after[den_span[1]:]]
     if has_whole:
         whole_tokens = before[whole_codes[0]:whole_codes[-1] + 1]
         separator = "".join(_literal(t) for t in before[whole_codes[-1] + 1:num_run[0]])

@@ -39,6 +39,7 @@ with the reason, never a guess.
 """
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal
 
@@ -161,9 +162,28 @@ def _tokens(section: str) -> list[tuple[str, str]]:
 
 
 def _check(tokens) -> None:
-    """FormatError for a section that mixes digit codes with date or time codes."""
-    if _is_datetime(tokens) and any(kind in "0#?" for kind, _ in tokens):
+    """FormatError for a section that mixes digit codes with date or time codes (other
+    than a fraction of the second, ``.000``)."""
+    groups = _second_fractions(tokens)
+    inside = {i + 1 + n for i, length in groups.items() for n in range(length)}
+    if _is_datetime(tokens) and any(kind in "0#?" and i not in inside
+                                    for i, (kind, _) in enumerate(tokens)):
         raise FormatError("digits beside a date or time")
+
+
+def _second_fractions(tokens) -> dict[int, int]:
+    """{position of "." : how many 0 follow it} for each ``.0``, ``.00``, ``.000`` of a
+    date or time format: the fraction of the second, after ``ss`` or after any other
+    code (``hh.000`` writes 0.70707 as "16.848": borgar/numfmt's tests, Excel 16 for
+    Mac), each shown to its length of the time rounded to the longest."""
+    out = {}
+    for i, (kind, _) in enumerate(tokens):
+        if kind == "." and i + 1 < len(tokens) and tokens[i + 1][0] == "0":
+            j = i + 1
+            while j < len(tokens) and tokens[j][0] == "0":
+                j += 1
+            out[i] = j - i - 1
+    return out
 
 
 def _is_datetime(tokens) -> bool:
@@ -199,8 +219,10 @@ def split_sections(code: str) -> tuple[list[str], str | None]:
 
 def format_value(value, code: str) -> str:
     """``value`` (a number) as TEXT(value, code) writes it."""
-    sections, _ = split_sections(code)
+    sections, text_section = split_sections(code)
     x = float(value)
+    if sections == [""] and text_section is not None:
+        return _general(x)  # only a text section: a number shows as General ("@")
     chosen, negative_section = None, False
     parsed = [_condition(s) for s in sections]
     if any(c is not None for c, _ in parsed):
@@ -210,7 +232,11 @@ def format_value(value, code: str) -> str:
                 chosen = s
                 negative_section = k == 1 and x < 0
                 break
-        if chosen is None:  # no section takes the number: General
+        if chosen is None:
+            if len(parsed) > 1:  # Excel shows ###### in a cell; TEXT's answer unknown
+                raise FormatError("no section takes the number")
+            # one conditional section that does not take the number: General
+            # (apache poi's FormatConditionTests.xlsx: '[<10]#" Wow"' of 10 is "10")
             return _general(x)
     else:
         texts = [s for _, s in parsed]
@@ -309,14 +335,8 @@ def _datetime(x: float, tokens) -> str:
     :data:`LAST_DATE` is #VALUE! (``TEXT(2958466,"h")``), an elapsed count is not
     (``TEXT(71003160,"[hh]")`` is "1704075840"): pycel's text.xlsx, saved by Excel."""
     kinds = [k for k, _ in tokens]
-    frac_digits = 0
-    for i, (k, t) in enumerate(tokens):
-        if k == "s" or k == "elapsed" and t.startswith("s"):
-            if i + 2 < len(tokens) and tokens[i + 1][0] == "." and tokens[i + 2][0] == "0":
-                j = i + 2
-                while j < len(tokens) and tokens[j][0] == "0":
-                    j += 1
-                frac_digits = j - i - 2
+    groups = _second_fractions(tokens)
+    frac_digits = max(groups.values(), default=0)
     unit = 10 ** -frac_digits  # seconds
     total = round(x * 86400 / unit) * unit  # seconds, rounded to the unit shown
     day = int(total // 86400)
@@ -379,20 +399,14 @@ def _datetime(x: float, tokens) -> str:
             out.append(f"{hh:02d}" if len(t) >= 2 else str(hh))
         elif kind == "s":
             out.append(f"{int(s):02d}" if len(t) >= 2 else str(int(s)))
-            if frac_digits and k + 1 < len(tokens) and tokens[k + 1][0] == ".":
-                fraction = round(s - int(s), frac_digits)
-                out.append("." + f"{fraction:.{frac_digits}f}"[2:])
-                k += 2 + frac_digits
-                continue
         elif kind == "elapsed":
             n = {"h": total // 3600, "m": total // 60, "s": total}[t[0]]
             out.append(str(int(n)).rjust(len(t), "0"))
-            if t[0] == "s" and frac_digits and k + 1 < len(tokens) and \
-                    tokens[k + 1][0] == ".":
-                fraction = round(total - int(total), frac_digits)
-                out.append("." + f"{fraction:.{frac_digits}f}"[2:])
-                k += 2 + frac_digits
-                continue
+        elif k in groups:  # ".000": the fraction of the second, at its own length
+            fraction = round(total - math.floor(total), frac_digits)
+            out.append("." + f"{fraction:.{frac_digits}f}"[2:2 + groups[k]])
+            k += 1 + groups[k]
+            continue
         elif kind == "ampm":
             out.append("PM" if h >= 12 else "AM")  # whatever case the code is in
         elif kind == "ap":
@@ -440,7 +454,7 @@ def text(value, format_text):
         return XL["#VALUE!"]
     try:
         return format_value(float(v), code)
-    except (FormatError, ValueError, OverflowError, IndexError):
+    except (FormatError, ValueError, ArithmeticError, IndexError):
         _note(f"TEXT: the format {code!r} is not one the engine reads")
         return XL["#VALUE!"]
 
