@@ -2,13 +2,16 @@
 codes" page describes them and as Excel saved them in public test workbooks (apache
 poi's NumberFormatTests, NumberFormatApproxTests, GeneralFormatTests,
 ElapsedFormatTests, FormatConditionTests and TextFormatTests; pycel's text.xlsx;
-formulas' test.xlsx: ``tests/test_text_formats.py`` names the cell of each value).
+formulas' test.xlsx) and as borgar/numfmt's tests, conformed to Excel 16 for Mac, show
+them (``tests/test_text_formats.py`` names the source of each value).
 
 * Up to four sections ``positive;negative;zero;text``; a negative number shown by the
   second section loses its sign (``TEXT(-5,"0;(0)")`` is "(5)"), one shown by the
   first gets a minus in front of everything. A section holding ``@`` is the text
   section (``w;x@`` has one number section); ``[>100]``-style conditions (spaces
-  allowed) pick a section, and a number no section takes is written as General.
+  allowed) pick a section; a number the one conditional section does not take is
+  written as General, one that two conditional sections leave out is #VALUE! (a
+  cell shows ######). A number in a format of only a text section is General.
   A text that reads as a number is formatted as that number (``TEXT("1.5","0.00")``
   is "1.50"; "0:59:99" is a time), other text and TRUE/FALSE take the text section,
   ``@`` standing for them, or come back as they are.
@@ -23,7 +26,8 @@ formulas' test.xlsx: ``tests/test_text_formats.py`` names the cell of each value
 * Dates and times: ``yy yyyy e m mm mmm mmmm mmmmm d dd ddd dddd h hh m mm s ss``
   (``m`` after ``h`` or ``s``, or before ``s``, is minutes), ``AM/PM`` ``A/P``, elapsed
   ``[h]`` ``[m]`` ``[s]`` (``TEXT(1.5,"[h]:mm")`` is "36:00"; beside ``[h]`` a plain
-  ``h`` counts hours too), fractions of a second ``ss.00``; the time is rounded to the
+  ``h`` counts hours too), fractions of a second ``ss.00`` (also after another code:
+  ``hh.000``); the time is rounded to the
   smallest unit shown; AM/PM is written in capitals whatever the case of the code, A/P
   in the case written. English month and day names; any other letter stands for
   itself (``TEXT(2,"xxx")`` is "xxx"). A date code after 31 December 9999 is #VALUE!;
