@@ -48,6 +48,7 @@ from formulas.errors import BaseError
 from formulas.functions import Array, get_functions
 from formulas.tokens.operand import XlError
 
+from ..runlog import NOT_COMPUTED
 from .values import (CellSlice, XL, error, first_value, is_collection, is_left_out, is_number,
                      is_text, single, values_of)
 
@@ -57,8 +58,6 @@ from .values import (CellSlice, XL, error, first_value, is_collection, is_left_o
 NEEDS_TWO = frozenset({"IF", "CORREL", "COVAR", "COVARIANCE.P", "COVARIANCE.S", "PEARSON",
                        "RSQ", "SLOPE", "INTERCEPT", "STEYX", "SUMX2MY2", "SUMX2PY2",
                        "SUMXMY2", "IFS", "SWITCH", "IFERROR", "IFNA"})
-#: the reason a cell is not computed starts so (see :func:`not_computed`)
-NOT_COMPUTED = "not computed: "
 
 
 class Unsupported(Exception):
@@ -431,7 +430,6 @@ def groupby(row_fields, values, function, field_headers=None, total_depth=None,
             raise Unsupported("no row is left by filter_array")
         _check_labels(rows, "row fields")
         columns = [vals[:, j].tolist() for j in range(nvals)]
-        everything = list(range(rows.shape[0]))
 
         def cell(j, members):
             column = columns[j]
@@ -439,7 +437,6 @@ def groupby(row_fields, values, function, field_headers=None, total_depth=None,
 
         by_value = (lambda m: cell(by_column, m)) if by_column is not None else None
         axis = _Axis(rows, depth, orders, by_value, by_column)
-        del everything
         out = [list(item.labels) + [cell(j, item.members) for j in range(nvals)]
                for item in axis.items]
         return _array(([titles] if titles else []) + out)
@@ -541,15 +538,15 @@ def pivotby(row_fields, col_fields, values, function, field_headers=None,
 
 
 class _Functions(np.ndarray):
-    """An HSTACK or VSTACK of functions (several aggregations for GROUPBY/PIVOTBY)."""
+    """An HSTACK or VSTACK of functions (several aggregations for GROUPBY/PIVOTBY): the
+    functions as they are, where formulas' HSTACK would make each #VALUE!."""
 
 
-def _stack_of_functions(previous):
+def _stack_of_functions(previous, horizontal: bool):
     def stack(*args):
-        if args and any(callable(single(a)) and not isinstance(a, np.ndarray) or
-                        callable(a) for a in args):
-            out = np.empty((1, len(args)), dtype=object)
-            out[0, :] = list(args)
+        if args and any(callable(a) for a in args):
+            out = np.empty((1, len(args)) if horizontal else (len(args), 1), dtype=object)
+            out.reshape(-1)[:] = list(args)
             return out.view(_Functions)
         return previous(*args)
     stack.__name__ = getattr(previous, "__name__", "stack")
@@ -560,6 +557,11 @@ def install(table, put) -> None:
     for name, func in (("GROUPBY", groupby), ("PIVOTBY", pivotby)):
         put(table, name, func)
         table["_XLFN." + name] = table[name]
+    for name, horizontal in (("HSTACK", True), ("VSTACK", False)):
+        for alias in (name, "_XLFN." + name):
+            if alias in table and not getattr(table[alias], "_zvm_functions", False):
+                table[alias] = _stack_of_functions(table[alias], horizontal)
+                table[alias]._zvm_functions = True
     # an eta-reduced function (_xleta.SUM) is a name formulas compiles itself: known
     for name in ("_XLETA.", "LAMBDA", "_XLFN.LAMBDA"):
         table.setdefault(name, _never_called)
