@@ -485,8 +485,8 @@ def pivotby(row_fields, col_fields, values, function, field_headers=None,
         def covering(keys_of, rkeys):
             return [i for i in every if keys_of[i][:len(rkeys)] == rkeys]
 
-        def cell(j, r: _Item, c: _Item):
-            rset = set(r.members)
+        def cell(j, r: _Item, c: _Item, rset: set | None = None):
+            rset = set(r.members) if rset is None else rset
             members = [i for i in c.members if i in rset]
             column = columns[j]
             if agg.arity == 2:
@@ -528,8 +528,11 @@ def pivotby(row_fields, col_fields, values, function, field_headers=None,
         if headers == 3:
             header.append(list(names[0]) + [names[2][j] for _ in col_axis.items
                                             for j in range(nvals)])
-        body = [list(r.labels) + [cell(j, r, c) for c in col_axis.items for j in range(nvals)]
-                for r in row_axis.items]
+        body = []
+        for r in row_axis.items:
+            rset = set(r.members)
+            body.append(list(r.labels) + [cell(j, r, c, rset) for c in col_axis.items
+                                          for j in range(nvals)])
         return _array(header + body)
     except _Error as e:
         return e.err
