@@ -250,19 +250,50 @@ def test_two_parameter_lambda_gets_the_whole_column(excel_book, tmp_path):
     """A LAMBDA of two parameters is called, like PERCENTOF, with the group's values and
     every value of its column: LAMBDA(x,y,SUM(x)/SUM(y)) gives Excel's PERCENTOF table
     (LOOKUP!S25:W39), subtotals and grand total included."""
-    formula, expected = next((f, e) for s, r, f, e in CASES if r == "S25:W39")
+    formula, expected = _case("S25:W39")
     lam = formula.replace("_xleta.PERCENTOF",
                           "_xlfn.LAMBDA(_xlpm.x,_xlpm.y,SUM(_xlpm.x)/SUM(_xlpm.y))")
+    assert _same(_over_data25(tmp_path, "S25:W39", lam), expected)
+
+
+def _case(ref: str):
+    return next((f, e) for s, r, f, e in CASES if r == ref)
+
+
+def _over_data25(tmp_path, ref: str, formula: str) -> list:
+    """``formula`` over ``ref`` beside LOOKUP!C25:K43, recalculated: the block's values."""
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "LOOKUP"
     _write(ws, "C25", DATA25)
-    ws["S25"] = ArrayFormula("S25:W39", lam)
+    ws[ref.split(":")[0]] = ArrayFormula(ref, formula)
     wb.save(tmp_path / "in.xlsx")
     assert cli(["calc", str(tmp_path / "in.xlsx"), "-o", str(tmp_path / "out.xlsx")]) == 0
-    got = _block(openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)["LOOKUP"],
-                 "S25:W39")
-    assert _same(got, expected)
+    return _block(openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)["LOOKUP"], ref)
+
+
+def test_totals_at_the_top_and_descending_fields(tmp_path):
+    """total_depth -3 puts the grand total first and each subtotal before the groups it
+    totals (Microsoft: "-2: Grand and subtotals at top"); sort_order -1 takes the first
+    level descending, the levels below still ascending within it. The rows are Excel's
+    own rows of LOOKUP!M25:Q39 (total_depth 3) in that order."""
+    _, saved = _case("M25:Q39")
+    header, rows = saved[0], saved[1:]
+    by_label = {tuple(r[:3]): r for r in rows}
+    top = [header, by_label[("Grand Total", "", "")]]
+    for first in ("r2", "r3"):
+        top.append(by_label[(first, "", "")])
+        for second in sorted({r[1] for r in rows if r[0] == first and r[1]}):
+            top.append(by_label[(first, second, "")])
+            top += [r for r in rows if r[0] == first and r[1] == second and r[2]]
+    got = _over_data25(tmp_path, "M25:Q39",
+                       "=_xlfn.GROUPBY(C25:E43,I25:J43,_xleta.SUM,3,-3)")
+    assert _same(got, top)
+    descending = [header] + [r for r in rows if r[0] == "r3"] + \
+        [r for r in rows if r[0] == "r2"] + [rows[-1]]
+    got = _over_data25(tmp_path, "M25:Q39",
+                       "=_xlfn.GROUPBY(C25:E43,I25:J43,_xleta.SUM,3,3,-1)")
+    assert _same(got, descending)
 
 
 def test_text_aggregations():
@@ -289,6 +320,8 @@ NOT_COMPUTED = (
     ("=_xlfn.GROUPBY({1;2},{1;2},_xleta.SUM,2)", "generated field headers"),
     ("=_xlfn.PIVOTBY({1,2;3,4},{1;2},{1;2},_xleta.SUM)", "generated field headers"),
     ("=_xlfn.GROUPBY({1,2;3,4},{1;2},_xleta.SUM,,2,,,1)", "field_relationship 1"),
+    ("=_xlfn.GROUPBY({1,2;3,4},{1;2},_xleta.SUM,,1,3,,1)", "field_relationship 1"),
+    ("=_xlfn.GROUPBY({1,2;3,4},{1;2},_xleta.SUM,,1,2,,1)", "field_relationship 1"),
     ("=_xlfn.GROUPBY({1;2},{1;2},_xleta.SUM,,2)", "total_depth 2 with one field"),
     ("=_xlfn.GROUPBY({1;2},{1;2},_xleta.CORREL)", "CORREL"),
     ('=_xlfn.GROUPBY({1;"";2},{1;2;3},_xleta.SUM,0)', "blank"),

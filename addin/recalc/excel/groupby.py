@@ -416,9 +416,11 @@ def groupby(row_fields, values, function, field_headers=None, total_depth=None,
         if relationship == 1 and width > 1:
             if abs(depth) > 1:
                 raise Unsupported("subtotals with field_relationship 1 (table)")
-            if orders != [1] and by_column is None and orders[0] != 1:
-                raise Unsupported("sorting by a later field with field_relationship 1 "
-                                  "(table)")
+            if by_column is not None or abs(orders[0]) != 1:
+                # "each field column is sorted independently": by a later field or by a
+                # value, the table's order is not the hierarchy's
+                raise Unsupported("sorting by a later field or by a value with "
+                                  "field_relationship 1 (table)")
         keep = _filter(filter_array, rows.shape[0], bool(headers))
         titles = None
         if headers:
