@@ -169,7 +169,12 @@ def _aggregate(function) -> _Aggregate:
 def percentof(subset, every):
     """PERCENTOF's page: SUM(data_subset)/SUM(data_all); #DIV/0! when that sum is 0."""
     total = get_functions()["SUM"]
-    part, whole = _one(total(subset)), _one(total(every))
+    whole = getattr(every, "_zvm_sum", None)  # a relative column shared by many cells
+    if whole is None:
+        whole = _one(total(every))
+        if isinstance(every, CellSlice):
+            every._zvm_sum = whole
+    part = _one(total(subset))
     for v in (part, whole):
         if isinstance(v, XlError):
             return v
@@ -190,16 +195,19 @@ def _column(values: list):
     return arr.view(CellSlice)
 
 
-def _apply(agg: _Aggregate, values: list, relative: list):
-    """The function of one group's ``values`` (and the ``relative`` ones): one value,
-    #VALUE! for an array of more, "" for a group without values."""
+def _apply(agg: _Aggregate, values: list, relative):
+    """The function of one group's ``values`` (and the ``relative`` ones, a list or a
+    column already made): one value, #VALUE! for an array of more, "" for a group
+    without values."""
     if not values:
         return ""
     try:
         if agg.arity == 1:
             result = agg.call(_column(values))
         elif agg.arity == 2:
-            result = agg.call(_column(values), _column(relative))
+            if not isinstance(relative, CellSlice):
+                relative = _column(relative)
+            result = agg.call(_column(values), relative)
         else:
             return XL["#VALUE!"]
     except BaseError:  # formulas' "cannot broadcast": arrays of two sizes
@@ -432,10 +440,11 @@ def groupby(row_fields, values, function, field_headers=None, total_depth=None,
             raise Unsupported("no row is left by filter_array")
         _check_labels(rows, "row fields")
         columns = [vals[:, j].tolist() for j in range(nvals)]
+        wholes = [_column(c) for c in columns]  # what a function of two is relative to
 
         def cell(j, members):
             column = columns[j]
-            return _apply(agg, [column[i] for i in members], column)
+            return _apply(agg, [column[i] for i in members], wholes[j])
 
         by_value = (lambda m: cell(by_column, m)) if by_column is not None else None
         axis = _Axis(rows, depth, orders, by_value, by_column)
@@ -481,44 +490,61 @@ def pivotby(row_fields, col_fields, values, function, field_headers=None,
         columns = [vals[:, j].tolist() for j in range(nvals)]
         n = rows.shape[0]
         every = list(range(n))
-        row_keys = [tuple(_key(v) for v in rows[i].tolist()) for i in range(n)]
-        col_keys = [tuple(_key(v) for v in cols[i].tolist()) for i in range(n)]
+        if relative in (3, 4) and agg.arity == 2 and (row_by is not None or
+                                                       col_by is not None):
+            raise Unsupported("sorting by values relative to a parent total")
+        parents: dict = {}
+        relatives: dict = {}  # (value column, relative_to, row, column) -> its values
 
-        def covering(keys_of, rkeys):
-            return [i for i in every if keys_of[i][:len(rkeys)] == rkeys]
+        def parent(axis: _Axis, keys: tuple) -> set:
+            """The data rows of the parent of the item of ``keys`` on ``axis``."""
+            key = (id(axis), keys)
+            if key not in parents:
+                parents[key] = set(axis.covering(keys))
+            return parents[key]
 
         def cell(j, r: _Item, c: _Item, rset: set | None = None):
             rset = set(r.members) if rset is None else rset
             members = [i for i in c.members if i in rset]
             column = columns[j]
+            relative_values = []
             if agg.arity == 2:
-                if relative == 0:
-                    base = c.members
-                elif relative == 1:
-                    base = r.members
-                elif relative == 2:
-                    base = every
-                elif relative == 3:
-                    parent = covering(col_keys, c.keys[:max(c.level - 1, 0)])
-                    base = [i for i in parent if i in rset]
+                key = (j, relative) + (
+                    (c.level, c.keys) if relative == 0 else
+                    (r.level, r.keys) if relative == 1 else
+                    () if relative == 2 else
+                    (r.level, r.keys, c.keys and c.keys[:max(c.level - 1, 0)])
+                    if relative == 3 else
+                    (r.keys and r.keys[:max(r.level - 1, 0)], c.level, c.keys))
+                if key in relatives:
+                    relative_values = relatives[key]
                 else:
-                    parent = set(covering(row_keys, r.keys[:max(r.level - 1, 0)]))
-                    base = [i for i in c.members if i in parent]
-                relative_values = [column[i] for i in base]
-            else:
-                relative_values = []
+                    if relative == 0:
+                        base = c.members
+                    elif relative == 1:
+                        base = r.members
+                    elif relative == 2:
+                        base = every
+                    elif relative == 3:
+                        above = parent(col_axis, c.keys[:max(c.level - 1, 0)])
+                        base = [i for i in r.members if i in above]
+                    else:
+                        above = parent(row_axis, r.keys[:max(r.level - 1, 0)])
+                        base = [i for i in c.members if i in above]
+                    relative_values = _column([column[i] for i in base])
+                    if None not in key:
+                        relatives[key] = relative_values
             return _apply(agg, [column[i] for i in members], relative_values)
 
         all_rows = _Item((), 0, (), every)
-        row_by_value = (lambda m: cell(row_by, _Item((), width, (), m), all_rows)) \
+        # a group of the innermost level sorted by its value: an item of its own (no
+        # keys, so its relative values are not kept for others)
+        row_by_value = (lambda m: cell(row_by, _Item((), width, None, m), all_rows)) \
             if row_by is not None else None
-        col_by_value = (lambda m: cell(col_by, all_rows, _Item((), height, (), m))) \
+        col_by_value = (lambda m: cell(col_by, all_rows, _Item((), height, None, m))) \
             if col_by is not None else None
         row_axis = _Axis(rows, row_depth, row_orders, row_by_value, row_by)
         col_axis = _Axis(cols, col_depth, col_orders, col_by_value, col_by)
-        if relative in (3, 4) and agg.arity == 2 and (row_by is not None or
-                                                       col_by is not None):
-            raise Unsupported("sorting by values relative to a parent total")
         header = []
         if headers == 3:
             top = [""] * width + [", ".join(map(str, names[1]))] + \
