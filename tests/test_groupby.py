@@ -353,3 +353,14 @@ def test_check_counts_a_form_not_computed_as_not_computed(tmp_path):
     assert [m.cell for m in report.not_computed] == ["S!A1"]
     assert "generated field headers" in report.not_computed[0].reason
     assert report.exit_code() == EXIT_NOT_COMPUTED
+
+
+def test_errors_among_the_values_reach_only_what_they_are_in():
+    """An error among the values is the function's business, as SUM's page says for its
+    arguments: SUM of the group holding #N/A is #N/A, and so is the total; the other
+    group is summed; COUNT does not count it (0 for that group)."""
+    got = evaluate_formula('=_xlfn.GROUPBY({"a";"b";"a"},{1;#N/A;2},_xleta.SUM)')
+    assert [[getattr(v, "code", v) for v in line] for line in got.tolist()] == \
+        [["a", 3], ["b", "#N/A"], ["Total", "#N/A"]]
+    got = evaluate_formula('=_xlfn.GROUPBY({"a";"b";"a"},{1;#N/A;2},_xleta.COUNT)')
+    assert got.tolist() == [["a", 2], ["b", 0], ["Total", 2]]

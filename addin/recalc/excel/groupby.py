@@ -49,6 +49,7 @@ from formulas.functions import Array, get_functions
 from formulas.tokens.operand import XlError
 
 from ..runlog import NOT_COMPUTED
+from .text import text_of
 from .values import (CellSlice, XL, error, first_value, is_collection, is_left_out, is_number,
                      is_text, single, values_of)
 
@@ -547,7 +548,7 @@ def pivotby(row_fields, col_fields, values, function, field_headers=None,
         col_axis = _Axis(cols, col_depth, col_orders, col_by_value, col_by)
         header = []
         if headers == 3:
-            top = [""] * width + [", ".join(map(str, names[1]))] + \
+            top = [""] * width + [", ".join(map(text_of, names[1]))] + \
                 [""] * (len(col_axis.items) * nvals - 1)
             header.append(top)
         for lv in range(height):
