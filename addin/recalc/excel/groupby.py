@@ -267,7 +267,7 @@ class _Item:
     total, the number of fields a group of every level) and the data rows it covers."""
     labels: tuple
     level: int
-    keys: tuple
+    keys: tuple | None      # None: a group made only to sort by its value
     members: list
 
 
@@ -332,12 +332,12 @@ def _depth(option, default: int, width: int, what: str) -> int:
     depth = _option(option, default)
     if abs(depth) > width:
         if abs(depth) > max(width, 2):
-            raise _Error(XL["#VALUE!"])  # LOOKUP!AX3 (EXTRA): 3 with one field
+            raise _Error(XL["#VALUE!"])  # test.xlsx EXTRA!AX3: 3 with one field
         raise Unsupported(f"{what} {depth} with one field")
     return depth
 
 
-def _sort_spec(option, width: int, values: int, what: str):
+def _sort_spec(option, width: int, values: int):
     """(the orders, the value column sorted by or None): each order a field (1..width)
     or, alone, a value column (width+1 ..); anything else #VALUE!."""
     orders = _orders(option) or [1]
@@ -421,7 +421,7 @@ def groupby(row_fields, values, function, field_headers=None, total_depth=None,
             raise _Error(XL["#VALUE!"])
         headers = _headers(_option(field_headers, None), vals, several_levels=False)
         depth = _depth(total_depth, 1, width, "total_depth")
-        orders, by_column = _sort_spec(sort_order, width, nvals, "sort_order")
+        orders, by_column = _sort_spec(sort_order, width, nvals)
         if relationship == 1 and width > 1:
             if abs(depth) > 1:
                 raise Unsupported("subtotals with field_relationship 1 (table)")
@@ -474,8 +474,8 @@ def pivotby(row_fields, col_fields, values, function, field_headers=None,
         headers = _headers(_option(field_headers, None), vals, several_levels=several)
         row_depth = _depth(row_total_depth, width, width, "row_total_depth")
         col_depth = _depth(col_total_depth, height, height, "col_total_depth")
-        row_orders, row_by = _sort_spec(row_sort_order, width, nvals, "row_sort_order")
-        col_orders, col_by = _sort_spec(col_sort_order, height, nvals, "col_sort_order")
+        row_orders, row_by = _sort_spec(row_sort_order, width, nvals)
+        col_orders, col_by = _sort_spec(col_sort_order, height, nvals)
         keep = _filter(filter_array, rows.shape[0], bool(headers))
         names = None
         if headers:
