@@ -326,6 +326,7 @@ NOT_COMPUTED = (
     ("=_xlfn.GROUPBY({1;2},{1;2},_xleta.CORREL)", "CORREL"),
     ('=_xlfn.GROUPBY({1;"";2},{1;2;3},_xleta.SUM,0)', "blank"),
     ("=_xlfn.GROUPBY({1;2},{1;2},_xleta.SUM,,,,{FALSE;FALSE})", "no row is left"),
+    ("=_xlfn.PIVOTBY(,{1;2},{1;2},_xleta.SUM)", "left out"),
 )
 
 

@@ -32,10 +32,14 @@ sheets LOOKUP and EXTRA) show them:
 * a PIVOTBY cell whose row and column meet no value holds "" and so does every blank
   label cell.
 
-Forms whose layout or meaning Excel's pages and saved answers leave open (generated
-headers, several functions stacked, the table relationship with subtotals or other sort
-orders, blank or error labels, subtotals deeper than the fields when only one) are
-#VALUE! with the reason, marked not computed, never a guessed layout.
+Forms whose layout or meaning Excel's pages and saved answers leave open are #VALUE!
+whose reason starts "not computed: " (``zvmplan check`` counts them so), never a guessed
+layout: generated headers (2, or left out where PIVOTBY would show them and the first
+value is not text); a first value that is text over one that is not a number, headers
+left out; several functions stacked (HSTACK/VSTACK of them); functions of two arguments
+other than PERCENTOF; the table relationship with subtotals or sorted by a later field or
+a value; blank or error labels; a total depth of 2 with one field; no row left by the
+filter; PIVOTBY without row or column fields; sorting by values relative to a parent.
 """
 from __future__ import annotations
 
@@ -463,6 +467,9 @@ def pivotby(row_fields, col_fields, values, function, field_headers=None,
             col_sort_order=None, filter_array=None, relative_to=None):
     try:
         agg = _aggregate(function)
+        for given in (row_fields, col_fields):
+            if given is None or not is_collection(given) and is_left_out(single(given)):
+                raise Unsupported("row_fields or col_fields left out")
         rows, cols, vals = _table(row_fields), _table(col_fields), _table(values)
         if not rows.shape[0] == cols.shape[0] == vals.shape[0]:
             return XL["#VALUE!"]
