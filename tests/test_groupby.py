@@ -56,7 +56,8 @@ DATA93 = [['row-2', 'row-1', 'row-3', 'col-1', 'col-2', 'col-3', 'val1', 'val2',
           ['r3', 'r1-2', 'r1-2-2', 'b', 'd', 'c1-2-1', 1, -1, 0, 0],
           ['r3', 'r1-1', 'r1-1-2', 'b', 'd', 'c1-2-2', -2, -2, 0, 0]]
 CASES = [
-    # LOOKUP!M25:Q39: by three row fields, field headers shown (3), subtotals of the first two levels (3): "Grand Total"
+    # LOOKUP!M25:Q39: by three row fields, field headers shown (3), subtotals of the first
+    # two levels (3): "Grand Total"
     ('LOOKUP', 'M25:Q39', '=_xlfn.GROUPBY(C25:E43,I25:J43,_xleta.SUM,3, 3)',
      [['row-2', 'row-1', 'row-3', 'val1', 'val2'], ['r2', 'r2-1', 'r2-1-1', 1, 5],
       ['r2', 'r2-1', 'r2-1-2', 4, -8], ['r2', 'r2-1', '', 5, -3],
@@ -80,7 +81,8 @@ CASES = [
       ['r3', 'r1-2', 'r1-2-2', 0.365853658536585, -0.285714285714286],
       ['r3', 'r1-2', '', 0.536585365853659, -0.857142857142857],
       ['r3', '', '', 0.48780487804878, 0.428571428571429], ['Grand Total', '', '', 1, 1]]),
-    # LOOKUP!Y25:AC32: left out: the header row (text over a number) is skipped, not shown; one "Total"
+    # LOOKUP!Y25:AC32: left out: the header row (text over a number) is skipped, not shown;
+    # one "Total"
     ('LOOKUP', 'Y25:AC32', '=_xlfn.GROUPBY(C25:E43,I25:J43,_xleta.AVERAGE)',
      [['r2', 'r2-1', 'r2-1-1', 1, 5],
       ['r2', 'r2-1', 'r2-1-2', 1.333333333333333, -2.666666666666667],
@@ -106,7 +108,8 @@ CASES = [
     # LOOKUP!Z34: sort_order 6 past 3 fields and 2 value columns
     ('LOOKUP', 'Z34', '=_xlfn.GROUPBY(C25:E43,I25:J43,_xleta.AVERAGE,1,2,6)',
      [['#VALUE!']]),
-    # LOOKUP!AJ92:AM95: totals at the top and left (-1), rows and columns sorted by their totals (2)
+    # LOOKUP!AJ92:AM95: totals at the top and left (-1), rows and columns sorted by their
+    # totals (2)
     ('LOOKUP', 'AJ92:AM95', '=_xlfn.PIVOTBY(LOOKUP!C93:C111,LOOKUP!F93:F111,LOOKUP!I93:I111,_xleta.SUM,1,-1,2,-1,2,LOOKUP!K93:K111)',
      [['', 'Total', 'b', 'a'], ['Total', 53, 16, 37], ['r3', 24, 9, 15], ['r2', 29, 7, 22]]),
     # LOOKUP!AJ96:AM99: rows and columns sorted by their totals, totals after
@@ -137,7 +140,8 @@ CASES = [
      [['', 'a', 'b', 'Total'], ['r2', 0.415094339622642, 0.132075471698113, 0.547169811320755],
       ['r3', 0.283018867924528, 0.169811320754717, 0.452830188679245],
       ['Total', 0.69811320754717, 0.30188679245283, 1]]),
-    # LOOKUP!AE108:AH111: PERCENTOF relative to the parent column total (3): one column level, the row
+    # LOOKUP!AE108:AH111: PERCENTOF relative to the parent column total (3): one column
+    # level, the row
     ('LOOKUP', 'AE108:AH111', '=_xlfn.PIVOTBY(LOOKUP!C93:C111,LOOKUP!F93:F111,LOOKUP!I93:I111,_xleta.PERCENTOF,1,1,1,1,1,LOOKUP!K93:K111,3)',
      [['', 'a', 'b', 'Total'], ['r2', 0.758620689655172, 0.241379310344828, 1],
       ['r3', 0.625, 0.375, 1], ['Total', 0.69811320754717, 0.30188679245283, 1]]),
@@ -148,7 +152,8 @@ CASES = [
     ('LOOKUP', 'N106:Q109', '=_xlfn.PIVOTBY({"r2";"r2";"r3";"r2";"r2";"r2";"r3";"r2";"r3"},{"c1";"c1";"c2";"c2";"c1";"c2";"c1";"c2";"c2"},{1;-1;-7;-1;7;5;9;8;-8},_xleta.PERCENTOF,0,1,1,1,1,{1;1;1;1;1;1;1;1;1},3)',
      [['', 'c1', 'c2', 'Total'], ['r2', 0.368421052631579, 0.631578947368421, 1],
       ['r3', -1.5, 2.5, 1], ['Total', 1.230769230769231, -0.230769230769231, 1]]),
-    # LOOKUP!N93:AB103: three row and three column levels, two value columns, a filter of two columns (its first is used)
+    # LOOKUP!N93:AB103: three row and three column levels, two value columns, a filter of
+    # two columns (its first is used)
     ('LOOKUP', 'N93:AB103', '=_xlfn.PIVOTBY(C93:E111,F93:H111,I93:J111,_xleta.SUM,1,1,1,0,3,K93:L111)',
      [['', '', '', 'a', 'a', 'a', 'a', 'a', 'a', 'b', 'b', 'b', 'b', 'b', 'b'],
       ['', '', '', 'e', 'e', 'e', 'e', 'g', 'g', 'd', 'd', 'd', 'd', 'f', 'f'],
@@ -168,7 +173,9 @@ CASES = [
     # EXTRA!AX3: row_total_depth 3 with one row field
     ('EXTRA', 'AX3', '=_xlfn.PIVOTBY(LOOKUP!C93:C111,LOOKUP!F93:F111,LOOKUP!I93:I111,_xleta.PERCENTOF,1,3,1,3,1,LOOKUP!K93:K111,0)',
      [['#VALUE!']]),
-    # EXTRA!BD95:BK104: headers shown (3): column fields' names joined, a row of the row fields' and values' names; subtotals (2): "Grand Total"; PERCENTOF of the parent column total (3)
+    # EXTRA!BD95:BK104: headers shown (3): column fields' names joined, a row of the row
+    # fields' and values' names; subtotals (2): "Grand Total"; PERCENTOF of the parent
+    # column total (3)
     ('EXTRA', 'BD95:BK104', '=_xlfn.PIVOTBY({"r1","r2";2,1;2,2;3,1},{"c1","c2";1,1;2,1;2,2},{"v1","v2";1,3;2,5;3,2},_xleta.PERCENTOF,3,2,1,0,1,{"f";1;1;1},3)',
      [['', '', 'c1, c2', '', '', '', '', ''], ['', '', 1, 1, 2, 2, 2, 2],
       ['', '', 1, 1, 1, 1, 2, 2], ['r1', 'r2', 'v1', 'v2', 'v1', 'v2', 'v1', 'v2'],
