@@ -277,8 +277,9 @@ def scientific(x: float, tokens) -> str:
 def fraction(x: float, tokens) -> str:
     """``# ?/?``-style formats. The numerator is the last run of digit codes before the
     slash; digit codes before it hold the whole number, with the literal text between
-    them kept; literal text around the slash stays. The denominator is the best with at
-    most as many digits as its codes (or the fixed one written, ``# ?/8``). A whole
+    them kept; literal text around the slash stays. The fraction is Excel's convergent
+    (:func:`convergent`) with at most as many denominator digits as its codes, or over
+    the fixed denominator written (``# ?/8``, not reduced: 123.45 is "123 4/8"). A whole
     number of zero leaves its codes and the text after them out (``#``), as spaces
     (``?``) or as "0" (``0``). A number with no fraction shows the whole number and,
     for the rest, as many spaces as it has characters if any code is ``?``, else
@@ -294,7 +295,7 @@ def fraction(x: float, tokens) -> str:
             num_run.insert(0, i)
         else:
             break
-    if any(k == "," for k, _ in before[num_run[0] - 1:] + after):
+    if any(k == "," for k, _ in before[max(num_run[0] - 1, 0):] + after):
         # borgar/numfmt's comma tests (Excel 16 for Mac): "0,0/0" and "0/0,0" are
         # not formats Excel takes
         raise FormatError("a comma beside a fraction's numerator or denominator")
@@ -347,7 +348,7 @@ def fraction(x: float, tokens) -> str:
         whole, num = whole + 1, 0
     all_codes = [before[i][0] for i in codes] + (den_codes or [])
     num_codes = [before[i][0] for i in num_run]
-    sign = "-" if negative else ""  # even at 0: TEXT(-0.01,"0 ##/##") is "-0     "
+    sign = "-" if negative else ""  # even where 0 shows (borgar/numfmt's issue 1)
     head = [_literal(t) for t in before[:whole_codes[0]]] if has_whole else \
         [_literal(t) for t in before[:num_run[0]]]
     # a digit code after the denominator's shows a space (?) or 0 (0 #): "00 00/? ?"
