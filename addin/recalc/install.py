@@ -35,7 +35,7 @@ from .. import registry
 from ..errors import ExcelError
 from ..calls import excel_names, load_functions
 from ..registry import REGISTRY
-from . import datesystem, dynamic, excel, formulacells, sparse
+from . import datesystem, dynamic, excel, formulacells, parsecost, sparse
 from .runlog import note
 from .startup import defer_scipy
 from .values import MAX_TEXT, XL, one_value, range_cells
@@ -159,6 +159,7 @@ def install_functions() -> int:
     """Put every registry function into formulas' function table under each of its
     :func:`~zvmplan_addin.calls.excel_names`; returns how many functions."""
     defer_scipy()  # formulas' function table without SciPy until a formula needs it
+    parsecost.install()  # its parser without two steps quadratic in a formula's length
     load_functions()
     Empty.compile = staticmethod(_empty_argument)  # formulas' reading of F(1,,2)'s gap
     table = get_functions()
