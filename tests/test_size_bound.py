@@ -139,3 +139,19 @@ def test_the_machine_memory_is_read(monkeypatch):
     monkeypatch.delenv(size.ENV, raising=False)
     have, source = size.available_memory()
     assert source == "available on this machine" and have > 2**20
+
+
+def test_cells_hidden_from_the_count_are_bounded_by_the_reader(tmp_path, monkeypatch):
+    """Cells written ``<c/>`` (no attributes, no content: the byte count does not see
+    them) still count in the reader, which stops at the cells the memory holds at
+    :data:`~size.BYTES_PER_CELL` each: here 60."""
+    from builders import make_xlsx
+    path = make_xlsx(tmp_path / "hidden.xlsx", '<row r="1">' + "<c/>" * 100 + "</row>")
+    monkeypatch.setenv(size.ENV, str(size.BASE_BYTES + 60 * size.BYTES_PER_CELL))
+    assert size.cell_budget() == 60
+    with safe_open_xlsx(path, parse_sheets=False) as pkg, \
+            pytest.raises(UnsafeWorkbookError, match="more than 60 cells in the sheets"):
+        sheet.read_workbook(pkg)
+    monkeypatch.setenv(size.ENV, str(size.BASE_BYTES + 100 * size.BYTES_PER_CELL))
+    with safe_open_xlsx(path, parse_sheets=False) as pkg:
+        sheet.read_workbook(pkg)
