@@ -50,7 +50,7 @@ def test_a_prefixed_sheet_is_counted_by_its_prefix():
 
 def test_the_250000_row_plan_fits_a_machine_that_holds_it(monkeypatch):
     """Measured: the 250,000-row planner sheet (3,500,032 cells, 2,250,000 formulas,
-    209 MB of sheet XML) took 2.14 GB at its peak and 32 CPU-s, computed. Its estimate is
+    209 MB of sheet XML) took 2,091 MiB at its peak and 32 CPU-s, computed. Its estimate is
     at least that and is accepted with 4 GB; with 2 GB it is refused, in one line."""
     est = size.Estimate(3_500_032, 2_250_000, 209_225_161)
     assert 2_141_460 * 1024 <= est.memory <= 2.5 * 2**30
@@ -155,3 +155,41 @@ def test_cells_hidden_from_the_count_are_bounded_by_the_reader(tmp_path, monkeyp
     monkeypatch.setenv(size.ENV, str(size.BASE_BYTES + 100 * size.BYTES_PER_CELL))
     with safe_open_xlsx(path, parse_sheets=False) as pkg:
         sheet.read_workbook(pkg)
+
+
+def test_the_bounding_box_from_the_dimension_or_the_last_row(plan):
+    """A sheet's cells between its first and last (dense grid up to 8 million, else dicts
+    at about 380 bytes a cell): from ``<dimension ref>``, else (openpyxl's write-only
+    mode writes none) from the last row's number and the widest reference."""
+    assert size.bounding_cells(b'<worksheet><dimension ref="B2:D10"/><sheetData/>') == 27
+    assert size.bounding_cells(b'<x:dimension ref="A1"/>') == 1
+    with safe_open_xlsx(plan, parse_sheets=False) as pkg:
+        data = pkg.read("xl/worksheets/sheet1.xml")
+    assert b"<dimension" not in data
+    assert size.bounding_cells(data) == (ROWS + 1) * 14
+    assert size.bounding_cells(data, whole=False) is None
+    assert size.bounding_cells(b"<sheetData><row><c><v>1</v></c></row></sheetData>") is None
+    no_box = size.estimate([b"<sheetData><row><c><v>1</v></c></row></sheetData>"])
+    assert no_box.sparse_cells == 1 and \
+        no_box.memory == size.BASE_BYTES + size.BYTES_PER_CELL + size.BYTES_PER_SPARSE_CELL + 49
+
+
+def test_a_sheet_larger_than_its_dimension_says_is_checked_again_once_read(tmp_path,
+                                                                         monkeypatch):
+    """A dimension of A1:C4 over cells at A1 and XFD1048576: priced dense before parsing,
+    as kept in dicts once read (the engine keeps such a sheet in dicts), and refused
+    then if the memory does not hold that."""
+    from builders import make_xlsx
+    rows = ('<row r="1"><c r="A1"><v>3</v></c></row>'
+            '<row r="1048576"><c r="XFD1048576"><v>4</v></c></row>')
+    path = make_xlsx(tmp_path / "lying.xlsx", rows)
+    with safe_open_xlsx(path, parse_sheets=False) as pkg:
+        before = size.estimate([pkg.read("xl/worksheets/sheet1.xml")])
+    assert (before.cells, before.sparse_cells) == (2, 0)
+    monkeypatch.setenv(size.ENV, str(before.memory))
+    with safe_open_xlsx(path, parse_sheets=False) as pkg, \
+            pytest.raises(UnsafeWorkbookError, match=r"recalculating 2 cells \(0 formulas\)"):
+        sheet.read_workbook(pkg)
+    monkeypatch.setenv(size.ENV, str(before.memory + 2 * size.BYTES_PER_SPARSE_CELL))
+    with safe_open_xlsx(path, parse_sheets=False) as pkg:
+        assert sheet.read_workbook(pkg).sheets[0].values == {(1, 1): 3.0, (1048576, 16384): 4.0}

@@ -14,6 +14,7 @@ import numpy as np
 import schedula as sh
 
 from .. import xlsx
+from ..xlsx.size import DENSE_CELLS
 from . import shapes
 from .external import ExternalRefs
 from .names import NameTable
@@ -22,7 +23,7 @@ from .facts import BookFacts
 from .runlog import RunLog
 from .values import display, filled, input_value
 
-DENSE_LIMIT = 8_000_000             # cells in a sheet's bounding box held as a dense grid
+DENSE_LIMIT = DENSE_CELLS  # cells in a sheet's bounding box held as a dense grid
 
 
 def coords(cells: dict) -> np.ndarray:

@@ -125,6 +125,9 @@ def read_workbook(pkg: XlsxPackage) -> Workbook:
             sheets.append(sheet)
         else:
             others.append(name)
+    # the cells and each sheet's bounding box now known: the memory they need, again
+    size.check_memory(size.estimate_read(sheets, sum(len(pkg.read(s.part)) for s in sheets)),
+                      pkg.label)
     external = [_read_external(pkg, rels.get(rid, ("", ""))[1]) for rid in book["external"]]
     return Workbook(sheets, book["names"], others, book["date1904"], tables, external)
 

@@ -8,7 +8,7 @@ them at what the engine was measured to hold per cell (:data:`BYTES_PER_CELL`,
 needs, what there is and what to do, a workbook whose estimate exceeds the memory
 available (:func:`available_memory`: ``ZVMPLAN_MEMORY`` if set, else the system's
 ``MemAvailable`` and any cgroup limit). A workbook that hides cells from the byte
-search (an unusual namespace prefix) is still bounded: the reader stops at the cells
+search (``<c/>``, a cell with neither attributes nor content) is still bounded: the reader stops at the cells
 the same memory can hold (:func:`cell_budget`); and :data:`MAX_CELLS` bounds the work
 whatever the memory.
 
@@ -17,14 +17,16 @@ Measured (issue 19, CPU seconds and peak RSS with ``/usr/bin/time``, this machin
 =======================================  ==========  ==========  =========  ==========
 workbook                                  cells      formulas    peak RSS   estimate
 =======================================  ==========  ==========  =========  ==========
-values only, 20,000 rows x 10             200,001    1           148 MB     see tests
-values only, 100,000 rows x 10            1,000,001  1           331 MB
-planner sheet, 20,000 rows                280,014    180,000     306 MB
-planner sheet, 100,000 rows               1,400,014  900,000     928 MB
+values only, 20,000 rows x 10             200,001    1           144 MiB    165 MiB
+values only, 100,000 rows x 10            1,000,001  1           323 MiB    348 MiB
+planner sheet, 20,000 rows                280,014    180,000     299 MiB    283 MiB
+planner sheet, 100,000 rows               1,400,014  900,000     906 MiB    936 MiB
+planner sheet, 250,000 rows               3,500,014  2,250,000   2,091 MiB  2,167 MiB
+12 million cells without r (dicts)        12,000,000 0           4,670 MiB  4,879 MiB
 =======================================  ==========  ==========  =========  ==========
 
-From these: a value cell about 230 bytes, a formula about 530 bytes more, the process
-itself about 100 MB. The constants below round those up.
+From these: a value cell about 230 bytes, a formula about 530 bytes more, a cell of a
+sheet kept in dicts about 380 bytes, the process itself about 100 MiB.
 """
 from __future__ import annotations
 
@@ -40,6 +42,13 @@ from .errors import UnsafeWorkbookError
 MAX_CELLS = 20_000_000
 BYTES_PER_CELL = 200            #: [bytes] held per cell (value or formula)
 BYTES_PER_FORMULA = 550         #: [bytes] held per formula beyond its cell's
+#: cells between a sheet's first and last cell (its bounding box) the engine holds as a
+#: dense grid (:class:`~zvmplan_addin.recalc.read.Grid`); a larger sheet is kept in dicts
+DENSE_CELLS = 8_000_000
+#: [bytes] held per cell beyond :data:`BYTES_PER_CELL` in a sheet kept in dicts, and in a
+#: sheet whose bounding box is not known before parsing (no ``<dimension>``): measured 380
+#: a value cell in all on a 12-million-cell sheet without ``r`` attributes (4.7 GB peak)
+BYTES_PER_SPARSE_CELL = 200
 BASE_BYTES = 120 * 2**20        #: [bytes] the engine before any workbook, measured ~100 MB
 ENV = "ZVMPLAN_MEMORY"          #: the memory zvmplan may use, e.g. 4G, 1500M
 SAMPLE_BYTES = 2**18            #: [bytes] inflated from the start of each sheet part
@@ -49,6 +58,8 @@ SAMPLE_MARGIN = 1.5
 
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 _SHEET_DATA = re.compile(rb"<([A-Za-z_][\w.-]*:)?sheetData[\s>/]")
+_DIMENSION = re.compile(rb"<([A-Za-z_][\w.-]*:)?dimension\s+ref=[\"']\$?([A-Z]{1,3})\$?(\d{1,7})"
+                        rb"(?::\$?([A-Z]{1,3})\$?(\d{1,7}))?[\"']")
 
 
 @dataclass(frozen=True)
@@ -58,12 +69,13 @@ class Estimate:
     cells: int
     formulas: int
     part_bytes: int
+    sparse_cells: int = 0   #: of ``cells``, those in sheets kept in dicts (or not known)
 
     @property
     def memory(self) -> int:
         """[bytes] the engine's peak, the process included."""
         return (BASE_BYTES + self.cells * BYTES_PER_CELL + self.formulas * BYTES_PER_FORMULA
-                + self.part_bytes)
+                + self.sparse_cells * BYTES_PER_SPARSE_CELL + self.part_bytes)
 
 
 def count_cells(data: bytes) -> tuple[int, int]:
@@ -79,13 +91,62 @@ def count_cells(data: bytes) -> tuple[int, int]:
     return data.count(c + b" ") + data.count(c + b">"), data.count(b"<" + prefix + b"f")
 
 
+def bounding_cells(data: bytes, whole: bool = True) -> int | None:
+    """The cells of the rectangle a worksheet part's ``<dimension ref>`` gives (its first
+    64 KB searched), else of its last row's number times its widest cell reference seen
+    at its start and end (``whole``: ``data`` is the whole part); None if neither is
+    there. A hint (a file may say anything):
+    :func:`estimate_read` checks again once the sheets are read."""
+    m = _DIMENSION.search(data, 0, 2**16)
+    if m:
+        c1, r1 = m.group(2), m.group(3)
+        c2, r2 = m.group(4) or c1, m.group(5) or r1
+        return (abs(int(r2) - int(r1)) + 1) * (abs(_col(c2) - _col(c1)) + 1)
+    if not whole:  # the start of a part only: its end is not there
+        return None
+    # no dimension (openpyxl's write-only mode writes none): the last row's number times
+    # the widest cell reference in the first and last 64 KB
+    tail = data[-2**16:]
+    refs = _CELL_REFS.findall(data, 0, 2**16) + _CELL_REFS.findall(tail)
+    rows = _ROW_NUMBER.findall(tail)
+    if not rows or not refs:
+        return None
+    return int(rows[-1]) * max(_col(letters) for letters in refs)
+
+
+_ROW_NUMBER = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?row\s[^>]*?\br=[\"'](\d{1,7})[\"']")
+_CELL_REFS = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c\s[^>]*?\br=[\"']([A-Z]{1,3})\d")
+
+
+def _col(letters: bytes) -> int:
+    n = 0
+    for ch in letters:
+        n = n * 26 + ch - 64
+    return n
+
+
 def estimate(parts: list[bytes]) -> Estimate:
     """The :class:`Estimate` of the worksheet parts ``parts`` (their bytes, inflated)."""
-    cells = formulas = size = 0
+    cells = formulas = size = sparse = 0
     for data in parts:
         c, f = count_cells(data)
         cells, formulas, size = cells + c, formulas + f, size + len(data)
-    return Estimate(cells, formulas, size)
+        box = bounding_cells(data)
+        if box is None or box > DENSE_CELLS:
+            sparse += c
+    return Estimate(cells, formulas, size, sparse)
+
+
+def estimate_read(sheets, part_bytes: int) -> Estimate:
+    """The :class:`Estimate` of sheets as read (:class:`~.sheet.SheetData`): their cells
+    and bounding boxes known, not guessed."""
+    cells = formulas = sparse = 0
+    for sheet in sheets:
+        n = len(sheet.values) + len(sheet.formulas)
+        cells, formulas = cells + n, formulas + len(sheet.formulas)
+        if sheet.max_row * sheet.max_col > DENSE_CELLS:
+            sparse += n
+    return Estimate(cells, formulas, part_bytes, sparse)
 
 
 def parse_memory(text: str) -> int:
@@ -161,7 +222,7 @@ def check_sampled(pkg) -> None:
     times :data:`MAX_CELLS`): a workbook far too large is refused in a fraction
     of a second, before anything is inflated."""
     have, source = available_memory()
-    cells = formulas = size = 0
+    cells = formulas = size = sparse = 0
     for name, info in pkg.infos.items():
         if not (name.startswith("xl/worksheets/") and name.endswith(".xml")) or \
                 not info.file_size:
@@ -171,7 +232,10 @@ def check_sampled(pkg) -> None:
         scale = info.file_size / max(len(sample), 1)
         cells, formulas = cells + int(c * scale), formulas + int(f * scale)
         size += info.file_size
-    est = Estimate(cells, formulas, size)
+        box = bounding_cells(sample, whole=len(sample) == info.file_size)
+        if box is None or box > DENSE_CELLS:
+            sparse += int(c * scale)
+    est = Estimate(cells, formulas, size, sparse)
     if est.cells > MAX_CELLS * SAMPLE_MARGIN:
         raise UnsafeWorkbookError(
             f"{pkg.label}: about {est.cells:,} cells in the sheets, more than the "
