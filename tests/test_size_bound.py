@@ -193,3 +193,20 @@ def test_a_sheet_larger_than_its_dimension_says_is_checked_again_once_read(tmp_p
     monkeypatch.setenv(size.ENV, str(before.memory + 2 * size.BYTES_PER_SPARSE_CELL))
     with safe_open_xlsx(path, parse_sheets=False) as pkg:
         assert sheet.read_workbook(pkg).sheets[0].values == {(1, 1): 3.0, (1048576, 16384): 4.0}
+
+
+def test_an_address_space_limit_counts(monkeypatch):
+    """Under ``ulimit -v`` (the corpus score runs each workbook so) the room left in the
+    address space bounds the memory too: a workbook over it is refused in one line, not
+    ended by a MemoryError."""
+    import re
+    monkeypatch.delenv(size.ENV, raising=False)
+    vm = int(re.search(r"^VmSize:\s+(\d+) kB", open("/proc/self/status").read(), re.M)[1])
+    limit = vm * 1024 + 50 * 2**20        # 50 MiB more than this process maps now
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (limit, limit))
+    have, _ = size.available_memory()
+    assert have <= 50 * 2**20 + size._own_memory() + 2**20
+    with pytest.raises(UnsafeWorkbookError, match="needs about"):
+        size.check_memory(size.Estimate(have // size.BYTES_PER_CELL, 0, 0), "big.xlsx")
+    size.check_memory(size.Estimate((have - size.BASE_BYTES) // size.BYTES_PER_CELL, 0, 0),
+                      "fits.xlsx")

@@ -159,9 +159,9 @@ def parse_memory(text: str) -> int:
 
 def available_memory() -> tuple[int, str]:
     """([bytes] zvmplan may use, where that figure comes from): ``ZVMPLAN_MEMORY`` if set,
-    else the least of the system's available memory (``MemAvailable`` of /proc/meminfo)
-    and the room left under a cgroup's memory limit, plus what this process already
-    holds; (0, "") when none is known (then nothing is refused for memory)."""
+    else the least of the system's available memory (``MemAvailable`` of /proc/meminfo),
+    the room left under a cgroup's memory limit and under the process's address-space
+    limit (``RLIMIT_AS``), plus what this process already holds; (0, "") when none is known (then nothing is refused for memory)."""
     given = os.environ.get(ENV, "").strip()
     if given:
         try:
@@ -174,6 +174,9 @@ def available_memory() -> tuple[int, str]:
     m = re.search(r"^MemAvailable:\s+(\d+) kB", meminfo, re.M)
     if m:
         free.append(int(m.group(1)) * 1024)
+    room = _address_space_left()
+    if room is not None:
+        free.append(room)
     for limit, used in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
                         ("/sys/fs/cgroup/memory/memory.limit_in_bytes",
                          "/sys/fs/cgroup/memory/memory.usage_in_bytes")):
@@ -183,6 +186,20 @@ def available_memory() -> tuple[int, str]:
     if not free:
         return 0, ""
     return min(free) + _own_memory(), "available on this machine"
+
+
+def _address_space_left() -> int | None:
+    """[bytes] of address space this process may still map under its ``RLIMIT_AS``
+    (``ulimit -v``; the corpus score sets one), None without a limit."""
+    try:
+        import resource
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, OSError, ValueError):
+        return None
+    if soft == resource.RLIM_INFINITY:
+        return None
+    m = re.search(r"^VmSize:\s+(\d+) kB", _read("/proc/self/status"), re.M)
+    return max(0, soft - int(m.group(1)) * 1024) if m else soft
 
 
 def _own_memory() -> int:
