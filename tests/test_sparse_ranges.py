@@ -63,18 +63,22 @@ def test_two_value_sheet_countblank(tmp_path):
 
 def test_lookups_read_only_the_stored_cells(tmp_path):
     """INDEX of a cell inside the range (an empty one shows 0), MATCH with match type 0
-    (the row of the first equal cell; #N/A when none) and VLOOKUP with FALSE (the value
-    in the found row; #REF! for a column past the range)."""
+    (the row of the first equal cell; #N/A when none), VLOOKUP and HLOOKUP with FALSE
+    (the value in the found row or column; #REF! past the range, #VALUE! below 1)."""
     got = _calc(tmp_path, {**CORNERS, "A1048576": 4, "C1048576": "far"}, {
         "A1": f"=INDEX({WHOLE},1048576,16384)", "A2": f"=INDEX({WHOLE},2,2)",
         "A3": f"=INDEX({WHOLE},5,5)", "A4": "=MATCH(4,S!A1:A1048576,0)",
         "A5": '=MATCH("X",S!B1:B1048576,0)', "A6": "=MATCH(5,S!A1:A1048576,0)",
         "A7": f"=VLOOKUP(4,{WHOLE},3,FALSE)", "A8": f"=VLOOKUP(3,{WHOLE},2,FALSE)",
         "A9": f"=VLOOKUP(9,{WHOLE},2,FALSE)", "A10": "=VLOOKUP(3,S!A1:C1048576,4,FALSE)",
-        "A11": "=INDEX(S!A1:A1048576,1048576)", "A12": "=MATCH(4,S!A1048576:XFD1048576,0)"})
+        "A11": "=INDEX(S!A1:A1048576,1048576)", "A12": "=MATCH(4,S!A1048576:XFD1048576,0)",
+        "A13": f"=HLOOKUP(3,{WHOLE},1048576,FALSE)", "A14": f"=HLOOKUP(4,{WHOLE},1,FALSE)",
+        "A15": f"=HLOOKUP(3,{WHOLE},2,FALSE)", "A16": "=HLOOKUP(3,S!A1:C3,4,FALSE)",
+        "A17": f"=VLOOKUP(3,{WHOLE},0,FALSE)"})
     assert got == {"A1": 4, "A2": "x", "A3": 0, "A4": 1_048_576, "A5": 2, "A6": "#N/A",
                    "A7": "far", "A8": 0, "A9": "#N/A", "A10": "#REF!", "A11": 4,
-                   "A12": 1}
+                   "A12": 1, "A13": 4, "A14": "#N/A", "A15": 0, "A16": "#REF!",
+                   "A17": "#VALUE!"}
 
 
 def test_a_range_too_large_as_an_array_is_an_error_with_its_reason(tmp_path, capsys):

@@ -12,8 +12,9 @@ it, in the order Excel reads a range (by row, then column). Then:
   these functions skip (COUNTBLANK counts them from the geometry, as for a whole column
   cut to the used rows, :mod:`.install`);
 * INDEX with a row and column number inside the range reads its one cell; MATCH with
-  match type 0 and VLOOKUP with FALSE look a non-empty scalar up among the stored cells
-  of the vector (first column) and nowhere else: an empty cell never equals such a value;
+  match type 0 and VLOOKUP and HLOOKUP with FALSE look a non-empty scalar up among the
+  stored cells of the vector (first column, first row) and nowhere else: an empty cell
+  never equals such a value;
 * any other use of the range's value (an operator, SUMPRODUCT, a zvmplan function)
   gets it as the dense array it was before, if it has at most :data:`MAX_DENSE_CELLS`
   cells, and else ``#VALUE!`` with the reason (never a MemoryError).
@@ -162,6 +163,7 @@ def install(table) -> None:
     _wrap(table, "MATCH", _match)
     _MATCH[:] = [table["MATCH"]]
     _wrap(table, "VLOOKUP", _vlookup)
+    _wrap(table, "HLOOKUP", _hlookup)
 
 
 def _wrap(table, name: str, reading, compiling: bool = False) -> None:
@@ -236,29 +238,46 @@ def _match(original, value, array, mode=1):
 
 
 def _vlookup(original, value, array, col, mode=True, *rest):
-    c = _whole_number(col)
+    return _exact_lookup(original, value, array, col, mode, rest, by_row=True)
+
+
+def _hlookup(original, value, array, row, mode=True, *rest):
+    return _exact_lookup(original, value, array, row, mode, rest, by_row=False)
+
+
+def _exact_lookup(original, value, array, offset, mode, rest, by_row: bool):
+    """VLOOKUP (``by_row``) or HLOOKUP with FALSE over a :class:`SparseRanges`: the first
+    stored cell of the first column (row) equal to ``value``, then the original function
+    on that one row (column), which gives the cell ``offset`` along it."""
+    k = _whole_number(offset)
     if type(array) is SparseRanges and not rest and _exact(mode) and \
-            _scalar_key(value) is not None and c is not None:
+            _scalar_key(value) is not None and k is not None:
         sheet, r1, c1, r2, c2 = array.rect
-        if c < 1:
+        if k < 1:
             return XL["#VALUE!"]
-        if c > c2 - c1 + 1:
+        if k > (c2 - c1 + 1 if by_row else r2 - r1 + 1):
             return XL["#REF!"]
-        rows, vector = _vector(array, True)
-        found = _whole_number(_MATCH[0](value, vector, 0)) if rows else None
+        at, vector = _vector(array, by_row)
+        found = _whole_number(_MATCH[0](value, vector, 0)) if at else None
         if found is None:
             return XL["#N/A"]
-        row = rows[found - 1]
-        return original(value, make_ranges(sheet, row, c1, row, c2, _row(array, row)), col,
-                        mode)
-    return original(value, array, col, mode, *rest)
+        p = at[found - 1]
+        line = _line(array, p, by_row)
+        one = make_ranges(sheet, p, c1, p, c2, line) if by_row else \
+            make_ranges(sheet, r1, p, r2, p, line)
+        return original(value, one, offset, mode)
+    return original(value, array, offset, mode, *rest)
 
 
-def _row(rng: SparseRanges, row: int) -> np.ndarray:
+def _line(rng: SparseRanges, at: int, by_row: bool) -> np.ndarray:
+    """Row ``at`` (``by_row``) or column ``at`` of ``rng`` as a dense 1-row (1-column)
+    array."""
     sheet, r1, c1, r2, c2 = rng.rect
-    out = np.empty((1, c2 - c1 + 1), dtype=object)
+    out = np.empty((1, c2 - c1 + 1) if by_row else (r2 - r1 + 1, 1), dtype=object)
     out.fill(sh.EMPTY)
     for r, c, v in rng.cells:
-        if r == row:
+        if by_row and r == at:
             out[0, c - c1] = v
+        elif not by_row and c == at:
+            out[r - r1, 0] = v
     return out
