@@ -4,12 +4,16 @@ any sheet is parsed, against the memory the machine has.
 :func:`estimate` counts the cells (``<c``) and formulas (``<f``) of each worksheet part
 with a byte search (0.4 s for the 209 MB of a 250,000-row plan, no parse) and prices
 them at what the engine was measured to hold per cell (:data:`BYTES_PER_CELL`,
-:data:`BYTES_PER_FORMULA`) plus each part's bytes, held while it is read. :func:`check_memory` refuses, in one line saying what the workbook
-needs, what there is and what to do, a workbook whose estimate exceeds the memory
-available (:func:`available_memory`: ``ZVMPLAN_MEMORY`` if set, else the system's
-``MemAvailable`` and any cgroup limit). A workbook that hides cells from the byte
-search (``<c/>``, a cell with neither attributes nor content) is still bounded: the reader stops at the cells
-the same memory can hold (:func:`cell_budget`); and :data:`MAX_CELLS` bounds the work
+:data:`BYTES_PER_FORMULA`, :data:`BYTES_PER_SPARSE_CELL` in a sheet kept in dicts) plus
+each part's bytes, held while it is read. :func:`check_sampled` does the same from the
+first :data:`SAMPLE_BYTES` of each part before any is inflated. :func:`check_memory`
+refuses, in one line saying what the workbook needs, what there is and what to do, a
+workbook whose estimate exceeds the memory available (:func:`available_memory`:
+``ZVMPLAN_MEMORY`` if set, else the system's ``MemAvailable``, any cgroup limit and the
+process's address-space limit). A workbook that hides cells from the byte search
+(``<c/>``, a cell with neither attributes nor content) is still bounded: the reader
+stops at the cells the same memory can hold (:func:`cell_budget`), and the sheets as
+read are priced again (:func:`estimate_read`); :data:`MAX_CELLS` bounds the work
 whatever the memory.
 
 Measured (issue 19, CPU seconds and peak RSS with ``/usr/bin/time``, this machine):
@@ -47,9 +51,9 @@ BYTES_PER_FORMULA = 550         #: [bytes] held per formula beyond its cell's
 DENSE_CELLS = 8_000_000
 #: [bytes] held per cell beyond :data:`BYTES_PER_CELL` in a sheet kept in dicts, and in a
 #: sheet whose bounding box is not known before parsing (no ``<dimension>``): measured 380
-#: a value cell in all on a 12-million-cell sheet without ``r`` attributes (4.7 GB peak)
+#: a value cell in all on a 12-million-cell sheet without ``r`` attributes (4,670 MiB peak)
 BYTES_PER_SPARSE_CELL = 200
-BASE_BYTES = 120 * 2**20        #: [bytes] the engine before any workbook, measured ~100 MB
+BASE_BYTES = 120 * 2**20        #: [bytes] the engine before any workbook, measured ~100 MiB
 ENV = "ZVMPLAN_MEMORY"          #: the memory zvmplan may use, e.g. 4G, 1500M
 SAMPLE_BYTES = 2**18            #: [bytes] inflated from the start of each sheet part
 #: a sampled estimate refuses only when over the memory available by this factor: the
