@@ -22,7 +22,7 @@ import string
 import struct
 import weakref
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import xml as xmlparse
 from .cells import col_number, parse_area
@@ -47,8 +47,9 @@ class XlError(str):
     __slots__ = ()
 
 
-@dataclass(slots=True)
-class FormulaCell:
+class FormulaCell(NamedTuple):
+    """A cell's formula. A named tuple: the fast reader makes a million of them in C
+    (``tuple.__new__``), where a class's ``__init__`` would run Python for each."""
     text: str                       # without the leading "="
     kind: str = "plain"             # plain | shared | array | dataTable
     area: tuple | None = None       # (r1, c1, r2, c2) of an array formula
@@ -468,6 +469,28 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
     """Fill ``sheet`` from the worksheet part ``data``; returns the :class:`Layout` of its
     formula cells (also kept as ``sheet.layout``).
 
+    A part in the usual spelling is read by :func:`.fastsheet.read_fast` (one regular
+    expression match a cell); any other by :func:`read_general`. Both give the same
+    cells, values and layout."""
+    from .fastsheet import read_fast
+    budget = budget or Budget()
+    with _no_gc():
+        try:
+            layout = read_fast(data, sheet, strings, name, budget)
+        except (ValueError, OverflowError, struct.error) as exc:
+            raise UnsafeWorkbookError(f"{name}: cannot read a cell ({one_line(exc)})") from None
+    if layout is None:
+        layout = read_general(data, sheet, strings, name, budget)
+    sheet.layout = layout
+    _LAYOUTS[hash(data)] = layout
+    return layout
+
+
+def read_general(data: bytes, sheet: SheetData, strings: list[str], name: str = "sheet",
+                 budget: Budget | None = None) -> Layout:
+    """Fill ``sheet`` from the worksheet part ``data``, whatever its spelling; returns the
+    :class:`Layout` of its formula cells.
+
     Two expat callbacks do the work, one per start tag and one per end tag, called for
     each of the millions of elements; what runs there is kept short. They share their
     state in closure cells (faster here than the attributes of an object), chiefly
@@ -762,8 +785,6 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
     layout.prefix = prefix or ""
     sheet.max_row = max(sheet.max_row, max_row)
     sheet.max_col = max(sheet.max_col, max_col)
-    sheet.layout = layout
-    _LAYOUTS[hash(data)] = layout
     return layout
 
 
