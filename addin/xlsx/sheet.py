@@ -464,21 +464,29 @@ class Budget:
 _OUT, _CELL, _IN_V, _IN_F, _IN_IS, _IN_T, _GENERAL = range(7)
 
 
+#: the reader :func:`read_sheet` tries first: :func:`.fastsheet.read_fast`, set by the
+#: package (``xlsx/__init__.py``) because it builds on this module, which so does not
+#: import it; it returns None for a part it leaves to :func:`read_general`
+FAST_READER = None
+
+
 def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "sheet",
                budget: Budget | None = None) -> Layout:
     """Fill ``sheet`` from the worksheet part ``data``; returns the :class:`Layout` of its
     formula cells (also kept as ``sheet.layout``).
 
-    A part in the usual spelling is read by :func:`.fastsheet.read_fast` (one regular
-    expression match a cell); any other by :func:`read_general`. Both give the same
-    cells, values and layout."""
-    from .fastsheet import read_fast
+    A part in the usual spelling is read by :data:`FAST_READER` (one regular expression
+    match a cell); any other by :func:`read_general`. Both give the same cells, values
+    and layout."""
     budget = budget or Budget()
-    with _no_gc():
-        try:
-            layout = read_fast(data, sheet, strings, name, budget)
-        except (ValueError, OverflowError, struct.error) as exc:
-            raise UnsafeWorkbookError(f"{name}: cannot read a cell ({one_line(exc)})") from None
+    layout = None
+    if FAST_READER is not None:
+        with _no_gc():
+            try:
+                layout = FAST_READER(data, sheet, strings, name, budget)
+            except (ValueError, OverflowError, struct.error) as exc:
+                raise UnsafeWorkbookError(f"{name}: cannot read a cell ({one_line(exc)})") \
+                    from None
     if layout is None:
         layout = read_general(data, sheet, strings, name, budget)
     sheet.layout = layout
