@@ -550,11 +550,15 @@ def bench_calc_speed(cmd, tmp, rows=CALC_ROWS, reference=None, runs=3, lo=True):
         for who, rs in got.items():
             if not rs:
                 continue
-            if any(r["rc"] for r in rs):
-                report("calc19", f"{label}, {who}", "FAILED: " + rs[0]["stderr"][-200:])
+            ok_runs = [r for r in rs if r["rc"] == 0]
+            if len(ok_runs) < len(rs):
+                failed = next(r for r in rs if r["rc"])
+                report("calc19", f"{label}, {who}: runs failed",
+                       f"{len(rs) - len(ok_runs)} of {len(rs)} (rc {failed['rc']})")
+            if not ok_runs:
                 continue
-            best[who] = (min(r["cpu"] for r in rs), min(r["seconds"] for r in rs),
-                         max(r["peak_mb"] for r in rs))
+            best[who] = (min(r["cpu"] for r in ok_runs), min(r["seconds"] for r in ok_runs),
+                         max(r["peak_mb"] for r in ok_runs))
             cpu, wall, mb = best[who]
             target = None
             ok = None
