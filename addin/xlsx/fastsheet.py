@@ -68,7 +68,7 @@ def read_fast(data: bytes, sheet: "S.SheetData", strings: list, name: str,
     S.xmlparse.check(data, name)     # the whole part well formed, as expat reads it
     # what lies outside <sheetData> (dimension, filters) as the general reader sees it
     outer = S.SheetData(sheet.name, sheet.part)
-    local = S.Budget()
+    local = S.Budget(budget.limit)
     local.cells, local.others = list(budget.cells), list(budget.others)
     around = S.read_general(head + data[stop:], outer, strings, name, local)
     if around.prefix or outer.values or outer.formulas or outer.hidden_rows or around.cells:
@@ -82,7 +82,7 @@ def read_fast(data: bytes, sheet: "S.SheetData", strings: list, name: str,
     else:
         values, formulas, cached, hidden = {}, {}, {}, {}
     layout = _read_cells(data, body, stop, name, strings, values, formulas, cached, hidden,
-                         (local.cells[0], local.others[0]))
+                         (local.cells[0], local.others[0]), budget.limit)
     if layout is None:
         if direct:
             for d in (values, formulas, cached, hidden):
@@ -103,10 +103,11 @@ def read_fast(data: bytes, sheet: "S.SheetData", strings: list, name: str,
 
 
 def _read_cells(data: bytes, body: int, stop: int, name: str, strings: list, values: dict,
-                formulas: dict, cached: dict, hidden: dict, left: tuple):
+                formulas: dict, cached: dict, hidden: dict, left: tuple, limit: int):
     """The cells between offsets ``body`` and ``stop`` (the content of ``<sheetData>``)
     filed in the dicts: (layout, max row, max column, (cells left, other elements left)),
-    or None if some markup there is not in :data:`_TOKEN`'s spelling. The loop's body
+    or None if some markup there is not in :data:`_TOKEN`'s spelling (``limit``: the
+    budget's cells, named when it refuses the part). The loop's body
     is what one cell costs: kept to a few lookups and stores."""
     cells_left, others_left = left
     masters: dict = {}
@@ -130,7 +131,7 @@ def _read_cells(data: bytes, body: int, stop: int, name: str, strings: list, val
                 return None         # a cell outside a row: the general reader ignores it
             cells_left -= 1
             if not cells_left:
-                raise S.UnsafeWorkbookError(f"more than {S.MAX_CELLS:,} cells in the "
+                raise S.UnsafeWorkbookError(f"more than {limit:,} cells in the "
                                             f"sheets (at {name}); refused")
             t, flags = kinds[attrs]
             r = int(digits)
