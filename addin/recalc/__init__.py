@@ -58,11 +58,12 @@ Semantics worth knowing
   iterative calculation is off) and the report lists them.
 * Array results. An array formula (``t="array"``, Ctrl+Shift+Enter or an Excel 365
   dynamic array) fills its stored range, padding with #N/A and cropping as Excel does.
-  A plain formula (no ``t="array"``) is a legacy formula: a range an operator reads,
-  or that is the whole result, is implicitly intersected with the formula's row or
-  column, as Excel does (``=B:B*2`` in C5 reads B5; docs/engine.md).
-  A plain formula whose function returns an array (a zvmplan function given a range,
-  or ``ZVM_TRANSPORTS()``) *spills*: if the cells it needs are empty the formula is
+  A plain formula (no ``t="array"``) is a legacy formula (:mod:`.legacy`): a range an
+  operator or a value parameter reads, or that is the whole result, is implicitly
+  intersected with the formula's row or column, as Excel does (``=B:B*2`` in C5 reads
+  B5; docs/engine.md), and an array result of Excel's functions shows its top-left
+  element. A plain formula whose zvmplan function returns an array (a zvmplan function
+  given a range, or ``ZVM_TRANSPORTS()``) *spills*: if the cells it needs are empty the formula is
   stored as an array formula over exactly that range, with each cell's value cached,
   so every spreadsheet shows the values (Excel 365 shows it as a legacy ``{=...}``
   array formula; it recalculates the same way). If the cells are not empty the

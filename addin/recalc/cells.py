@@ -12,7 +12,7 @@ import schedula as sh
 from formulas.ranges import Ranges
 
 from . import shapes
-from .compile import Compiled, FormulaCompiler
+from .compile import Compiled, FormulaCompiler, rect_of
 from .options import Options
 from .program import CONST, LIT, NAME, MISSING, REF, UNION, Template
 from .read import Nodes
@@ -146,11 +146,12 @@ class CellEvaluator:
             return
         nodes, results, reasons = self.nodes, self.results, self.log.reasons
         reasons.cell = nodes.n_label[i]
+        ran = t
         try:
             if self.options.check and not t.checked and t.literals and t.shareable:
                 result = self._first_generic(i, t)
             elif t.exact_only:
-                exact = results.exact.get(i) or self.compiler.compile(i, None, exact=True)
+                exact = ran = results.exact.get(i) or self.compiler.compile(i, None, exact=True)
                 results.exact[i] = exact
                 result = exact.run(self.args(i, exact)) if exact.pipe is not None else \
                     XL["#VALUE!"]
@@ -158,6 +159,9 @@ class CellEvaluator:
                 result = t.run(self.args(i, t))
         finally:
             reasons.cell = None
+        if i < nodes.cells and nodes.n_area[i] is None and nodes.n_kind[i] in LEGACY and \
+                not ran.spills and isinstance(result, (Ranges, np.ndarray)):
+            result = self._one_cell(i, ran, result)
         if isinstance(result, Ranges):
             result = result.value
         if i >= nodes.cells:  # a defined name
@@ -181,6 +185,31 @@ class CellEvaluator:
         if isinstance(result, np.ndarray):
             result = result.reshape(-1)[0] if result.size else sh.EMPTY
         grid.set(r, c, scalar(result))
+
+    def _one_cell(self, i, t: Template, result):
+        """What the one cell of legacy formula ``i`` shows of its array or reference
+        ``result`` (:mod:`.legacy`): a reference's cell in the formula's row or column, an
+        array's top-left element; #VALUE! with the reason where a range reached a
+        function whose parameters :mod:`.legacy` does not know."""
+        nodes = self.nodes
+        if isinstance(result, Ranges):
+            if len(result.ranges) != 1:
+                return XL["#VALUE!"]
+            rect = intersection(rect_of(result.ranges[0]), nodes.n_row[i], nodes.n_col[i])
+            return XL["#VALUE!"] if rect is None else self.ranges(rect).value
+        if result.size <= 1:
+            return result
+        for k, function in (t.unknown or {}).items():
+            kind, x = t.plan[k]
+            rect = self.code.rects[i][x] if kind == REF else x if kind == CONST else None
+            if rect is not None and (rect[1] != rect[3] or rect[2] != rect[4]):
+                why = (f"a legacy formula (not an array formula) giving an array; Excel may "
+                       f"read the range {shapes.a1(rect[1], rect[2])}:"
+                       f"{shapes.a1(rect[3], rect[4])} given to {function} as one cell, "
+                       "which the engine does not know")
+                self.log.reasons.log.setdefault(nodes.n_label[i], ("#VALUE!", why))
+                return XL["#VALUE!"]
+        return np.atleast_2d(result)[0, 0]
 
     def _first_generic(self, i, t):
         """The first cell of a shape compiled with its literals as inputs: evaluated also
