@@ -106,3 +106,18 @@ def test_ranges_to_the_last_row_or_column_keep_their_size(data_book, tmp_path):
     assert got == {"A1": 5049, "A2": 1_048_575, "A3": 16_384, "A4": 1 + 2 + 7, "A5": 16_384,
                    "A6": 10, "A7": 200, "A8": 16_384 - 4, "A9": "#VALUE!", "A10": 1,
                    "A11": 199}
+
+
+def test_an_empty_formula_in_an_array_range_is_the_arrays_cell(tmp_path):
+    """Excel writes ``<f ca="1"/>`` (the "calculate always" flag, no formula) in each cell
+    of a volatile array formula's range but the first (formulas' circular.xlsx DATA!D9,
+    pycel's lookup.xlsx Offset!F18, where Excel cached the array's elements there): the
+    cell is the array's, computed with it, not a formula the engine cannot evaluate."""
+    rows = ('<row r="1"><c r="A1"><v>1</v></c><c r="B1" cm="1">'
+            '<f t="array" ref="B1:B2" ca="1">A1:A2*2</f><v>0</v></c></row>'
+            '<row r="2"><c r="A2"><v>5</v></c><c r="B2"><f ca="1"/><v>0</v></c></row>')
+    path = make_xlsx(tmp_path / "in.xlsx", rows)
+    report = engine.calc(path, tmp_path / "out.xlsx", keep_stale=False)
+    ws = values_of(tmp_path / "out.xlsx")
+    assert [ws["B1"].value, ws["B2"].value] == [2, 10]
+    assert report.stale == {} and report.warnings == []

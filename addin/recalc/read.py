@@ -284,12 +284,15 @@ def _formula_cells(lists: _NodeLists, s: int, sheet, at: np.ndarray, kinds: list
     """Sheet ``s``'s formula cells as nodes, by row, then column (``at``: their
     :func:`coords`; ``kinds``: their kinds, in the same order)."""
     if "dataTable" in kinds or "array" in kinds:
+        areas = [f.area for f in sheet.formulas.values() if f.kind == "array" and f.area]
         for (r, c), f in _in_order(sheet.formulas):
             if f.kind == "dataTable":
                 log.kept_cached += 1
                 log.warnings.append(f"{lists.labels.cell(s, r, c)}: a data table; kept its "
                                     "cached value")
                 continue
+            if f.kind == "plain" and not f.text.strip() and _inside(areas, r, c):
+                continue  # <f ca="1"/>: an array formula's cell, which the array fills
             lists.add(s, r, c, f.text, f.area if f.kind == "array" else None, kind=f.kind)
         return
     # the usual sheet (plain and shared formulas): the node lists extended at once
@@ -301,3 +304,11 @@ def _formula_cells(lists: _NodeLists, s: int, sheet, at: np.ndarray, kinds: list
         rows, cols = rows[order], cols[order]
         cells, kinds = [cells[k] for k in order.tolist()], [kinds[k] for k in order.tolist()]
     lists.extend(s, rows, cols, cells, kinds)
+
+
+def _inside(areas: list, r: int, c: int) -> bool:
+    """Is cell (``r``, ``c``) in one of the array formulas' ``areas``? Excel writes an empty
+    ``<f ca="1"/>`` in each cell of a volatile array formula's range but the first: the
+    "calculate always" flag, not a formula of its own (formulas' circular.xlsx DATA!D9,
+    pycel's lookup.xlsx Offset!F18)."""
+    return any(a[0] <= r <= a[2] and a[1] <= c <= a[3] for a in areas)
