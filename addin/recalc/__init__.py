@@ -54,8 +54,10 @@ Semantics worth knowing
 -----------------------
 * An empty cell is ``None`` to a zvmplan function and 0 (or "") to Excel builtins, as
   in Excel. A formula whose result is an empty cell shows 0.
-* Circular references: every cell on the cycle gets 0 (what Excel shows when
-  iterative calculation is off) and the report lists them.
+* Circular references (:mod:`.cycles`): a cell on a cycle whose value depends on the
+  cycle gets 0 (what Excel shows when iterative calculation is off) and the report
+  lists it; one whose value does not (an IF that never reads the cycle) is computed.
+  A workbook asking for iterative calculation (``calcPr iterate``) is iterated.
 * Array results. An array formula (``t="array"``, Ctrl+Shift+Enter or an Excel 365
   dynamic array) fills its stored range, padding with #N/A and cropping as Excel does.
   A plain formula (no ``t="array"``) is a legacy formula (:mod:`.legacy`): a range an

@@ -30,12 +30,16 @@ class Results:
     ``claimed`` ((sheet, row, col) -> the node whose spill fills the cell),
     ``name_values`` (defined-name node -> its value), ``circular`` (the nodes on
     circular references, set to 0), ``exact`` (node -> its formula compiled as written,
-    for a shape whose generic form differs)."""
+    for a shape whose generic form differs), ``seed`` (a circular node -> the value the
+    file cached for it), ``iterated`` (node -> the passes of Excel's iterative
+    calculation that computed it, :mod:`.cycles`)."""
     spill_area: dict = field(default_factory=dict)
     claimed: dict = field(default_factory=dict)
     name_values: dict = field(default_factory=dict)
     circular: set = field(default_factory=set)
     exact: dict = field(default_factory=dict)
+    seed: dict = field(default_factory=dict)
+    iterated: dict = field(default_factory=dict)
 
 
 LEGACY = ("plain", "shared")  # formulas stored without t="array": Excel's legacy evaluation
@@ -71,6 +75,7 @@ class CellEvaluator:
         self.results, self.log, self.options = results, log, options
         self.final: set = set()
         self._rcache: dict = {}
+        self.iterating = False  # .cycles evaluates a circular reference's cells: no 0
 
     def begin_pass(self, final: set) -> None:
         """A new pass: ``final`` is the set of rectangles whose formula cells are all
@@ -169,7 +174,8 @@ class CellEvaluator:
             return
         s, r, c = nodes.n_sheet[i], nodes.n_row[i], nodes.n_col[i]
         grid, area = nodes.grids[s], nodes.n_area[i]
-        if i in results.circular:
+        if i in results.circular and not self.iterating:
+            results.seed.setdefault(i, grid.get(r, c))  # what the file cached, for .cycles
             result = 0.0
         if area is not None:
             shape = (area[2] - area[0] + 1, area[3] - area[1] + 1)

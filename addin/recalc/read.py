@@ -185,7 +185,8 @@ class Nodes:
     ``scopes`` (sheets with local names) are empty: the later stages see plain
     references only. ``date1904``: the workbook counts dates from 1904
     (:mod:`.datesystem`); ``facts``: the hidden rows and the SUBTOTAL cells
-    (:class:`~.facts.BookFacts`)."""
+    (:class:`~.facts.BookFacts`); ``iteration``: (count, delta) when the workbook asks
+    for iterative calculation (:mod:`.cycles`)."""
     sheet_names: list
     sheet_index: dict
     grids: list
@@ -204,6 +205,7 @@ class Nodes:
     date1904: bool = False
     names: object = None            # the NameTable (INDIRECT reads names by their text)
     facts: BookFacts | None = None
+    iteration: tuple | None = None  # (count, delta) of Excel's iterative calculation, or off
 
     def __len__(self) -> int:
         return len(self.n_text)
@@ -276,7 +278,8 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
                  scopes=scopes, date1904=getattr(book, "date1904", False), names=names,
                  facts=BookFacts(book.sheets, lambda: zip(
                      lists.sheet[:n_cells], lists.row[:n_cells], lists.col[:n_cells],
-                     lists.text[:n_cells], lists.area[:n_cells])))
+                     lists.text[:n_cells], lists.area[:n_cells])),
+                 iteration=getattr(book, "iteration", None))
 
 
 def _formula_cells(lists: _NodeLists, s: int, sheet, at: np.ndarray, kinds: list,
