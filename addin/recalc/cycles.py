@@ -17,8 +17,9 @@ So the cells of a cycle, and every formula after them, are evaluated again:
 * with iterative calculation on (``<calcPr iterate="1">``, Excel's *Enable iterative
   calculation*), as Excel does: the cells again and again, in the order of the pass,
   from the values the file cached (0 if none), up to ``iterateCount`` times (default 100)
-  or until no value changes by more than ``iterateDelta`` (default 0.001) (Microsoft:
-  "Change the formula recalculation, iteration, or precision in Excel"). Excel's own
+  or until every value changes by less than ``iterateDelta`` (default 0.001) (ECMA-376
+  Part 1, 18.2.2 calcPr; Microsoft's [MS-OI29500] 2.1.565: "Office will stop iteration
+  if values change by less than the iterateDelta attribute value"). Excel's own
   order of the cells within an iteration is not published, so a cycle that has not
   converged may stop at other values than Excel's: each such cell carries a warning.
 
@@ -197,13 +198,13 @@ def _iterate(nodes, cells, results, log, order, members: set, count: int,
         now = _snapshot(nodes, order)
         change = max((_change(a, b) for a, b in zip(before, now)), default=0.0)
         before = now
-        if change <= delta:
+        if change < delta:
             break
     results.circular -= members
     for i in order:
         results.iterated[i] = n
     first = nodes.n_label[min(members)]
-    done = "converged" if change <= delta else f"still changing by {change:.3g}"
+    done = "converged" if change < delta else f"still changing by {change:.3g}"
     log.warnings.append(f"{first}: a circular reference of {len(members)} cells computed by "
                         f"iterative calculation as the workbook asks (calcPr iterate): {n} "
                         f"pass{'es' if n != 1 else ''}, {done}; Excel's order within a pass "
