@@ -182,7 +182,7 @@ _BESIDE = ("on a circular reference as written, but its value does not depend on
 def _iterate(nodes, cells, results, log, order, members: set, count: int,
              delta: float) -> None:
     """Iterative calculation on: Excel's iteration over ``order`` from the values the
-    file cached, at most ``count`` passes, until no value changes by more than
+    file cached, at most ``count`` passes, until every value changes by less than
     ``delta``."""
     if count * len(order) > BUDGET:
         log.warnings.append(f"{len(members)} cells on circular references: too many to "
