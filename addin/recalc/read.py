@@ -7,6 +7,7 @@ cached for it (:mod:`.external`).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from itertools import chain
 
@@ -262,6 +263,7 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
         if table:
             inline = table.inline
             text[:] = [inline(text[i], sheet[i], row[i], col[i]) for i in range(n_cells)]
+    text[:n_cells] = [dead_ranges(t) if "#REF!" in t else t for t in text[:n_cells]]
     name_nodes, refs, scopes = {}, [{} for _ in book.sheets] or [{}], {}
     for scope, key, definition in names.lambdas():  # called as functions: name nodes
         s = scope if scope is not None else 0
@@ -280,6 +282,29 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
                      lists.sheet[:n_cells], lists.row[:n_cells], lists.col[:n_cells],
                      lists.text[:n_cells], lists.area[:n_cells])),
                  iteration=getattr(book, "iteration", None))
+
+
+_REF_END = r"""(?:(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?(?:\#REF!|\$?[A-Za-z]{1,3}\$?[0-9]+
+               |\$?[A-Za-z]{1,3}(?![\w(])|\$?[0-9]+(?![\w.]))"""
+_DEAD_RANGE = re.compile(rf"(?:(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?\#REF!:{_REF_END}"
+                         rf"|(?<![\w.$'!]){_REF_END}:(?:(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?\#REF!",
+                         re.X)
+
+
+def dead_ranges(text: str) -> str:
+    """``text`` with each range that has ``#REF!`` for an end (``#REF!:B4``, a row or
+    column deleted under it) read as ``#REF!``, as Excel reads it (``SUM(#REF!:B4)`` is
+    #REF!: EPPlus's FormulaTest.xlsx ValidateFormulas!H10, saved by Excel; formulas'
+    parser made the range operator of an error #VALUE!). String literals are left
+    alone."""
+    pieces = text.split('"')
+    for k in range(0, len(pieces), 2):  # outside string literals
+        while "#REF!" in pieces[k]:
+            new = _DEAD_RANGE.sub("#REF!", pieces[k])
+            if new == pieces[k]:
+                break
+            pieces[k] = new
+    return '"'.join(pieces)
 
 
 def _formula_cells(lists: _NodeLists, s: int, sheet, at: np.ndarray, kinds: list,
