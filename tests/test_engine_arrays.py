@@ -121,3 +121,22 @@ def test_an_empty_formula_in_an_array_range_is_the_arrays_cell(tmp_path):
     ws = values_of(tmp_path / "out.xlsx")
     assert [ws["B1"].value, ws["B2"].value] == [2, 10]
     assert report.stale == {} and report.warnings == []
+
+
+def test_anchorarray_and_sort_with_an_argument_left_empty(tmp_path):
+    """EPPlus's ArrayFormulas.xlsx (saved by Excel): over A1:A5 = 1..5,
+    ``=SORT(A1:A5,,-1)`` in B1:B5 is 5 4 3 2 1 (the order's argument left empty takes its
+    default, 1) and ``=SORT(ANCHORARRAY(B1))`` in C1:C5 (Excel's ``B1#``, the range the
+    array in B1 fills) is 1 2 3 4 5; formulas' test.xlsx ``=ANCHORARRAY(AC4)+3``."""
+    rows = "".join(
+        f'<row r="{r}"><c r="A{r}"><v>{r}</v></c>' + (
+            '<c r="B1" cm="1"><f t="array" ref="B1:B5">_xlfn._xlws.SORT(A1:A5,,-1)</f>'
+            '<v>0</v></c><c r="C1" cm="1"><f t="array" ref="C1:C5">'
+            '_xlfn._xlws.SORT(_xlfn.ANCHORARRAY(B1))</f><v>0</v></c>'
+            '<c r="D1" cm="1"><f t="array" ref="D1:D5">_xlfn.ANCHORARRAY(B1)+3</f>'
+            '<v>0</v></c>' if r == 1 else "") + "</row>" for r in range(1, 6))
+    path = make_xlsx(tmp_path / "in.xlsx", rows)
+    engine.calc(path, tmp_path / "out.xlsx")
+    ws = values_of(tmp_path / "out.xlsx")
+    assert [[ws[f"{c}{r}"].value for r in range(1, 6)] for c in "BCD"] == [
+        [5, 4, 3, 2, 1], [1, 2, 3, 4, 5], [8, 7, 6, 5, 4]]

@@ -20,14 +20,16 @@ def test_an_array_result_shows_its_top_left_element(tmp_path):
     ErrorTypes.xlsx RawErrors!F14, I14), ``=COLUMN(B11:D11)`` 2 in G252 and
     ``=COLUMN(1:2)`` 1 (POI's FormulaEvalTestData_Copy.xlsx EverythingTests!G252,
     E252), ``=MMULT(C1:D2,E1:F2)`` the product's first element (SheetJS's
-    formula_stress_test.xlsx Math!B35; here 1*5+2*7 = 19). Nothing spills."""
+    formula_stress_test.xlsx Math!B35; here 1*5+2*7 = 19), a dynamic-array function's
+    too (``SORT``, Excel 365 shows such a plain formula as ``=@SORT(...)``). Nothing
+    spills."""
     got = recalc_cells(tmp_path, {
         "C1": 1, "D1": 2, "C2": 3, "D2": 4, "E1": 5, "F1": 6, "E2": 7, "F2": 8,
         "A5": "={1,2;1,2}", "A6": "=ERROR.TYPE({1,2,3})", "A7": "=ISNA({1,2,3})",
         "G9": "=COLUMN(B11:D11)", "A10": "=COLUMN(1:2)", "A11": "=MMULT(C1:D2,E1:F2)",
-        "A12": "=TRANSPOSE(C1:D2)"})
+        "A12": "=TRANSPOSE(C1:D2)", "A13": "=_xlfn._xlws.SORT(C1:D2,,-1)"})
     assert got == {"A5": 1, "A6": "#N/A", "A7": False, "G9": 2, "A10": 1, "A11": 19,
-                   "A12": 1}
+                   "A12": 1, "A13": 3}
 
 
 def test_a_value_parameter_reads_the_ranges_cell_in_the_formulas_row_or_column(tmp_path):

@@ -62,7 +62,8 @@ def _classes(table: str) -> dict[str, str]:
 # The functions of Excel's file format (BIFF) with a value parameter, as Apache POI's
 # functionMetadata.txt lists them (it took them from OpenOffice's documentation of
 # the Excel file format, excelfileformat.odt); then functions Excel added later whose
-# every parameter is one number, date or text on Microsoft's pages.
+# every parameter is one number, date or text on Microsoft's pages, and the dynamic-array
+# functions (an array and single values; SORTBY's later sort orders read as arrays).
 PARAMETERS = _classes("""
 ABS:V ACOS:V ACOSH:V ADDRESS:VVVVV ASC:V ASIN:V ASINH:V ATAN:V ATAN2:VV ATANH:V
 BETADIST:VVVVV BETAINV:VVVVV BINOMDIST:VVVV CEILING:VV CELL:VR CHAR:V CHIDIST:VV
@@ -101,15 +102,26 @@ LOGNORM.DIST:VVVV LOGNORM.INV:VVV POISSON.DIST:VVV WEIBULL.DIST:VVVV BETA.DIST:V
 BETA.INV:VVVVV NEGBINOM.DIST:VVVV HYPGEOM.DIST:VVVVV CONFIDENCE.NORM:VVV
 CONFIDENCE.T:VVV PERMUTATIONA:VV COMBINA:VV BITAND:VV BITOR:VV BITXOR:VV BITLSHIFT:VV
 BITRSHIFT:VV EFFECT:VV NOMINAL:VV DOLLARDE:VV DOLLARFR:VV RRI:VVV PDURATION:VVV
+SORT:AVVV SORTBY:AAV FILTER:AAV UNIQUE:AVV XLOOKUP:VAAVVV XMATCH:VAVV TAKE:AVV DROP:AVV
+CHOOSECOLS:AV CHOOSEROWS:AV VSTACK:A HSTACK:A TOCOL:AVV TOROW:AVV WRAPROWS:AVV
+WRAPCOLS:AVV EXPAND:AVVV SEQUENCE:VVVV RANDARRAY:VVVVV
 """)
 # the parameters through which IF and CHOOSE return the reference they are given
 _RETURNED = {"IF": (1, 2), "CHOOSE": None}  # None: every parameter after the first
 
 
+def _bare(function: str) -> str:
+    """``function`` without its prefixes, all of them (``_xlfn._xlws.SORT``: SORT)."""
+    bare = bare_name(function, builtin=True)
+    while bare != function:
+        function, bare = bare, bare_name(bare, builtin=True)
+    return bare
+
+
 def parameter_class(function: str, k: int) -> str | None:
     """The class (V, R or A) of parameter ``k`` (from 0) of ``function`` (formulas' node
     name: upper case, maybe ``_xlfn.``-prefixed), or None for a function not known."""
-    classes = PARAMETERS.get(bare_name(function, builtin=True))
+    classes = PARAMETERS.get(_bare(function))
     if classes is None:
         return None
     return classes[min(k, len(classes) - 1)]
@@ -141,7 +153,7 @@ def value_context(pipe, node, depth: int = 0) -> bool:
             name = _name(reader)
             if name is None:
                 return False
-            if name not in OPERATORS and bare_name(name, builtin=True) not in VALUE_CONTEXT \
+            if name not in OPERATORS and _bare(name) not in VALUE_CONTEXT \
                     and not all(parameter_class(name, k) == "V"
                                 for k in _positions(dsp, reader, data)):
                 return False
@@ -176,7 +188,7 @@ def _intersects(pipe, reader, key) -> bool:
     if name in OPERATORS:
         return value_context(pipe, reader)
     positions = _positions(pipe.dsp, reader, key)
-    bare = bare_name(name, builtin=True)
+    bare = _bare(name)
     if bare in _RETURNED:
         returned = _RETURNED[bare]
         if all(k in returned if returned else k >= 1 for k in positions):
@@ -212,7 +224,7 @@ def unknown_readers(pipe) -> dict:
             name = _name(reader)
             if name is None or name in OPERATORS:
                 continue
-            bare = bare_name(name, builtin=True)
+            bare = _bare(name)
             if bare not in PARAMETERS and bare not in VALUE_CONTEXT:
                 out[k] = bare
                 break

@@ -264,6 +264,10 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
             inline = table.inline
             text[:] = [inline(text[i], sheet[i], row[i], col[i]) for i in range(n_cells)]
     text[:n_cells] = [dead_ranges(t) if "#REF!" in t else t for t in text[:n_cells]]
+    if any("ANCHORARRAY" in t.upper() for t in text[:n_cells]):
+        spilled = SpilledRanges(sheet_names, sheet[:n_cells], row[:n_cells], col[:n_cells],
+                                lists.area[:n_cells])
+        text[:n_cells] = [spilled.inline(t, sheet[i]) for i, t in enumerate(text[:n_cells])]
     name_nodes, refs, scopes = {}, [{} for _ in book.sheets] or [{}], {}
     for scope, key, definition in names.lambdas():  # called as functions: name nodes
         s = scope if scope is not None else 0
@@ -305,6 +309,42 @@ def dead_ranges(text: str) -> str:
                 break
             pieces[k] = new
     return '"'.join(pieces)
+
+
+_ANCHOR = re.compile(r"_xlfn\.ANCHORARRAY\(\s*((?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?"
+                     r"\$?([A-Za-z]{1,3})\$?([0-9]+)\s*\)", re.I)
+
+
+class SpilledRanges:
+    """``ANCHORARRAY(B1)`` (Excel's ``B1#``, the range an array formula anchored in B1
+    fills) read as that range, written out (``B1:B5``): the range the workbook stores
+    for the array formula, which the engine fills (formulas' test.xlsx CORE!AD4
+    ``=ANCHORARRAY(AC4)+3`` over AC4:AC5; EPPlus's ArrayFormulas.xlsx). A cell that
+    anchors no array formula is left as written."""
+
+    def __init__(self, sheet_names, sheets, rows, cols, areas):
+        self.sheet_names = sheet_names
+        self.index = {shapes.sheet_key(n): k for k, n in enumerate(sheet_names)}
+        self.areas = {(s, r, c): a for s, r, c, a in zip(sheets, rows, cols, areas)
+                      if a is not None}
+
+    def inline(self, text: str, s: int) -> str:
+        if "ANCHORARRAY" not in text.upper():
+            return text
+        pieces = text.split('"')
+        for k in range(0, len(pieces), 2):  # outside string literals
+            pieces[k] = _ANCHOR.sub(lambda m: self._range(m, s), pieces[k])
+        return '"'.join(pieces)
+
+    def _range(self, m, s: int) -> str:
+        qualifier = m.group(1)
+        target = s if not qualifier else self.index.get(shapes.sheet_key(qualifier[:-1]))
+        if target is None:
+            return m.group(0)
+        area = self.areas.get((target, int(m.group(3)), shapes.col_number(m.group(2))))
+        if area is None:
+            return m.group(0)
+        return (qualifier or "") + shapes.a1(area[0], area[1]) + ":" + shapes.a1(area[2], area[3])
 
 
 def _formula_cells(lists: _NodeLists, s: int, sheet, at: np.ndarray, kinds: list,
