@@ -62,13 +62,14 @@ def test_a_cycle_the_formulas_do_not_follow_is_computed(tmp_path):
     """Excel's cached values in formulas' circular.xlsx (iteration off): DATA!B6 ``=C6``,
     C6 ``=D6``, D6 ``=IF(IF(A6,B6,TRUE),1,B6)`` with A6 FALSE are all 1 (IF never reads
     B6); D14 ``=IF(A14="",0,3000-SUM(B14:C14)+...)`` with A14 #REF! is #REF!; koala's
-    basic_evaluation.xlsx ``=SUM(INDEX($A$17:$G$17,1,1):INDEX($A$17:$G$17,1,B$16-1))``
-    across B17:G17 reads only the cells before it: 30, 60, 120 ... from A17 = 30."""
+    basic_evaluation.xlsx ``=SUM(INDEX($A$17:$G$17,1,1):INDEX($A$17:$G$17,1,$A$16:$G$16-1))``
+    across B17:G17 reads only the cells before it: 30, 60, 120 ... from A17 = 30 (the
+    row A16:G16 read as the formula's column's cell: INDEX's column is a value)."""
     cells = {"A6": False, "B6": "=C6", "C6": "=D6", "D6": "=IF(IF(A6,B6,TRUE),1,B6)",
              "A17": 30, "B16": 2, "C16": 3, "D16": 4,
-             "B17": "=SUM(INDEX($A$17:$D$17,1,1):INDEX($A$17:$D$17,1,B$16-1))",
-             "C17": "=SUM(INDEX($A$17:$D$17,1,1):INDEX($A$17:$D$17,1,C$16-1))",
-             "D17": "=SUM(INDEX($A$17:$D$17,1,1):INDEX($A$17:$D$17,1,D$16-1))"}
+             "B17": "=SUM(INDEX($A$17:$D$17,1,1):INDEX($A$17:$D$17,1,$A$16:$D$16-1))",
+             "C17": "=SUM(INDEX($A$17:$D$17,1,1):INDEX($A$17:$D$17,1,$A$16:$D$16-1))",
+             "D17": "=SUM(INDEX($A$17:$D$17,1,1):INDEX($A$17:$D$17,1,$A$16:$D$16-1))"}
     got, report = _calc(tmp_path, cells)
     assert got == {"B6": 1, "C6": 1, "D6": 1, "B17": 30, "C17": 60, "D17": 120}
     assert report.circular == []
