@@ -142,9 +142,10 @@ def _positions(dsp, function, data) -> list[int]:
 def value_context(pipe, node, depth: int = 0) -> bool:
     """Does everything that reads function ``node``'s result, up to the formula's result,
     evaluate it as a single value -- operators, the :data:`VALUE_CONTEXT` functions and
-    value parameters, through the range operator ``:`` (``INDEX(r,1,A16:G16-1):B4``)? An argument Excel evaluates as an array (SUMPRODUCT's, INDEX's,
-    MATCH's ...) works on the whole range, also in a legacy formula; only what is known
-    to take values is followed, anything else keeps the whole range."""
+    value parameters, through the range operator ``:`` (``INDEX(r,1,A16:G16-1):B4``)?
+    An argument Excel evaluates as an array (SUMPRODUCT's, INDEX's, MATCH's ...) works
+    on the whole range, also in a legacy formula; only what is known to take values is
+    followed, anything else keeps the whole range."""
     if depth > 64:
         return False
     succ, dsp = pipe.dsp.dmap.succ, pipe.dsp
