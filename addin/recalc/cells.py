@@ -43,6 +43,7 @@ class Results:
 
 
 LEGACY = ("plain", "shared")  # formulas stored without t="array": Excel's legacy evaluation
+DYNAMIC = "dynamic"  # a formula entered as in Excel 365 (zvmplan eval): arrays spill
 
 
 def intersection(rect, row: int, col: int):
@@ -245,7 +246,7 @@ class CellEvaluator:
         area = (r, c, r + h - 1, c + w - 1)
         grid = nodes.grids[s]
         blocked = area[2] > shapes.MAX_ROW or area[3] > shapes.MAX_COL
-        if nodes.n_kind[i] != "plain":  # a shared formula's master or copy: cannot be one
+        if nodes.n_kind[i] not in ("plain", DYNAMIC):  # a shared formula: cannot be one
             blocked = True
         if not blocked:
             for rr in range(r, area[2] + 1):
