@@ -102,6 +102,9 @@ class Workbook:
     #: per external workbook [n] (n-1 here): {SHEET (upper): {(r, c): value}}, the values
     #: Excel cached in xl/externalLinks/externalLinkN.xml
     external: list = field(default_factory=list)
+    #: calcPr iterate="1": (iterateCount, iterateDelta) of iterative calculation, which
+    #: Excel then uses for circular references (defaults 100 and 0.001); None when off
+    iteration: tuple | None = None
 
 
 # ---------------------------------------------------------------- workbook ----
@@ -130,7 +133,8 @@ def read_workbook(pkg: XlsxPackage) -> Workbook:
     size.check_memory(size.estimate_read(sheets, sum(len(pkg.read(s.part)) for s in sheets)),
                       pkg.label)
     external = [_read_external(pkg, rels.get(rid, ("", ""))[1]) for rid in book["external"]]
-    return Workbook(sheets, book["names"], others, book["date1904"], tables, external)
+    return Workbook(sheets, book["names"], others, book["date1904"], tables, external,
+                    book["iteration"])
 
 
 def _read_external(pkg: XlsxPackage, part: str) -> dict:
@@ -224,13 +228,15 @@ def _read_book_part(data: bytes, name: str) -> dict:
     (``date1904``) of workbook.xml."""
     p = xmlparse.parser()
     p.buffer_text = True
-    sheets, names, date1904, external = [], [], [], []
+    sheets, names, date1904, external, iteration = [], [], [], [], []
     current: list = []      # the definedName being read: [name, local, text]
 
     def start(qname, attrs):
         loc = xmlparse.local(qname)
         if loc == "workbookPr":
             date1904.append(attrs.get("date1904", "0").strip().lower() in ("1", "true"))
+        elif loc == "calcPr":
+            iteration.append(_iteration(attrs))
         elif loc == "externalReference":
             external.append(next((v for k, v in attrs.items() if xmlparse.local(k) == "id"), ""))
         elif loc == "sheet":
@@ -252,7 +258,22 @@ def _read_book_part(data: bytes, name: str) -> dict:
 
     p.StartElementHandler, p.EndElementHandler, p.CharacterDataHandler = start, end, chars
     xmlparse.parse(p, data, name)
-    return {"sheets": sheets, "names": names, "date1904": any(date1904), "external": external}
+    return {"sheets": sheets, "names": names, "date1904": any(date1904), "external": external,
+            "iteration": iteration[0] if iteration else None}
+
+
+def _iteration(attrs: dict) -> tuple | None:
+    """``<calcPr iterate="1" iterateCount=".." iterateDelta="..">`` -> (count, delta) of
+    Excel's iterative calculation (ECMA-376 Part 1, 18.2.2: defaults 100 and 0.001);
+    None when iterate is off (its default) or the numbers are not numbers."""
+    if attrs.get("iterate", "0").strip().lower() not in ("1", "true"):
+        return None
+    try:
+        count = int(attrs.get("iterateCount", "100"))
+        delta = float(attrs.get("iterateDelta", "0.001"))
+    except ValueError:
+        return None
+    return (max(count, 0), max(delta, 0.0))
 
 
 def read_shared_strings(data: bytes, name: str) -> list[str]:
