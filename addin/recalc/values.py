@@ -47,16 +47,29 @@ def make_ranges(sheet, r1, c1, r2, c2, value) -> Ranges:
     (a test checks they agree). ``value`` may be smaller than the rectangle when the rest
     is empty cells (a whole column cut to the used rows): functions that read values see
     ``value``; ROWS, COLUMNS and COUNTBLANK see the whole rectangle."""
-    sheet_id = _SHEET_IDS.get(sheet)
-    if sheet_id is None:
-        sheet_id = _SHEET_IDS[sheet] = range2parts(
-            ("name", "n1", "n2"), sheet=sheet, c1="A", r1="1", c2="A", r2="1")["sheet_id"]
+    sheet_id = _sheet_id(sheet)
     geom = _geometry(sheet, sheet_id, r1, c1, r2, c2)
     h, w = value.shape
     if (h, w) == (r2 - r1 + 1, c2 - c1 + 1):
         return Ranges((geom,), {geom["name"]: (geom, value)})
     held = _geometry(sheet, sheet_id, r1, c1, r1 + h - 1, c1 + w - 1)
     return Ranges((geom,), {held["name"]: (held, value)})
+
+
+def host_ranges(sheet: str, row: int, col: int) -> Ranges:
+    """The cell (``row``, ``col``) of ``sheet`` as formulas hands a formula's own cell to
+    ROW(), COLUMN() and INDIRECT: where it is, no value (formulas' ``Ranges().push``)."""
+    geom = _geometry(sheet, _sheet_id(sheet), row, col, row, col)
+    return Ranges(({**geom, "anchor": ""},), {})
+
+
+def _sheet_id(sheet: str) -> str:
+    """formulas' id of the sheet keyed ``sheet`` (its name as formulas quotes it)."""
+    sheet_id = _SHEET_IDS.get(sheet)
+    if sheet_id is None:
+        sheet_id = _SHEET_IDS[sheet] = range2parts(
+            ("name", "n1", "n2"), sheet=sheet, c1="A", r1="1", c2="A", r2="1")["sheet_id"]
+    return sheet_id
 
 
 def _geometry(sheet, sheet_id, r1, c1, r2, c2) -> dict:
