@@ -153,13 +153,17 @@ def test_approximate_lookups_halve_the_prepared_values():
 
 
 def test_a_column_number_below_one_is_value_error():
-    """VLOOKUP and HLOOKUP with a column or row number below 1 are #VALUE! (Microsoft:
-    "If col_index_num is less than 1, VLOOKUP returns the #VALUE! error value"; formulas
-    read 0 as the last column); an error as the lookup value is that error; a number
+    """VLOOKUP and HLOOKUP with a column or row number below 1 are #VALUE! when the value
+    is found (Microsoft: "If col_index_num is less than 1, VLOOKUP returns the #VALUE!
+    error value"; formulas read 0 as the last column) and #N/A when it is not, as Excel
+    saved ``VLOOKUP(8,B3:B7,FALSE)`` (#VALUE!) and ``VLOOKUP(8,I10:I28,0,FALSE)`` (#N/A)
+    in EPPlus's FormulaTest.xlsx; an error as the lookup value is that error; a number
     past the table's width is #REF!."""
     values = {(1, 1): 1.0, (1, 2): 5.0, (2, 1): 2.0, (2, 2): 6.0}
     formulas = {(1, 4): "VLOOKUP(1,$A$1:$B$2,0,FALSE)", (2, 4): "HLOOKUP(1,$A$1:$B$2,0,FALSE)",
                 (3, 4): "VLOOKUP(NA(),$A$1:$B$2,0,FALSE)", (4, 4): "VLOOKUP(1,$A$1:$B$2,3,FALSE)",
-                (5, 4): "VLOOKUP(2,$A$1:$B$2,2,FALSE)"}
+                (5, 4): "VLOOKUP(2,$A$1:$B$2,2,FALSE)", (6, 4): "VLOOKUP(9,$A$1:$B$2,0,FALSE)",
+                (7, 4): "VLOOKUP(2,$A$1:$B$2,FALSE)"}
     engine = _run(one_sheet_book(formulas, values), Options())
-    assert _column(engine, 4, range(1, 6)) == ["#VALUE!", "#VALUE!", NA, "#REF!", 6.0]
+    assert _column(engine, 4, range(1, 8)) == ["#VALUE!", "#VALUE!", NA, "#REF!", 6.0, NA,
+                                               "#VALUE!"]

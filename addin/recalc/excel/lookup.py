@@ -24,8 +24,9 @@
   (``*``, ``?``, ``~``) is formulas' scan. An array a formula computes
   (``MATCH(1,(A:A="x")*(B:B="y"),0)`` down a column) has its index built per column run
   (:class:`ExactIndex`).
-* VLOOKUP and HLOOKUP with a column or row number below 1 are #VALUE! (Microsoft's
-  VLOOKUP page); formulas read 0 as the last column.
+* VLOOKUP and HLOOKUP with a column or row number below 1 are #VALUE! when the value
+  is found, #N/A when not (Microsoft's VLOOKUP page; Excel's saved values in EPPlus's
+  FormulaTest.xlsx); formulas read 0 as the last column.
 * LOOKUP's array form, ``LOOKUP(value, array)`` with a two-dimensional array
   (Microsoft's LOOKUP page): "if array covers an area that is wider than it is tall
   (more columns than rows), LOOKUP searches for the value of lookup_value in the first
@@ -141,15 +142,17 @@ def table_lookup(lookup_value_type, lookup_value, lookup_value_raw, lookup_array
                  lookup_array_type, lookup_array, lookup_array_raw, match_type=1,
                  result_vec=None):
     """VLOOKUP and HLOOKUP (formulas' ``xlookup`` on :func:`.lookuptables.
-    table_arguments`): a column or row number below 1 (``result_vec`` None) is #VALUE!
-    (Microsoft's VLOOKUP page: "If col_index_num is less than 1, VLOOKUP returns the
-    #VALUE! error value"; formulas read 0 as the last column)."""
-    if result_vec is None:
-        return XL["#VALUE!"]
+    table_arguments`): with a column or row number below 1 (``result_vec`` None) a
+    value found is #VALUE! (Microsoft's VLOOKUP page: "If col_index_num is less than 1,
+    VLOOKUP returns the #VALUE! error value"; formulas read 0 as the last column) and a
+    value not found #N/A, as Excel saved ``VLOOKUP(8,B3:B7,FALSE)`` and
+    ``VLOOKUP(8,I10:I28,0,FALSE)`` in EPPlus's FormulaTest.xlsx."""
     r = xmatch(lookup_value_type, lookup_value, lookup_value_raw, lookup_array_index,
                lookup_array_type, lookup_array, lookup_array_raw, match_type)
     if isinstance(r, XlError):
         return r
+    if result_vec is None:
+        return XL["#VALUE!"]
     return np.asarray(result_vec[r - 1], object).ravel()[0]
 
 
