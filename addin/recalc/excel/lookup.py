@@ -190,7 +190,7 @@ class ExactIndex:
             found = self.index.get((vtype, value))
         except TypeError:
             return SCAN
-        return XL["#N/A"] if found is None else found
+        return XL["#N/A"] if found is None else positions[found - 1]  # as the scan gives it
 
 
 _EXACT = ExactIndex()

@@ -71,7 +71,9 @@ class Vector:
             found = index.get((vtype, value))
         except TypeError:
             return SCAN
-        return Error.errors["#N/A"] if found is None else found
+        # the position as formulas' scan gives it (a numpy integer of ``index``), so a
+        # cell's answer is the same object type whichever path found it
+        return Error.errors["#N/A"] if found is None else self.index[found - 1]
 
     def _index(self, last: bool):
         index = self._last if last else self._first
