@@ -59,8 +59,7 @@ def make_ranges(sheet, r1, c1, r2, c2, value) -> Ranges:
 def host_ranges(sheet: str, row: int, col: int) -> Ranges:
     """The cell (``row``, ``col``) of ``sheet`` as formulas hands a formula's own cell to
     ROW(), COLUMN() and INDIRECT: where it is, no value (formulas' ``Ranges().push``)."""
-    geom = _geometry(sheet, _sheet_id(sheet), row, col, row, col)
-    return Ranges(({**geom, "anchor": ""},), {})
+    return Ranges(({**geometry(sheet, row, col, row, col), "anchor": ""},), {})
 
 
 def _sheet_id(sheet: str) -> str:
@@ -70,6 +69,12 @@ def _sheet_id(sheet: str) -> str:
         sheet_id = _SHEET_IDS[sheet] = range2parts(
             ("name", "n1", "n2"), sheet=sheet, c1="A", r1="1", c2="A", r2="1")["sheet_id"]
     return sheet_id
+
+
+def geometry(sheet, r1, c1, r2, c2) -> dict:
+    """The geometry formulas gives the rectangle (``r1``, ``c1``)-(``r2``, ``c2``) of
+    ``sheet`` (its ``ranges`` entry), without a value."""
+    return _geometry(sheet, _sheet_id(sheet), r1, c1, r2, c2)
 
 
 def _geometry(sheet, sheet_id, r1, c1, r2, c2) -> dict:
