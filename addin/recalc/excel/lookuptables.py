@@ -19,10 +19,11 @@ change is read afresh by every cell, as a new object, and so prepared afresh).
 
 On a prepared vector an exact match (match type 0, FALSE; XLOOKUP/XMATCH match mode 0
 searching first to last or last to first) looks the value up in a hash index built on
-its second lookup (:meth:`Vector.exact`: the first position of each (type id, value),
+its second lookup (:meth:`Vector.find`: the first position of each (type id, value),
 text compared case-insensitively as formulas lower-cases it, so 1 never equals "1" or
-TRUE; the last position too for a search from the end); an approximate match halves
-the prepared values (:func:`.lookup.binary_search`) without preparing them again.
+TRUE; the last position too for a search from the end); an approximate match searches
+the prepared values (:func:`.lookup.binary_search`, :func:`.lookup.descending_scan`)
+without preparing them again.
 """
 from __future__ import annotations
 
