@@ -22,7 +22,9 @@ module per concern, each module's docstring citing what Excel does:
 * :mod:`.database` -- DSUM, DCOUNT, DGET and the other database functions;
 * :mod:`.lacking` -- COMBIN, COMBINA, QUOTIENT, SERIESSUM, BASE, DOLLAR;
 * :mod:`.subtotals` -- SUBTOTAL and AGGREGATE (hidden and filtered rows, nested
-  subtotals, AGGREGATE's options and array form).
+  subtotals, AGGREGATE's options and array form);
+* :mod:`.unknown` -- why a call of a function the engine does not know is not computed:
+  an Excel function it lacks, or the workbook's own VBA or add-in function.
 
 :func:`install` puts them in formulas' function table (called once by
 :func:`~zvmplan_addin.recalc.install.install_functions`; calling it again changes
