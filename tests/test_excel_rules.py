@@ -603,6 +603,55 @@ def test_linest_statistics_in_excels_layout(tmp_path):
     assert o["H9"].value == "#N/A"  # no constant: no standard error of b
 
 
+def test_linest_and_trend_as_excel_fits(tmp_path):
+    """Excel's own values of pycel's tests/fixtures/stats.xlsx (Stats sheet): ``const``
+    left out is TRUE ("If const is TRUE or omitted, b is calculated normally"); an x
+    column collinear with the constant is removed, with m 0 and b the mean of y
+    (Microsoft: "Removed X columns ... 0 coefficients in addition to 0 se values"); an
+    exact fit has ss_resid 0 and F #NUM!; TREND over a row of y gives a row, one value
+    per new x; a y range one cell longer than x is #REF! before its empty cell is #VALUE!.
+    """
+    from openpyxl.worksheet.formula import ArrayFormula
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    rows = {3: [1, 2.1, 3.1, 4.1, 5.1], 4: [-2, -4, -7, -9, -11], 5: [1, 3, 6, 9, 12],
+            6: [1, 1, 1, 1, 1]}
+    for r, values in rows.items():
+        for c, v in enumerate(values, start=10):
+            ws.cell(row=r, column=c, value=v)
+    for r, (b, c) in enumerate([(1, 2), (2, 3), (3, 4)], start=33):
+        ws.cell(row=r, column=2, value=b)
+        ws.cell(row=r, column=3, value=c)
+    ws["E2"], ws["F2"] = 2.5, 3.5
+    ws["G3"] = ArrayFormula("G3:H3", "=LINEST(J5:N5,J6:N6)")
+    ws["Q16"] = ArrayFormula("Q16:R20", "=LINEST(J3:N3,J4:N4,,TRUE)")
+    ws["D45"] = ArrayFormula("D45:E49", "=LINEST(B33:B35,C33:C35,TRUE,TRUE)")
+    ws["E8"] = ArrayFormula("E8:F8", "=TREND(J3:N3,J5:N5,E2:F2)")
+    ws["E10"] = ArrayFormula("E10:F10", "=TREND(J5:N5,J6:N6,E2:F2)")
+    ws["B28"] = ArrayFormula("B28", "=LINEST(B33:B36,C33:C35)")
+    ws["B29"] = ArrayFormula("B29", "=LINEST(B33:B36,C33:C36)")
+    wb.save(tmp_path / "fit.xlsx")
+    assert cli(["calc", str(tmp_path / "fit.xlsx"), "-o", str(tmp_path / "out.xlsx")]) == 0
+    o = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True).active
+
+    def block(ref):
+        return [[c.value for c in row] for row in o[ref]]
+    assert block("G3:H3") == [[0, pytest.approx(6.2, rel=5e-15)]]
+    excel = [[-0.4409774436090227, 0.16954887218045034],
+             [0.01981575107847483, 0.14588484603131655],
+             [0.9939787497182618, 0.1445327793643257],
+             [495.2353929214176, 3], [10.345330827067666, 0.06266917293233057]]
+    for got, want in zip(block("Q16:R20"), excel):
+        assert got == pytest.approx(want, rel=5e-15)
+    exact = block("D45:E49")
+    assert exact[0] == [pytest.approx(1, rel=5e-15), pytest.approx(-1, rel=5e-15)]
+    assert exact[1:] == [[0, 0], [1, 0], ["#NUM!", 1], [pytest.approx(2, rel=5e-15), 0]]
+    assert block("E8:F8") == [[pytest.approx(1.7408629441624364, rel=5e-15),
+                               pytest.approx(2.1027918781725887, rel=5e-15)]]
+    assert block("E10:F10") == [[pytest.approx(6.2, rel=5e-15)] * 2]
+    assert o["B28"].value == "#REF!" and o["B29"].value == "#VALUE!"
+
+
 def test_negative_numbers_in_array_constants(tmp_path):
     """{1,-1,2} holds three numbers: SUM 2, COUNT 3, MAX({-5,-1,-2}) -1 (formulas hands
     the -1 over as an array inside the array; it was skipped as not a number)."""

@@ -16,7 +16,8 @@ module per concern, each module's docstring citing what Excel does:
 * :mod:`.dates` -- YEARFRAC's bases;
 * :mod:`.arrays` -- WRAPROWS/WRAPCOLS pad with a real #N/A, not the text;
 * :mod:`.engineering` -- DEC2BIN, HEX2DEC, ... and their #NUM!/#VALUE! cases;
-* :mod:`.regression` -- LINEST/LOGEST's statistics in Excel's layout;
+* :mod:`.regression` -- LINEST, LOGEST, TREND, GROWTH: Excel's QR fit, collinear
+  columns removed, const left out TRUE, the statistics in Excel's layout;
 * :mod:`.groupby` -- GROUPBY and PIVOTBY (their common forms);
 * :mod:`.sequences` -- SEQUENCE, RANDARRAY and HYPERLINK, which formulas lacks;
 * :mod:`.database` -- DSUM, DCOUNT, DGET and the other database functions;
