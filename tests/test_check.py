@@ -187,6 +187,10 @@ def test_a_vba_function_of_the_workbook_is_not_computed_and_says_so(tmp_path):
     assert why["S!B1"] == (False, "a VBA function of the workbook, which the engine does "
                                   "not run: SROUND")
     assert why["S!C1"] == (False, "not implemented by the engine: CUBEVALUE")
+    from zvmplan_addin.recalc.excel.unknown import not_computed_reason
+    # =A9.High, a linked data type's field, is _FV(A9,"High") in the file: Excel's own
+    assert not_computed_reason({"_FV"}, '_FV(A9,"High")', vba=True) == \
+        "not implemented by the engine: _FV"
     plain = workbook(tmp_path / "plain.xlsx", {"A1": 2.5, "B1": ("SROUND(A1)", None, 3)})
     assert [m.reason for m in check(plain).mismatches] == [
         "not an Excel function: a VBA or add-in function, which the engine does not run: "

@@ -815,13 +815,16 @@ LACKING = {
     "=BASE(100,16)": "64", "=BASE(15,2,10)": "0000001111",
     "=DOLLAR(1234.567,2)": "$1,234.57", "=DOLLAR(-1234.567,-2)": "($1,200)",
     "=DOLLAR(-0.123,4)": "($0.1230)", "=DOLLAR(99.888)": "$99.89",
+    # USDOLLAR, legacy: Excel's values in NPOI's FormulaEvalTestData_Copy.xlsx
+    # (EverythingTests!D420, H420)
+    "=USDOLLAR(0)": "$0.00", "=USDOLLAR(-1)": "($1.00)", '=USDOLLAR("x")': "#VALUE!",
     "=ROUND(SERIESSUM(PI()/4,0,2,{1,-0.5,0.041666667,-0.001388889}),8)": 0.70710321,
 }
 
 
 def test_functions_formulas_lacks(tmp_path):
     """COMBIN, COMBINA, QUOTIENT, BASE, DOLLAR and SERIESSUM give the examples of
-    Microsoft's pages (#NAME? before)."""
+    Microsoft's pages (#NAME? before); USDOLLAR is DOLLAR."""
     cells = {f"A{k}": f for k, f in enumerate(LACKING, start=1)}
     got = recalc(tmp_path, cells)
     for k, (formula, expected) in enumerate(LACKING.items(), start=1):

@@ -12,7 +12,10 @@ each defines them:
   2 .. 36, upper case, padded with zeros (``BASE(15,2,10)`` "0000001111"); #NUM! outside;
 * DOLLAR(number, [decimals]): the number as text in the currency format
   ``$#,##0.00_);($#,##0.00)`` of en-US Excel, rounded to ``decimals`` (left of the point
-  when negative): ``DOLLAR(-1234.567,-2)`` is "($1,200)".
+  when negative): ``DOLLAR(-1234.567,-2)`` is "($1,200)"; USDOLLAR, a legacy Excel
+  function kept for old workbooks (BIFF function 204, not in ECMA-376's list), is DOLLAR
+  with the dollar sign whatever the locale (Excel's values in PhpSpreadsheet's
+  EverythingTests: ``USDOLLAR(-1)`` "($1.00)").
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ import schedula as sh
 from formulas.tokens.operand import XlError
 
 from .coercion import to_number
-from .values import XL, first_value, is_collection, is_left_out, single, values_of
+from .values import XL, each, first_value, is_collection, is_left_out, single, values_of
 
 
 class _Error(Exception):
@@ -118,8 +121,17 @@ def base(number, radix, min_length=None):
     return "".join(reversed(out)).rjust(length, "0")
 
 
-@_scalar
 def dollar(number, decimals=None):
+    """DOLLAR of each value of a range or array ``number`` (an array, as Excel's
+    DOLLAR(A1:A3) entered over three cells; a legacy formula's one cell takes its own
+    by implicit intersection), else of the one value."""
+    if is_collection(number):
+        return each(lambda v: _dollar(v, decimals), number)
+    return _dollar(number, decimals)
+
+
+@_scalar
+def _dollar(number, decimals=None):
     from .textformat import format_value
     x, d = _num(number), math.trunc(_num(decimals, 2.0))
     if d > 127:
@@ -140,7 +152,7 @@ def _round_half_up(x: float) -> float:
 
 
 FUNCTIONS = {"COMBIN": combin, "COMBINA": combina, "QUOTIENT": quotient,
-             "SERIESSUM": seriessum, "BASE": base, "DOLLAR": dollar}
+             "SERIESSUM": seriessum, "BASE": base, "DOLLAR": dollar, "USDOLLAR": dollar}
 
 
 def install(table, put) -> None:

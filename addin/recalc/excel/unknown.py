@@ -19,12 +19,16 @@ from openpyxl.utils.formulas import FORMULAE
 
 #: the prefixes Excel writes before a function newer than Excel 2007
 NEW_FUNCTION_PREFIXES = ("_XLFN.", "_XLWS.")
+#: Excel's functions outside ECMA-376's list: ``_FV(cell, "field")``, a field of a linked
+#: data type (``=A9.High``, Stocks and Geography; Excel writes it so in the file)
+OTHER_EXCEL_FUNCTIONS = frozenset({"_FV", "USDOLLAR"})
 
 
 def excel_function(name: str) -> bool:
     """Is ``name`` (any case, with or without ``_xlfn.``) one of Excel's own functions?"""
     upper = name.upper()
-    return upper.startswith(NEW_FUNCTION_PREFIXES) or upper in FORMULAE
+    return upper.startswith(NEW_FUNCTION_PREFIXES) or upper in FORMULAE or \
+        upper in OTHER_EXCEL_FUNCTIONS
 
 
 def called(name: str, formula: str) -> bool:
