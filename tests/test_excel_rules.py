@@ -652,6 +652,22 @@ def test_linest_and_trend_as_excel_fits(tmp_path):
     assert o["B28"].value == "#REF!" and o["B29"].value == "#VALUE!"
 
 
+def test_scan_and_map_keep_errors_as_errors(tmp_path):
+    """SCAN whose every step is an error (``SCAN("ciao",{1;3},LAMBDA(a,b,a+b^2))``)
+    shows #VALUE! in both cells, the error itself: ISERROR sees it (Excel's values in
+    formulas' test.xlsx LOGICAL!Y18:Y19); so does MAP's error step. Before, numpy turned
+    an all-error result into the text "#VALUE!"."""
+    got = recalc(tmp_path, {
+        "A1": "ciao",
+        "B1": "=_xlfn.SCAN(A1,{1;3},_xlfn.LAMBDA(_xlpm.a,_xlpm.b,_xlpm.a+_xlpm.b^2))",
+        "B3": "=ISERROR(B1)", "B4": "=ISERROR(B2)",
+        "C1": "=_xlfn.SCAN(1,{1;3},_xlfn.LAMBDA(_xlpm.a,_xlpm.b,_xlpm.a+_xlpm.b^2))",
+        "D1": '=_xlfn.MAP({"x"},_xlfn.LAMBDA(_xlpm.a,_xlpm.a+1))', "D2": "=ISERROR(D1)",
+        "E1": "=_xlfn.MAP({1,2;3,3},_xlfn.LAMBDA(_xlpm.a,_xlpm.a+1))", "E3": "=F2"})
+    assert got["B3"] is True and got["B4"] is True
+    assert got["C1"] == 2 and got["D2"] is True and got["E3"] == 4
+
+
 def test_negative_numbers_in_array_constants(tmp_path):
     """{1,-1,2} holds three numbers: SUM 2, COUNT 3, MAX({-5,-1,-2}) -1 (formulas hands
     the -1 over as an array inside the array; it was skipped as not a number)."""
