@@ -668,6 +668,23 @@ def test_scan_and_map_keep_errors_as_errors(tmp_path):
     assert got["C1"] == 2 and got["D2"] is True and got["E3"] == 4
 
 
+def test_skew_in_excels_order_of_operations(tmp_path):
+    """SKEW and SKEW.P of data whose skewness is 0 in exact arithmetic show Excel's own
+    rounding residue (the values Excel saved in formulas' test.xlsx, STATISTICAL!AH92,
+    AH93, R92, R93), and Microsoft's SKEW example (3,4,5,2,3,4,5,6,4,7: 0.359543) and
+    SKEW.P example (0.303193); fewer than 3 numbers is #DIV/0!."""
+    cells = {f"A{k}": v for k, v in enumerate([0, 0.1, 0.2, 0.3, -0.1], start=1)}
+    cells.update({f"B{k}": v for k, v in enumerate([3, 4, 5, 2, 3, 4, 5, 6, 4, 7], start=1)})
+    cells.update({"C1": "=SKEW(A1:A5)", "C2": "=_xlfn.SKEW.P(A1:A5)",
+                  "C3": "=SKEW(A1:A2,A2:A3,A3:A4)", "C4": "=_xlfn.SKEW.P(A1:A2,A2:A3,A3:A4)",
+                  "C5": "=SKEW(B1:B10)", "C6": "=_xlfn.SKEW.P(B1:B10)", "C7": "=SKEW(1,2)"})
+    got = recalc(tmp_path, cells)
+    assert got["C1"] == -1.1102230246251565e-15 and got["C2"] == -6.217248937900876e-16
+    assert got["C3"] == -1.199040866595169e-15 and got["C4"] == -5.921189464667501e-16
+    assert round(got["C5"], 6) == 0.359543 and round(got["C6"], 6) == 0.303193
+    assert got["C7"] == "#DIV/0!"
+
+
 def test_negative_numbers_in_array_constants(tmp_path):
     """{1,-1,2} holds three numbers: SUM 2, COUNT 3, MAX({-5,-1,-2}) -1 (formulas hands
     the -1 over as an array inside the array; it was skipped as not a number)."""

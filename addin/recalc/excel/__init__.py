@@ -24,6 +24,7 @@ module per concern, each module's docstring citing what Excel does:
 * :mod:`.lacking` -- COMBIN, COMBINA, QUOTIENT, SERIESSUM, BASE, DOLLAR;
 * :mod:`.subtotals` -- SUBTOTAL and AGGREGATE (hidden and filtered rows, nested
   subtotals, AGGREGATE's options and array form);
+* :mod:`.moments` -- SKEW and SKEW.P in Excel's order of operations;
 * :mod:`.unknown` -- why a call of a function the engine does not know is not computed:
   an Excel function it lacks, or the workbook's own VBA or add-in function.
 
@@ -36,8 +37,8 @@ from __future__ import annotations
 from formulas.functions import wrap_func
 
 from . import (arrays, coercion, criteria, database, dates, engineering, groupby, lacking,
-               lookup, numbers, parse, regression, sequences, subtotals, text, textformat,
-               values)
+               lookup, moments, numbers, parse, regression, sequences, subtotals, text,
+               textformat, values)
 
 
 def put(table, name: str, func) -> None:
@@ -57,5 +58,5 @@ def install(table, left_out=None) -> None:
         return
     for module in (coercion, criteria, numbers, text, parse, lookup, dates, arrays,
                    engineering, textformat, regression, groupby, sequences, database,
-                   lacking, subtotals):
+                   lacking, subtotals, moments):
         module.install(table, put)
