@@ -519,6 +519,37 @@ def test_base_conversions_and_their_errors(tmp_path):
         assert same(got[f"A{k}"], expected), formula
 
 
+def test_a_range_given_to_a_base_conversion_is_converted_cell_by_cell(tmp_path):
+    """HEX2DEC(C1:E1) converts each cell: a dynamic array F, 1, A -> 15, 1, 10 (so a
+    legacy cell outside columns C:E has no value to intersect and is #VALUE!, as Excel
+    shows in formulas' test.xlsx ENGINEERING!AH26). formulas took the first value."""
+    got = recalc(tmp_path, {"C1": "F", "D1": "1", "E1": "A", "G1": "=HEX2DEC(C1:E1)",
+                            "K1": "=I1"})
+    assert got["G1"] == 15 and got["K1"] == 10
+
+
+COMPLEX_TEXT = {
+    # Excel's values in formulas' test.xlsx ENGINEERING!R33, R39, S35, V39 (the
+    # arguments written out): each part with 15 significant digits
+    '=IMCOS("7+25j")': "27142327967.109-23653126953.379j",
+    '=IMEXP("7+25j")': "1086.98587021701-145.141317733255j",
+    '=_xlfn.IMCOT("13+5j")': "0.0000692442674613868-1.00005873951153j",
+    '=IMEXP("-13+25j")': "2.24044486393732E-06-2.99158552811404E-07j",
+    '=COMPLEX(0,-1)': "-i", '=COMPLEX(1E+20,0.5)': "1E+20+0.5i", '=COMPLEX(0,0)': "0",
+    '=IMSUM("1+2i","0.1+0.2i")': "1.1+2.2i",
+}
+
+
+def test_complex_numbers_written_with_15_significant_digits(tmp_path):
+    """The IM functions write each part with 15 significant digits as Excel does, the
+    unit alone for a coefficient of 1 and no zero part (Microsoft's COMPLEX page:
+    COMPLEX(0,-1) "-i")."""
+    cells = {f"A{k}": f for k, f in enumerate(COMPLEX_TEXT, start=1)}
+    got = recalc(tmp_path, cells)
+    for k, (formula, expected) in enumerate(COMPLEX_TEXT.items(), start=1):
+        assert got[f"A{k}"] == expected, formula
+
+
 TEXT_FORMATS = {
     # the examples of Microsoft's TEXT page
     ("=TEXT(1234.567,\"$#,##0.00\")"): "$1,234.57",
