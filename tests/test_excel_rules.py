@@ -716,6 +716,19 @@ def test_skew_in_excels_order_of_operations(tmp_path):
     assert got["C7"] == "#DIV/0!"
 
 
+def test_isref_is_true_for_every_reference(tmp_path):
+    """ISREF is TRUE for a reference whatever the cell holds (a number, text, an error,
+    nothing) and FALSE for a value (Microsoft's IS functions page; Excel's values in
+    formulas' test.xlsx INFORMATION!S17:AE17, where a row of ISREF(cell) formulas gave
+    FALSE after the first)."""
+    cells = {"A1": 0, "B1": 1, "C1": "x", "D1": "=1/0"}
+    cells.update({f"{c}3": f"=ISREF({c}1)" for c in "ABCDEFGH"})
+    cells.update({"A4": '=ISREF("")', "B4": "=ISREF(0)", "C4": "=ISREF(A1:B2)"})
+    got = recalc(tmp_path, cells)
+    assert all(got[f"{c}3"] is True for c in "ABCDEFGH")
+    assert (got["A4"], got["B4"], got["C4"]) == (False, False, True)
+
+
 def test_negative_numbers_in_array_constants(tmp_path):
     """{1,-1,2} holds three numbers: SUM 2, COUNT 3, MAX({-5,-1,-2}) -1 (formulas hands
     the -1 over as an array inside the array; it was skipped as not a number)."""
