@@ -729,6 +729,17 @@ def test_isref_is_true_for_every_reference(tmp_path):
     assert (got["A4"], got["B4"], got["C4"]) == (False, False, True)
 
 
+def test_yearfrac_over_ranges_gives_one_value_per_pair(tmp_path):
+    """YEARFRAC over two ranges pairs them cell by cell (an array: 30/360 from
+    2020-01-01 to 2022-07-01 is 2.5, from 2021-01-01 to 2023-01-01 is 2), so a legacy
+    cell outside their columns has nothing to intersect and shows #VALUE! as in Excel
+    (formulas' test.xlsx 'DATE & TIME'!AG27); formulas gave the first pair's value."""
+    got = recalc(tmp_path, {"A1": "=DATE(2020,1,1)", "B1": "=DATE(2021,1,1)",
+                            "A2": "=DATE(2022,7,1)", "B2": "=DATE(2023,1,1)",
+                            "D1": "=YEARFRAC(A1:B1,A2:B2)", "G1": "=E1"})
+    assert got["D1"] == 2.5 and got["G1"] == 2
+
+
 def test_negative_numbers_in_array_constants(tmp_path):
     """{1,-1,2} holds three numbers: SUM 2, COUNT 3, MAX({-5,-1,-2}) -1 (formulas hands
     the -1 over as an array inside the array; it was skipped as not a number)."""
