@@ -740,6 +740,21 @@ def test_yearfrac_over_ranges_gives_one_value_per_pair(tmp_path):
     assert got["D1"] == 2.5 and got["G1"] == 2
 
 
+def test_time_and_timevalue_round_as_excel(tmp_path):
+    """TIME divides the total seconds by 86400 once (``TIME(32767.99,-1,67)``
+    0.29174768518510064) and TIMEVALUE of a date and time takes the fraction of the whole
+    serial (``TIMEVALUE("1/1/1987 05:00 AM")`` 0.20833333333212067): Excel's values in
+    formulas' test.xlsx 'DATE & TIME'!R19 and X20. Microsoft's TIME page: arguments are
+    truncated, a negative time or an argument above 32767 is #NUM!, TIME(0,1,0) is a
+    minute; TIMEVALUE("2:24 AM") 0.1."""
+    got = recalc(tmp_path, {
+        "A1": "=TIME(32767.99,-1,67)", "A2": "=TIME(0,1,0)", "A3": "=TIME(0,-1,0)",
+        "A4": "=TIME(0.9,0.9,0.9)", "A5": "=TIME(32768,0,0)",
+        "A6": '=TIMEVALUE("1/1/1987 05:00 AM")', "A7": '=TIMEVALUE("2:24 AM")'})
+    assert got == {"A1": 0.29174768518510064, "A2": 60 / 86400, "A3": "#NUM!", "A4": 0,
+                   "A5": "#NUM!", "A6": 0.20833333333212067, "A7": 0.1}
+
+
 def test_negative_numbers_in_array_constants(tmp_path):
     """{1,-1,2} holds three numbers: SUM 2, COUNT 3, MAX({-5,-1,-2}) -1 (formulas hands
     the -1 over as an array inside the array; it was skipped as not a number)."""
