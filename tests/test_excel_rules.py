@@ -755,6 +755,18 @@ def test_time_and_timevalue_round_as_excel(tmp_path):
                    "A5": "#NUM!", "A6": 0.20833333333212067, "A7": 0.1}
 
 
+def test_areas_of_a_cell_in_a_filled_row(tmp_path):
+    """AREAS of one cell is 1, also for a formula filled along a row (Excel's values in
+    formulas' test.xlsx LOOKUP!Y4:AF4; the engine's column path hands the cell over as
+    a slice of a column of references, where formulas answered #VALUE!); AREAS of a
+    union of two ranges is 2 (Microsoft's AREAS page: AREAS((B2:D4,E5,F6:I9)) is 3)."""
+    cells = {f"{c}1": 1 for c in "ABCDEFGHIJKL"}
+    cells.update({f"{c}3": f"=AREAS({c}1)" for c in "ABCDEFGHIJKL"})
+    cells["A4"] = "=AREAS((B2:D4,E5,F6:I9))"
+    got = recalc(tmp_path, cells)
+    assert [got[f"{c}3"] for c in "ABCDEFGHIJKL"] == [1] * 12 and got["A4"] == 3
+
+
 def test_negative_numbers_in_array_constants(tmp_path):
     """{1,-1,2} holds three numbers: SUM 2, COUNT 3, MAX({-5,-1,-2}) -1 (formulas hands
     the -1 over as an array inside the array; it was skipped as not a number)."""

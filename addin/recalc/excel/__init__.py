@@ -13,6 +13,7 @@ module per concern, each module's docstring citing what Excel does:
   Windows-1252, TRIM, TEXTJOIN;
 * :mod:`.textformat` -- TEXT's number, date, time, elapsed-time and fraction formats;
 * :mod:`.lookup` -- approximate MATCH/LOOKUP/VLOOKUP/HLOOKUP by binary search; SWITCH;
+  AREAS;
 * :mod:`.dates` -- YEARFRAC's bases;
 * :mod:`.arrays` -- WRAPROWS/WRAPCOLS pad with a real #N/A, not the text;
 * :mod:`.engineering` -- DEC2BIN, HEX2DEC, ... and their #NUM!/#VALUE! cases;
