@@ -767,6 +767,40 @@ def test_areas_of_a_cell_in_a_filled_row(tmp_path):
     assert [got[f"{c}3"] for c in "ABCDEFGHIJKL"] == [1] * 12 and got["A4"] == 3
 
 
+VDB_CASES = {
+    # Microsoft's VDB page (cost 2400, salvage 300, life 10 years), to its 2 decimals
+    "=VDB(2400,300,3650,0,1)": 1.32, "=VDB(2400,300,120,0,1)": 40.00,
+    "=VDB(2400,300,10,0,1)": 480.00, "=VDB(2400,300,120,6,18)": 396.31,
+    "=VDB(2400,300,120,6,18,1.5)": 311.81, "=VDB(2400,300,10,0,0.875,1.5)": 315.00,
+    # Excel's values in xlcalculator's VDB.xlsx, every digit: whole periods with the
+    # switch to the straight line, and fractional ones laid from the start's fraction
+    "=VDB(575000,5000,10,9,10,1.5)": 49192.265625,
+    "=VDB(575000,5000,10,3,5,1.5,FALSE)": 102160.546875,
+    "=VDB(1,0,14,0.5,1.5,1.25,FALSE)": 0.08529974489795919,
+    "=VDB(1,0,14,2.5,3.5,1.25,FALSE)": 0.07074765193864536,
+    "=VDB(1,0,14,3.5,4.5,1.25,FALSE)": 0.06872629045468406,
+    "=VDB(1,0,14,13.5,14,1.25,FALSE)": 0.03436314522734203,
+    "=VDB(1,0,14,13,14,1.25,FALSE)": 0.06866789938377948,
+    "=VDB(1,0,14,5,4)": "#NUM!", "=VDB(1,0,14,0,15)": "#NUM!",
+}
+
+
+def test_vdb_as_excel_including_fractional_periods(tmp_path):
+    """VDB gives Microsoft's examples and Excel's saved values (module
+    :mod:`zvmplan_addin.recalc.excel.depreciation`): formulas gave #VALUE! for the last
+    period with the switch (VDB.xlsx F16) and prorated whole periods for fractional
+    ones."""
+    cells = {f"A{k}": f for k, f in enumerate(VDB_CASES, start=1)}
+    got = recalc(tmp_path, cells)
+    for k, (formula, expected) in enumerate(VDB_CASES.items(), start=1):
+        value = got[f"A{k}"]
+        if isinstance(expected, str) or formula.startswith("=VDB(2400"):
+            assert (round(value, 2) if not isinstance(value, str) else value) == \
+                expected, formula
+        else:
+            assert value == pytest.approx(expected, rel=5e-15), formula
+
+
 def test_negative_numbers_in_array_constants(tmp_path):
     """{1,-1,2} holds three numbers: SUM 2, COUNT 3, MAX({-5,-1,-2}) -1 (formulas hands
     the -1 over as an array inside the array; it was skipped as not a number)."""

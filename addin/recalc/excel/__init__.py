@@ -25,6 +25,7 @@ module per concern, each module's docstring citing what Excel does:
 * :mod:`.lacking` -- COMBIN, COMBINA, QUOTIENT, SERIESSUM, BASE, DOLLAR;
 * :mod:`.subtotals` -- SUBTOTAL and AGGREGATE (hidden and filtered rows, nested
   subtotals, AGGREGATE's options and array form);
+* :mod:`.depreciation` -- VDB, fractional periods as Excel lays them;
 * :mod:`.moments` -- SKEW and SKEW.P in Excel's order of operations;
 * :mod:`.unknown` -- why a call of a function the engine does not know is not computed:
   an Excel function it lacks, or the workbook's own VBA or add-in function.
@@ -37,8 +38,8 @@ from __future__ import annotations
 
 from formulas.functions import wrap_func
 
-from . import (arrays, coercion, criteria, database, dates, engineering, groupby, lacking,
-               lookup, moments, numbers, parse, regression, sequences, subtotals, text,
+from . import (arrays, coercion, criteria, database, dates, depreciation, engineering,
+               groupby, lacking, lookup, moments, numbers, parse, regression, sequences, subtotals, text,
                textformat, values)
 
 
@@ -59,5 +60,5 @@ def install(table, left_out=None) -> None:
         return
     for module in (coercion, criteria, numbers, text, parse, lookup, dates, arrays,
                    engineering, textformat, regression, groupby, sequences, database,
-                   lacking, subtotals, moments):
+                   lacking, subtotals, moments, depreciation):
         module.install(table, put)
