@@ -801,6 +801,19 @@ def test_vdb_as_excel_including_fractional_periods(tmp_path):
             assert value == pytest.approx(expected, rel=5e-15), formula
 
 
+def test_sin_and_cos_near_zero_show_excels_residue(tmp_path):
+    """Excel reduces SIN/COS arguments with the x87's 64-bit pi: COS(RADIANS(90)) is
+    6.1257422745431E-17 and SIN(RADIANS(180)) 1.22514845490862E-16, COS(RADIANS(630))
+    -4.28801959218017E-16 (Excel's values in Apache POI's 47813.xlsx, Numbers!C92, B182,
+    C632); elsewhere the ordinary values (SIN(1) 0.8414709848078965)."""
+    got = recalc(tmp_path, {"A1": "=COS(RADIANS(90))", "A2": "=SIN(RADIANS(180))",
+                            "A3": "=COS(RADIANS(630))", "A4": "=SIN(1)"})
+    assert got["A1"] == pytest.approx(6.1257422745431e-17, rel=5e-15)
+    assert got["A2"] == pytest.approx(1.22514845490862e-16, rel=5e-15)
+    assert got["A3"] == pytest.approx(-4.28801959218017e-16, rel=5e-15)
+    assert got["A4"] == 0.8414709848078965
+
+
 def test_negative_numbers_in_array_constants(tmp_path):
     """{1,-1,2} holds three numbers: SUM 2, COUNT 3, MAX({-5,-1,-2}) -1 (formulas hands
     the -1 over as an array inside the array; it was skipped as not a number)."""

@@ -27,6 +27,7 @@ module per concern, each module's docstring citing what Excel does:
   subtotals, AGGREGATE's options and array form);
 * :mod:`.depreciation` -- VDB, fractional periods as Excel lays them;
 * :mod:`.moments` -- SKEW and SKEW.P in Excel's order of operations;
+* :mod:`.trig` -- SIN, COS, TAN near their zeros: the x87's pi of Excel's reduction;
 * :mod:`.unknown` -- why a call of a function the engine does not know is not computed:
   an Excel function it lacks, or the workbook's own VBA or add-in function.
 
@@ -40,7 +41,7 @@ from formulas.functions import wrap_func
 
 from . import (arrays, coercion, criteria, database, dates, depreciation, engineering,
                groupby, lacking, lookup, moments, numbers, parse, regression, sequences, subtotals, text,
-               textformat, values)
+               textformat, trig, values)
 
 
 def put(table, name: str, func) -> None:
@@ -60,5 +61,5 @@ def install(table, left_out=None) -> None:
         return
     for module in (coercion, criteria, numbers, text, parse, lookup, dates, arrays,
                    engineering, textformat, regression, groupby, sequences, database,
-                   lacking, subtotals, moments, depreciation):
+                   lacking, subtotals, moments, depreciation, trig):
         module.install(table, put)
