@@ -814,6 +814,27 @@ def test_sin_and_cos_near_zero_show_excels_residue(tmp_path):
     assert got["A4"] == 0.8414709848078965
 
 
+def test_mode_mode_sngl_and_mode_mult(tmp_path):
+    """MODE.MULT gives every most frequent value in the order they occur, as a column
+    (Microsoft's MODE.MULT example: 1,2,3,4,3,2,1,2,3,5,6,1 -> 1;2;3; formulas gave
+    #VALUE!); the legacy MODE takes a direct value only if it is a number and a single
+    empty cell is #VALUE! (Excel's values in NPOI's FormulaEvalTestData_Copy.xlsx,
+    EverythingTests!H936, K936, M936); no value twice is #N/A; MODE.SNGL passes over
+    "" and an argument left empty is #VALUE! (formulas' test.xlsx STATISTICAL!S71,
+    AG69)."""
+    data = [1, 2, 3, 4, 3, 2, 1, 2, 3, 5, 6, 1]
+    cells = {f"A{k}": v for k, v in enumerate(data, start=1)}
+    cells.update({"B1": "=_xlfn.MODE.MULT(A1:A12)", "C1": "=B2", "C2": "=B3",
+                  "D1": '=MODE(A1,"1",2,3)', "D2": "=MODE(A2,2,F9)",
+                  "D3": '=MODE("1",1,#DIV/0!,2,3)', "D4": '=_xlfn.MODE.SNGL(A1:A12,"")',
+                  "D5": "=_xlfn.MODE.MULT(A1:A12,)", "D6": "=MODE(1,2,3)",
+                  "D7": "=MODE(5.6,4,4,3,2,4)"})
+    got = recalc(tmp_path, cells)
+    assert (got["B1"], got["C1"], got["C2"]) == (1, 2, 3)
+    assert got["D1"] == got["D2"] == got["D3"] == got["D5"] == "#VALUE!"
+    assert (got["D4"], got["D6"], got["D7"]) == (1, "#N/A", 4)
+
+
 def test_negative_numbers_in_array_constants(tmp_path):
     """{1,-1,2} holds three numbers: SUM 2, COUNT 3, MAX({-5,-1,-2}) -1 (formulas hands
     the -1 over as an array inside the array; it was skipped as not a number)."""

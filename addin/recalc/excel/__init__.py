@@ -26,7 +26,8 @@ module per concern, each module's docstring citing what Excel does:
 * :mod:`.subtotals` -- SUBTOTAL and AGGREGATE (hidden and filtered rows, nested
   subtotals, AGGREGATE's options and array form);
 * :mod:`.depreciation` -- VDB, fractional periods as Excel lays them;
-* :mod:`.moments` -- SKEW and SKEW.P in Excel's order of operations;
+* :mod:`.moments` -- SKEW and SKEW.P in Excel's order of operations; MODE, MODE.SNGL,
+  MODE.MULT;
 * :mod:`.trig` -- SIN, COS, TAN near their zeros: the x87's pi of Excel's reduction;
 * :mod:`.unknown` -- why a call of a function the engine does not know is not computed:
   an Excel function it lacks, or the workbook's own VBA or add-in function.
