@@ -526,6 +526,10 @@ def test_a_range_given_to_a_base_conversion_is_converted_cell_by_cell(tmp_path):
     got = recalc(tmp_path, {"C1": "F", "D1": "1", "E1": "A", "G1": "=HEX2DEC(C1:E1)",
                             "K1": "=I1"})
     assert got["G1"] == 15 and got["K1"] == 10
+    # COMBIN of a range likewise: one value per cell, never the first cell's alone
+    got = recalc(tmp_path, {"A1": 2, "A2": 3, "B1": "=COMBIN(4,A1:A2)", "C1": "=B2"},
+                 "combin")
+    assert got["B1"] == 6 and got["C1"] == 4
 
 
 COMPLEX_TEXT = {

@@ -132,36 +132,10 @@ def install(table, put) -> None:
 
 
 def _scalar_args(func):
-    """``func`` of single values; given a range or array of several cells, ``func`` of
-    each (the arrays paired element by element, a single value or a row or column
-    repeated along them, #N/A where one is too short): an array, as Excel's YEARFRAC
-    over ranges gives (a legacy cell then intersects it: ``YEARFRAC(C27:D27,E27:F27,
-    D27:E27)`` in a column outside C:F is #VALUE!, formulas' test.xlsx 'DATE &
-    TIME'!AG27; formulas took each range's first value)."""
-    import numpy as np
-    from formulas.functions import Array
-
-    from .values import XL, first_value, is_collection, values_of
-
-    def call(*args):
-        if not any(is_collection(a) and values_of(a).size > 1 for a in args):
-            return func(*[first_value(a) for a in args])
-        grids = [np.atleast_2d(values_of(a)) if is_collection(a) else
-                 np.array([[first_value(a)]], dtype=object) for a in args]
-        rows = max(g.shape[0] for g in grids)
-        cols = max(g.shape[1] for g in grids)
-        out = np.empty((rows, cols), dtype=object)
-        for i in range(rows):
-            for j in range(cols):
-                picked = []
-                for g in grids:
-                    gi = 0 if g.shape[0] == 1 else i
-                    gj = 0 if g.shape[1] == 1 else j
-                    if gi >= g.shape[0] or gj >= g.shape[1]:
-                        picked = None
-                        break
-                    picked.append(g[gi, gj])
-                out[i, j] = XL["#N/A"] if picked is None else func(*picked)
-        return out.view(Array)
-    call.__name__ = func.__name__
-    return call
+    """``func`` of single values, element by element over ranges and arrays
+    (:func:`~.values.elementwise`): Excel's YEARFRAC over ranges gives an array (a
+    legacy cell then intersects it: ``YEARFRAC(C27:D27,E27:F27,D27:E27)`` in a column
+    outside C:F is #VALUE!, formulas' test.xlsx 'DATE & TIME'!AG27; formulas took each
+    range's first value)."""
+    from .values import elementwise
+    return elementwise(func)

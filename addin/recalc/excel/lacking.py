@@ -14,8 +14,13 @@ each defines them:
   ``$#,##0.00_);($#,##0.00)`` of en-US Excel, rounded to ``decimals`` (left of the point
   when negative): ``DOLLAR(-1234.567,-2)`` is "($1,200)"; USDOLLAR, a legacy Excel
   function kept for old workbooks (BIFF function 204, not in ECMA-376's list), is DOLLAR
-  with the dollar sign whatever the locale (Excel's values in PhpSpreadsheet's
-  EverythingTests: ``USDOLLAR(-1)`` "($1.00)").
+  with the dollar sign whatever the locale (Excel's values in NPOI's
+  FormulaEvalTestData_Copy.xlsx, EverythingTests: ``USDOLLAR(-1)`` "($1.00)").
+
+A range or array given where a number is expected (``COMBIN(E13:G13,2)``) gives one
+result per cell, an array (:func:`~.values.elementwise`): formulas' first value was a
+silent wrong answer (NPOI's FormulaEvalTestData_Copy.xlsx EverythingTests!L260,
+``COMBIN(23,D259:D261)`` in row 260: Excel 253, the row's own cell).
 """
 from __future__ import annotations
 
@@ -25,7 +30,8 @@ import schedula as sh
 from formulas.tokens.operand import XlError
 
 from .coercion import to_number
-from .values import XL, each, first_value, is_collection, is_left_out, single, values_of
+from .values import (XL, each, elementwise, first_value, is_collection, is_left_out, single,
+                     values_of)
 
 
 class _Error(Exception):
@@ -151,8 +157,9 @@ def _round_half_up(x: float) -> float:
     return float(Decimal(f"{x:.15g}").quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
-FUNCTIONS = {"COMBIN": combin, "COMBINA": combina, "QUOTIENT": quotient,
-             "SERIESSUM": seriessum, "BASE": base, "DOLLAR": dollar, "USDOLLAR": dollar}
+FUNCTIONS = {"COMBIN": elementwise(combin), "COMBINA": elementwise(combina),
+             "QUOTIENT": elementwise(quotient), "SERIESSUM": seriessum,
+             "BASE": elementwise(base), "DOLLAR": dollar, "USDOLLAR": dollar}
 
 
 def install(table, put) -> None:
