@@ -1006,12 +1006,17 @@ LACKING = {
     # (EverythingTests!D420, H420)
     "=USDOLLAR(0)": "$0.00", "=USDOLLAR(-1)": "($1.00)", '=USDOLLAR("x")': "#VALUE!",
     "=ROUND(SERIESSUM(PI()/4,0,2,{1,-0.5,0.041666667,-0.001388889}),8)": 0.70710321,
+    # BAHTTEXT: Microsoft's example, and Excel's values in formulas' test.xlsx TEXT!R6:Y6
+    "=BAHTTEXT(1234)": "หนึ่งพันสองร้อยสามสิบสี่บาทถ้วน", "=BAHTTEXT(0)": "ศูนย์บาทถ้วน",
+    "=BAHTTEXT(157)": "หนึ่งร้อยห้าสิบเจ็ดบาทถ้วน", "=BAHTTEXT(65.8)": "หกสิบห้าบาทแปดสิบสตางค์",
+    "=BAHTTEXT(-1)": "ลบหนึ่งบาทถ้วน", "=BAHTTEXT(TRUE)": "หนึ่งบาทถ้วน",
+    '=BAHTTEXT("ciao")': "#VALUE!",
 }
 
 
 def test_functions_formulas_lacks(tmp_path):
     """COMBIN, COMBINA, QUOTIENT, BASE, DOLLAR and SERIESSUM give the examples of
-    Microsoft's pages (#NAME? before); USDOLLAR is DOLLAR."""
+    Microsoft's pages (#NAME? before); USDOLLAR is DOLLAR; BAHTTEXT writes Thai."""
     cells = {f"A{k}": f for k, f in enumerate(LACKING, start=1)}
     got = recalc(tmp_path, cells)
     for k, (formula, expected) in enumerate(LACKING.items(), start=1):

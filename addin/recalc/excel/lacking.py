@@ -17,6 +17,8 @@ each defines them:
   with the dollar sign whatever the locale (Excel's values in NPOI's
   FormulaEvalTestData_Copy.xlsx, EverythingTests: ``USDOLLAR(-1)`` "($1.00)").
 
+* BAHTTEXT(number): the number in Thai words, baht and satang (see :func:`bahttext`).
+
 A range or array given where a number is expected (``COMBIN(E13:G13,2)``) gives one
 result per cell, an array (:func:`~.values.elementwise`): formulas' first value was a
 silent wrong answer (NPOI's FormulaEvalTestData_Copy.xlsx EverythingTests!L260,
@@ -157,9 +159,70 @@ def _round_half_up(x: float) -> float:
     return float(Decimal(f"{x:.15g}").quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
+_THAI_DIGITS = ["ศูนย์", "หนึ่ง", "สอง", "สาม", "สี่", "ห้า", "หก", "เจ็ด", "แปด", "เก้า"]
+_THAI_PLACES = ["", "สิบ", "ร้อย", "พัน", "หมื่น", "แสน"]
+_MILLION, _BAHT, _SATANG, _EXACT, _MINUS = "ล้าน", "บาท", "สตางค์", "ถ้วน", "ลบ"
+
+
+def _thai_below_million(n: int, after: bool) -> str:
+    """0 < n < 1,000,000 in Thai words; ``after``: a higher group precedes (a last 1
+    is then "เอ็ด" too)."""
+    digits = str(n)
+    out = []
+    for k, ch in enumerate(digits):
+        d, place = int(ch), len(digits) - 1 - k
+        if d == 0:
+            continue
+        if place == 1 and d == 1:
+            out.append(_THAI_PLACES[1])
+        elif place == 1 and d == 2:
+            out.append("ยี่" + _THAI_PLACES[1])
+        elif place == 0 and d == 1 and (n > 9 or after):
+            out.append("เอ็ด")
+        else:
+            out.append(_THAI_DIGITS[d] + _THAI_PLACES[place])
+    return "".join(out)
+
+
+def _thai_number(n: int) -> str:
+    """A whole number >= 0 in Thai words, by groups of six digits joined by ล้าน."""
+    if n == 0:
+        return _THAI_DIGITS[0]
+    groups = []
+    while n:
+        n, g = divmod(n, 1_000_000)
+        groups.append(g)
+    out = []
+    for i, g in enumerate(reversed(groups)):
+        if g:
+            out.append(_thai_below_million(g, after=i > 0))
+        if i < len(groups) - 1:
+            out.append(_MILLION)
+    return "".join(out)
+
+
+@_scalar
+def bahttext(number):
+    """BAHTTEXT: the number as Thai text, baht and satang (Microsoft's BAHTTEXT page:
+    ``BAHTTEXT(1234)`` is หนึ่งพันสองร้อยสามสิบสี่บาทถ้วน), rounded to the satang;
+    "ถ้วน" (exactly) when there are no satang, "ลบ" before a negative amount. Excel's
+    values in formulas' test.xlsx TEXT!R6:Y6: 0 ศูนย์บาทถ้วน, 157
+    หนึ่งร้อยห้าสิบเจ็ดบาทถ้วน, 65.8 หกสิบห้าบาทแปดสิบสตางค์, -1 ลบหนึ่งบาทถ้วน,
+    TRUE หนึ่งบาทถ้วน, text #VALUE!."""
+    x = _num(number, 0.0)
+    satang_total = int(_round_half_up(abs(x) * 100))
+    baht, satang = divmod(satang_total, 100)
+    sign = _MINUS if x < 0 and satang_total else ""
+    if satang == 0:
+        return f"{sign}{_thai_number(baht)}{_BAHT}{_EXACT}"
+    words = f"{_thai_number(satang)}{_SATANG}"
+    return f"{sign}{_thai_number(baht)}{_BAHT}{words}" if baht else sign + words
+
+
 FUNCTIONS = {"COMBIN": elementwise(combin), "COMBINA": elementwise(combina),
              "QUOTIENT": elementwise(quotient), "SERIESSUM": seriessum,
-             "BASE": elementwise(base), "DOLLAR": dollar, "USDOLLAR": dollar}
+             "BASE": elementwise(base), "DOLLAR": dollar, "USDOLLAR": dollar,
+             "BAHTTEXT": elementwise(bahttext)}
 
 
 def install(table, put) -> None:
