@@ -191,6 +191,9 @@ def test_a_vba_function_of_the_workbook_is_not_computed_and_says_so(tmp_path):
     # =A9.High, a linked data type's field, is _FV(A9,"High") in the file: Excel's own
     assert not_computed_reason({"_FV"}, '_FV(A9,"High")', vba=True) == \
         "not implemented by the engine: _FV"
+    # COUNTA(Sheet1:Sheet3!C1): formulas reads the 3-D reference's first sheet as a name
+    assert not_computed_reason({"SHEET1"}, "COUNTA(Sheet1:Sheet3!C1)") == \
+        "a 3-D reference across sheets, which the engine does not read: SHEET1:..."
     plain = workbook(tmp_path / "plain.xlsx", {"A1": 2.5, "B1": ("SROUND(A1)", None, 3)})
     assert [m.reason for m in check(plain).mismatches] == [
         "not an Excel function: a VBA or add-in function, which the engine does not run: "

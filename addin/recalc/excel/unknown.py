@@ -37,6 +37,13 @@ def called(name: str, formula: str) -> bool:
                      re.IGNORECASE) is not None
 
 
+def three_d(name: str, formula: str) -> bool:
+    """Is ``name`` the first sheet of a 3-D reference (``Sheet1:Sheet3!C1``) in
+    ``formula``? formulas reads that sheet name as an unknown name."""
+    return re.search(r"(?<![A-Za-z0-9_.])'?" + re.escape(name) + r"'?:'?[^!:()]+'?!",
+                     formula, re.IGNORECASE) is not None
+
+
 def not_computed_reason(names, formula: str = "", vba: bool = False) -> str:
     """The reason a cell whose ``formula`` uses ``names`` the engine does not know is not
     computed; ``vba``: the workbook carries VBA macros (``xl/vbaProject.bin``).
@@ -45,10 +52,14 @@ def not_computed_reason(names, formula: str = "", vba: bool = False) -> str:
     'a VBA function of the workbook, which the engine does not run: SROUND'
     >>> not_computed_reason({"CUBEVALUE"}, "CUBEVALUE(A1)")
     'not implemented by the engine: CUBEVALUE'
+    >>> not_computed_reason({"SHEET1"}, "COUNTA(Sheet1:Sheet3!C1)")
+    'a 3-D reference across sheets, which the engine does not read: SHEET1:...'
     """
-    builtin, user, other = [], [], []
+    builtin, user, other, sheets = [], [], [], []
     for name in sorted(map(str, names)):
-        if excel_function(name):
+        if formula and three_d(name, formula):
+            sheets.append(name)
+        elif excel_function(name):
             builtin.append(name)
         elif not formula or called(name, formula):
             user.append(name)
@@ -63,4 +74,7 @@ def not_computed_reason(names, formula: str = "", vba: bool = False) -> str:
         parts.append(f"{what}, which the engine does not run: " + ", ".join(user))
     if other:
         parts.append("unknown name: " + ", ".join(other))
+    if sheets:
+        parts.append("a 3-D reference across sheets, which the engine does not read: "
+                     + ", ".join(sheets) + ":...")
     return "; ".join(parts)
