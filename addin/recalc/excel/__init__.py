@@ -22,10 +22,10 @@ module per concern, each module's docstring citing what Excel does:
 * :mod:`.groupby` -- GROUPBY and PIVOTBY (their common forms);
 * :mod:`.sequences` -- SEQUENCE, RANDARRAY and HYPERLINK, which formulas lacks;
 * :mod:`.database` -- DSUM, DCOUNT, DGET and the other database functions;
+* :mod:`.depreciation` -- VDB, the variable declining balance;
 * :mod:`.lacking` -- COMBIN, COMBINA, QUOTIENT, SERIESSUM, BASE, DOLLAR;
 * :mod:`.subtotals` -- SUBTOTAL and AGGREGATE (hidden and filtered rows, nested
   subtotals, AGGREGATE's options and array form);
-* :mod:`.depreciation` -- VDB, fractional periods as Excel lays them;
 * :mod:`.moments` -- SKEW and SKEW.P in Excel's order of operations; MODE, MODE.SNGL,
   MODE.MULT;
 * :mod:`.trig` -- SIN, COS, TAN near their zeros: the x87's pi of Excel's reduction;
@@ -41,8 +41,8 @@ from __future__ import annotations
 from formulas.functions import wrap_func
 
 from . import (arrays, coercion, criteria, database, dates, depreciation, engineering,
-               groupby, lacking, lookup, moments, numbers, parse, regression, sequences, subtotals, text,
-               textformat, trig, values)
+               groupby, lacking, lookup, moments, numbers, parse, regression, sequences,
+               subtotals, text, textformat, trig, values)
 
 
 def put(table, name: str, func) -> None:
@@ -62,5 +62,5 @@ def install(table, left_out=None) -> None:
         return
     for module in (coercion, criteria, numbers, text, parse, lookup, dates, arrays,
                    engineering, textformat, regression, groupby, sequences, database,
-                   lacking, subtotals, moments, depreciation, trig):
+                   lacking, subtotals, depreciation, moments, trig):
         module.install(table, put)

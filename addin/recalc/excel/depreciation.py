@@ -1,87 +1,131 @@
-"""VDB as Excel computes it, fractional periods included.
+"""VDB, the variable declining balance depreciation, as Excel computes it (formulas'
+answered #VALUE! when the last period reached the life, and other values for a period
+that starts or ends within a year).
 
-Microsoft's VDB page: the declining-balance depreciation of each period is
-``min(value * factor / life, value - salvage)``, and unless ``no_switch`` is TRUE the
-method "switches to straight-line depreciation when depreciation is greater than the
-declining balance calculation" (the straight line spreads ``value - salvage`` over the
-life left). For whole periods that is formulas' (and LibreOffice's) answer. For a
-fractional ``start_period``, Excel's saved values (xlcalculator's VDB.xlsx, cost 1,
-salvage 0, life 14, factor 1.25) show that its periods are laid from the start's
-fraction: the periods run ``f, f+1, f+2, ...`` with ``f = start - INT(start)``, the
-value at ``f`` is the cost less ``f`` of the first period's declining balance, and the
-switch to the straight line is decided on those periods. So ``VDB(1,0,14,3.5,4.5,1.25)``
-is the straight line from 3.5, ``value(3.5) / 10.5`` = 0.06872629045468406, and
-``VDB(1,0,14,13.5,14,1.25)`` half of it, 0.03436314522734203 (Excel's cells D27 and
-F23); formulas and LibreOffice prorate the whole periods (0.0686678993837795 and
-0.0343339496918897). A last period cut by ``end_period`` counts its share.
-``start < 0``, ``end < start``, ``end > life``, ``life <= 0``, a negative cost or
-salvage, or ``factor <= 0`` is #NUM!.
+``VDB(cost, salvage, life, start_period, end_period, [factor], [no_switch])``
+(Microsoft's VDB page): the depreciation from ``start_period`` to ``end_period`` by the
+declining balance at ``factor`` (default 2) times the straight-line rate, switching to
+straight-line depreciation of what is left when that is larger, unless ``no_switch``.
+#NUM! when ``start_period < 0``, ``end_period < start_period``, ``end_period > life``,
+``cost < 0``, ``salvage > cost`` or ``factor <= 0``.
+
+A start within a period: Excel's schedule then starts that fraction of a period in --
+the asset after that fraction of its first period, depreciated from there in whole
+periods, the switch to straight line counted on the life left -- and the depreciation
+from start to end is read off it (found against every value of VDB.xlsx below; the
+page does not say). The values Excel saved in xlcalculator's VDB.xlsx (life 14,
+factor 1.25): ``VDB(1,0,14,0,0.5,1.25,FALSE)`` 0.044642857142857144,
+``VDB(1,0,14,2.5,3.5,1.25,FALSE)`` 0.07074765193864536,
+``VDB(1,0,14,13.5,14,1.25,FALSE)`` 0.03436314522734203, and (cost 575000, salvage
+5000, life 10, factor 1.5) ``VDB(...,9,10,1.5)`` 49192.265625 after the switch.
 """
 from __future__ import annotations
 
 import math
 
-from formulas.tokens.operand import XlError
-
-from .coercion import to_number
+from .lacking import _Error, _num, _scalar
 from .values import XL, first_value, is_left_out
+from .coercion import to_number
+
+_TINY = 1e-12
 
 
-def vdb_amount(cost: float, salvage: float, life: float, start: float, end: float,
-               factor: float = 2.0, no_switch: bool = False) -> float:
-    """The depreciation from ``start`` to ``end`` (periods, as the module docstring)."""
+def _near_int(x: float) -> float | None:
+    r = round(x)
+    return float(r) if abs(x - r) <= _TINY * max(1.0, abs(x)) else None
+
+
+def _floor(x: float) -> float:
+    r = _near_int(x)
+    return r if r is not None else float(math.floor(x))
+
+
+def _ceil(x: float) -> float:
+    r = _near_int(x)
+    return r if r is not None else float(math.ceil(x))
+
+
+def _declining(book: float, salvage: float, life: float, factor: float) -> float:
+    """One period's declining-balance depreciation of an asset whose book value is
+    ``book``: ``book * factor / life`` (the whole book at a rate of 1 or more), never
+    below 0 nor taking the book below the salvage value (DDB). The book value goes down
+    period by period, ``book * rate`` each: Excel's last digits (SheetJS's
+    formula_stress_test.xlsx Finance!B60 ``VDB(2400,300,3650,5,9)`` is
+    5.24156794233124 so, 1E-13 off by powers of 1 - rate)."""
     rate = min(factor / life, 1.0)
-    offset = start - math.floor(start)
-    value = cost - offset * min(cost * rate, max(cost - salvage, 0.0))
-    t, total, line = offset, 0.0, None
-    while t < end - 1e-12:
-        ddb = max(min(value * rate, value - salvage), 0.0)
-        if line is None and not no_switch:
-            left = life - t
-            sl = (value - salvage) / left if left > 0 else 0.0
-            if sl > ddb:
-                line = sl
-        step = line if line is not None else ddb
-        lo, hi = max(t, start), min(t + 1.0, end)
-        if hi > lo:
-            total += step * (hi - lo)
-        value -= step
-        t += 1.0
+    return max(min(book * rate, book - salvage), 0.0)
+
+
+def _switching(cost: float, salvage: float, life: float, left: float, periods: float,
+               factor: float, skip: int = 0) -> float:
+    """Depreciation over the first ``periods`` periods (the last one a fraction when
+    ``periods`` is not whole) of an asset worth ``cost`` with ``left`` periods of its life
+    left, switching to straight line when that is more; the first ``skip`` periods left
+    out of the sum (added one after the other, as Excel's last digits show)."""
+    last = int(_ceil(periods))
+    remaining = cost - salvage
+    straight = None
+    total = 0.0
+    for i in range(1, last + 1):
+        if straight is None:
+            declining = _declining(remaining + salvage, salvage, life, factor)
+            line = remaining / (left - (i - 1))
+            if line > declining:
+                term = straight = line
+            else:
+                term = declining
+                remaining -= declining
+        else:
+            term = straight
+        if i == last:
+            term *= periods + 1.0 - last
+        if i > skip:
+            total += term
     return total
 
 
-def _number(a, default=None):
-    v = first_value(a) if a is not None else None
-    if v is None or is_left_out(v):
-        if default is None:
-            raise _Error(XL["#VALUE!"])
-        return default
-    if isinstance(v, XlError):
-        raise _Error(v)
+def _flag(a) -> bool:
+    if a is None:
+        return False
+    v = first_value(a)
+    if is_left_out(v):
+        return False
+    if isinstance(v, bool):
+        return v
     x = to_number(v)
-    if x is None or isinstance(x, XlError):
-        raise _Error(x if isinstance(x, XlError) else XL["#VALUE!"])
-    return float(x)
+    if x is None:
+        raise _Error(XL["#VALUE!"])
+    return x != 0
 
 
-class _Error(Exception):
-    def __init__(self, err):
-        self.err = err
-
-
+@_scalar
 def vdb(cost, salvage, life, start_period, end_period, factor=None, no_switch=None):
-    """VDB(cost, salvage, life, start_period, end_period, [factor], [no_switch])."""
-    try:
-        c, s, n = _number(cost), _number(salvage), _number(life)
-        a, b = _number(start_period), _number(end_period)
-        f = _number(factor, 2.0)
-        ns = bool(_number(no_switch, 0.0))
-    except _Error as e:
-        return e.err
-    if a < 0 or b < a or n <= 0 or b > n or c < 0 or s < 0 or f <= 0:
+    cost, salvage, life = _num(cost), _num(salvage), _num(life)
+    start, end = _num(start_period), _num(end_period)
+    factor = _num(factor, 2.0)
+    fixed = _flag(no_switch)
+    if start < 0 or end < start or end > life or cost < 0 or salvage > cost or factor <= 0:
         return XL["#NUM!"]
-    return vdb_amount(c, s, n, a, b, f, ns)
+    first, last = _floor(start), _ceil(end)
+    if fixed:
+        total, book = 0.0, cost
+        for i in range(1, int(last) + 1):
+            term = _declining(book, salvage, life, factor)
+            book -= term
+            if i <= first:
+                continue
+            if i == int(first) + 1:
+                term *= min(end, first + 1.0) - start
+            elif i == int(last):
+                term *= end + 1.0 - last
+            total += term
+        return total
+    # the schedule starts a fraction of a period in when the start does: the asset after
+    # that fraction of its first period, depreciated from there in whole periods
+    shift = 0.0 if _near_int(start) is not None else start - first
+    value = cost - _switching(cost, salvage, life, life, shift, factor) if shift else cost
 
+    return _switching(value, salvage, life, life - shift, end - shift, factor, int(first))
 
 def install(table, put) -> None:
     put(table, "VDB", vdb)
