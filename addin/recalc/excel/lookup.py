@@ -266,7 +266,23 @@ def lookup_arguments(lookup_value, lookup_vector, result_vector=None, match_type
     return vector_arguments(lookup_value, lookup_vector, searched, match_type) + (result,)
 
 
+def areas(ref):
+    """AREAS: the number of areas of a reference -- 1 for one cell handed over from a
+    column of single-cell references (a :class:`~.values.CellSlice`; formulas read its
+    ``ranges`` and answered #VALUE!, e.g. ``=AREAS(J4)`` filled along a row, Excel 1 in
+    formulas' test.xlsx LOOKUP!Y4:AF4); #VALUE! for a value that is no reference."""
+    from formulas.ranges import Ranges
+
+    from .values import CellSlice
+    if isinstance(ref, CellSlice):
+        return 1
+    if isinstance(ref, Ranges):
+        return len(ref.ranges) or XL["#NULL!"]
+    return XL["#VALUE!"]
+
+
 def install(table, put) -> None:
+    put(table, "AREAS", areas)
     import formulas.functions.look as look
     for name in ("xmatch", "xxmatch"):
         _ORIGINAL.setdefault(name, getattr(look, name))
