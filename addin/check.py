@@ -218,6 +218,7 @@ def check(path, keep_cells: bool = False) -> CheckReport:
     report = CheckReport(path, cells=[] if keep_cells else None)
     with xlsx.safe_open_xlsx(path, parse_sheets=False) as pkg:
         book = xlsx.read_workbook(pkg)
+        vba = any(name.lower().endswith("vbaproject.bin") for name in pkg.infos)
     with open(path, "rb") as f:     # checked safe above
         report.saved_by_excel = excel_saved(f.read()) > 0
     report.sheets = [s.name for s in book.sheets]
@@ -226,7 +227,7 @@ def check(path, keep_cells: bool = False) -> CheckReport:
     install_functions()
     engine = Engine(book)
     engine.recalculate()
-    for cell in _engine_cells(engine, book, saved):
+    for cell in _engine_cells(engine, book, saved, vba):
         where, label, formula, value, recalculated, computed, reason = cell
         if value is None:
             report.unsaved += 1
@@ -284,12 +285,15 @@ def _strip_saved(book) -> dict:
     return saved
 
 
-def _engine_cells(engine, book, saved: dict):
+def _engine_cells(engine, book, saved: dict, vba: bool = False):
     """((sheet, row, col), label, formula, saved, recalculated, computed, reason) for every formula cell of
-    the engine's workbook and every cell its array formulas fill, in the engine's order.
+    the engine's workbook and every cell its array formulas fill, in the engine's order;
+    ``vba``: the workbook carries VBA macros (a function it calls that is not Excel's is
+    one of them).
 
     The one place that reads the engine's collaborators (``nodes``, ``code``,
     ``results``, ``log``): what :func:`~zvmplan_addin.recalc.write.fill_report` reads."""
+    from .recalc.excel.unknown import not_computed_reason
     from .recalc.runlog import NOT_COMPUTED
     from .recalc.values import display
     from .xlsx.cells import a1
@@ -324,8 +328,7 @@ def _engine_cells(engine, book, saved: dict):
                                 f"({iterated[label]} passes)")
         missing = template.unsupported if template is not None else ()
         if missing:  # a function (or name) the engine does not know: #NAME? here
-            reason = reason or ("not implemented by the engine: "
-                                + ", ".join(sorted(map(str, missing))))
+            reason = reason or not_computed_reason(missing, text, vba)
         area = nodes.n_area[i] or (r, c, r, c)
         grid = nodes.grids[s]
         prefix = display(sheets[s].name) + "!"

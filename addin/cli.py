@@ -135,7 +135,8 @@ def _calc(args: argparse.Namespace) -> int:
         if len(others) > 10:
             print(f"  ... and {len(others) - 10} more warnings")
         if report.unsupported:
-            print(f"  not implemented by the engine: {', '.join(sorted(report.unsupported))}")
+            from .recalc.excel.unknown import not_computed_reason
+            print(f"  {not_computed_reason(report.unsupported)}")
         if report.full_calc_on_load:
             print("  the file asks Excel to recalculate on open (some values could not be "
                   "computed here)")

@@ -21,9 +21,12 @@ Measured:
   builtin-only formulas of the same shape (same cells referenced): the time ratio is the
   cost of our functions inside the engine; peak memory of each child process;
 * formula shapes that were quadratic (a running total ``=SUM(E$2:E2)``; VLOOKUP and
-  INDEX/MATCH with a distinct key a row into a table as tall as the sheet), 10,000 rows:
-  ``zvmplan calc`` and LibreOffice headless interleaved three times, the minimum CPU
-  and wall time of each printed side by side, values compared;
+  INDEX/MATCH with a distinct key a row into a table as tall as the sheet), 10,000 rows,
+  and one VLOOKUP a cell by its own ROW() into whole columns of another sheet (the
+  corpus's StructuredRefs-lots-with-lookups.xlsx), 5,000 rows: ``zvmplan calc``,
+  ``--shapes-reference`` (e.g. main's ``zvmplan``) and LibreOffice headless interleaved
+  three times, the minimum CPU and wall time of each printed side by side, values
+  compared;
 * ``zvmplan fill`` of the template with 1,000 and 10,000 links (``examples/links.csv``
   repeated), without and with ``examples/scenarios.toml``: CPU and wall seconds (minimum of
   3 interleaved runs) and peak memory of the child process, beside ``--fill-reference``
@@ -451,14 +454,29 @@ SHAPE_ROWS = 10_000
 
 def make_shape(path, shape, rows):
     """A sheet of one formula shape filled down ``rows`` rows: "running" (E: numbers, F:
-    ``=SUM(E$2:E2)``, a running total) or "lookup" (A: a distinct key a row, B: a value,
+    ``=SUM(E$2:E2)``, a running total), "lookup" (A: a distinct key a row, B: a value,
     C: the keys in reverse order, F: ``=VLOOKUP(C2,$A$2:$B$n,2,FALSE)``, G:
-    ``=INDEX($B$2:$B$n,MATCH(C2,$A$2:$A$n,0))``)."""
+    ``=INDEX($B$2:$B$n,MATCH(C2,$A$2:$A$n,0))``) or "rowlookup", the shape of the
+    corpus's StructuredRefs-lots-with-lookups.xlsx (Plan B:
+    ``=IF(ISNA(VLOOKUP(ROW($A2)-1,Other!$A:$N,4,FALSE))," ",VLOOKUP(...))``, one
+    VLOOKUP a cell into whole columns of another sheet, a key every row of it but each
+    seventh; C: ``=IF(B2=" "," ",B2/366)``)."""
     import openpyxl
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "Plan"
     last = rows + 1
+    if shape == "rowlookup":
+        other = wb.create_sheet("Other")
+        other.append(["key", "name", "kind", "value"])
+        for r in range(2, last + 1):
+            other.append([r - 1 if r % 7 else f"k{r}", f"n{r}", "x", r * 1.25])
+        look = "VLOOKUP(ROW($A{r})-1,Other!$A:$N,4,FALSE)"
+        for r in range(2, last + 1):
+            ws.append([None, f'=IF(ISNA({look.format(r=r)})," ",{look.format(r=r)})',
+                       f'=IF(B{r}=" "," ",B{r}/366)'])
+        wb.save(path)
+        return Path(path)
     for r in range(2, last + 1):
         if shape == "running":
             ws.append([None] * 4 + [(r * 7919 % 1000) / 7.0, f"=SUM(E$2:E{r})"])
@@ -470,34 +488,46 @@ def make_shape(path, shape, rows):
     return Path(path)
 
 
-def bench_shapes(cmd, tmp, rows=SHAPE_ROWS, runs=3, lo=True):
+def bench_shapes(cmd, tmp, rows=SHAPE_ROWS, runs=3, lo=True, reference=None):
     """Formula shapes that were quadratic in rows (issue 19): a running total and exact
-    lookups, ``rows`` rows each; zvmplan calc and LibreOffice headless interleaved
-    ``runs`` times, the minimum CPU and wall time of each, values compared."""
+    lookups, ``rows`` rows each (the VLOOKUP-per-cell shape half as many); zvmplan calc
+    and LibreOffice headless interleaved ``runs`` times with ``reference`` (another
+    zvmplan command, e.g. main's), the minimum CPU and wall time of each, values
+    compared."""
     from zvmplan_workbook import planner_sheet
     tmp = Path(tmp)
     have_lo = lo and planner_sheet.soffice() is not None
-    for shape in ("running", "lookup"):
-        src = make_shape(tmp / f"shape_{shape}_{rows}.xlsx", shape, rows)
+    for shape in ("running", "lookup", "rowlookup"):
+        n = rows // 2 if shape == "rowlookup" else rows
+        src = make_shape(tmp / f"shape_{shape}_{n}.xlsx", shape, n)
         out = tmp / (src.stem + "_out.xlsx")
-        got = {"zvmplan": [], "LibreOffice": []}
+        got = {"zvmplan": [], "reference": [], "LibreOffice": []}
         for _ in range(runs):
             got["zvmplan"].append(measure_child(cmd + ["calc", str(src), "-o", str(out)],
                                                 timeout=3600))
+            if reference:
+                got["reference"].append(measure_child(
+                    reference + ["calc", str(src), "-o", str(tmp / "reference_out.xlsx")],
+                    timeout=3600))
             if have_lo:
                 got["LibreOffice"].append(_soffice_child(src, tmp / f"lo_{shape}",
                                                          tmp / "lo_profile"))
         label = {"running": "running total =SUM(E$2:E2)",
-                 "lookup": "VLOOKUP + INDEX/MATCH, distinct keys"}[shape]
+                 "lookup": "VLOOKUP + INDEX/MATCH, distinct keys",
+                 "rowlookup": "IF(ISNA(VLOOKUP(ROW($A2)-1,Other!$A:$N,4,FALSE)),...)"}[shape]
         for who, rs in got.items():
             if not rs:
                 continue
             if any(r["rc"] for r in rs):
-                report("shapes", f"{label}, {rows:,} rows, {who}", "FAILED")
+                report("shapes", f"{label}, {n:,} rows, {who}", "FAILED")
                 continue
-            report("shapes", f"{label}, {rows:,} rows, {who} [CPU s / wall s / MB]",
+            report("shapes", f"{label}, {n:,} rows, {who} [CPU s / wall s / MB]",
                    f"{min(r['cpu'] for r in rs):.2f} / {min(r['seconds'] for r in rs):.2f}"
                    f" / {max(r['peak_mb'] for r in rs):.0f}")
+        if got["reference"] and all(r["rc"] == 0 for r in got["reference"] + got["zvmplan"]):
+            bad, cells = _compare_cells(out, tmp / "reference_out.xlsx")
+            report("shapes", f"{label}: zvmplan vs reference, cells differing",
+                   f"{bad} of {cells:,}", "0", bad == 0)
         if have_lo and all(r["rc"] == 0 for r in got["LibreOffice"] + got["zvmplan"]):
             bad, cells = _compare_cells(out, tmp / f"lo_{shape}" / src.name)
             report("shapes", f"{label}: zvmplan vs LibreOffice, cells differing",
@@ -655,6 +685,9 @@ def main(argv=None) -> int:
                         help="only the formula shapes (running total, exact lookups)")
     parser.add_argument("--shape-rows", type=int, default=SHAPE_ROWS,
                         help="rows of each formula-shape sheet (default 10,000)")
+    parser.add_argument("--shapes-reference", metavar="ZVMPLAN",
+                        help="another zvmplan command (e.g. main's venv/bin/zvmplan) whose "
+                        "calc of each formula shape runs in the same rounds")
     parser.add_argument("--calc-only", action="store_true",
                         help="only issue 19's calc targets: the planner sheet (--calc-rows) "
                         "and the template, beside --calc-reference and LibreOffice")
@@ -686,7 +719,8 @@ def main(argv=None) -> int:
     if args.shapes_only:
         with tempfile.TemporaryDirectory() as tmp:
             bench_shapes(zvmplan_command()[0], tmp, args.shape_rows,
-                         lo=not args.no_libreoffice)
+                         lo=not args.no_libreoffice,
+                         reference=[args.shapes_reference] if args.shapes_reference else None)
         print_table()
         return 0
     bench_model()
@@ -699,7 +733,8 @@ def main(argv=None) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             bench_workbooks(cmd, args.rows, tmp)
             bench_fill(cmd, tmp, fill_sizes, fill_ref)
-            bench_shapes(cmd, tmp, args.shape_rows, lo=not args.no_libreoffice)
+            bench_shapes(cmd, tmp, args.shape_rows, lo=not args.no_libreoffice,
+                         reference=[args.shapes_reference] if args.shapes_reference else None)
             if args.formulas_baseline:
                 bench_formulas_baseline(args.rows, tmp)
             rows = [int(x) for x in args.planner_rows.split(",") if x.strip()]

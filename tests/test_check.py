@@ -170,6 +170,36 @@ def test_a_formula_the_engine_cannot_compute_exits_5(tmp_path, capsys):
     assert "3 formula cells compared: 1 agree" in out
 
 
+def test_a_vba_function_of_the_workbook_is_not_computed_and_says_so(tmp_path):
+    """SROUND is no Excel function (not in ECMA-376's list, no ``_xlfn.`` prefix): in Apache
+    POI's stress002.xlsx it is a VBA ``Function`` of the workbook's xl/vbaProject.bin,
+    which Excel runs and the engine cannot. Such a cell is "not computed", with that
+    reason, never a plausible value; an Excel function the engine lacks (CUBEVALUE) keeps
+    its own reason."""
+    path = workbook(tmp_path / "vba.xlsx", {
+        "A1": 2.5,
+        "B1": ("SROUND(A1)", None, 3),
+        "C1": ("CUBEVALUE(\"Sales\")", None, 1)})
+    with zipfile.ZipFile(path, "a") as z:
+        z.writestr("xl/vbaProject.bin", b"\xd0\xcf\x11\xe0")  # the part's name is the sign
+    report = check(path)
+    why = {m.cell: (m.computed, m.reason) for m in report.mismatches}
+    assert why["S!B1"] == (False, "a VBA function of the workbook, which the engine does "
+                                  "not run: SROUND")
+    assert why["S!C1"] == (False, "not implemented by the engine: CUBEVALUE")
+    from zvmplan_addin.recalc.excel.unknown import not_computed_reason
+    # =A9.High, a linked data type's field, is _FV(A9,"High") in the file: Excel's own
+    assert not_computed_reason({"_FV"}, '_FV(A9,"High")', vba=True) == \
+        "not implemented by the engine: _FV"
+    # COUNTA(Sheet1:Sheet3!C1): formulas reads the 3-D reference's first sheet as a name
+    assert not_computed_reason({"SHEET1"}, "COUNTA(Sheet1:Sheet3!C1)") == \
+        "a 3-D reference across sheets, which the engine does not read: SHEET1:..."
+    plain = workbook(tmp_path / "plain.xlsx", {"A1": 2.5, "B1": ("SROUND(A1)", None, 3)})
+    assert [m.reason for m in check(plain).mismatches] == [
+        "not an Excel function: a VBA or add-in function, which the engine does not run: "
+        "SROUND"]
+
+
 def test_saved_values_are_not_read_by_other_formulas(tmp_path):
     """B1's saved 10 is taken out before the engine runs: C1 =B1*2 is computed from
     the engine's B1 (2), not from the 10 in the file, so both are listed."""

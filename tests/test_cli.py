@@ -305,7 +305,8 @@ def test_formula_errors_make_no_noise_on_stderr(tmp_path):
     wb.save(path)
     rc, stdout, stderr = run_cli("calc", path, "-o", tmp_path / "out.xlsx")
     assert rc == 0 and stderr == "", stderr
-    assert "not implemented by the engine: NOSUCH" in stdout
+    assert "not an Excel function: a VBA or add-in function, which the engine does not " \
+        "run: NOSUCH" in stdout
     rc, stdout, stderr = run_cli("eval", "=NOSUCH(1)")
     assert rc == 1 and stderr == "" and stdout.startswith("#NAME?")
 

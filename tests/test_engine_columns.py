@@ -226,8 +226,10 @@ def test_exact_lookups_of_a_column_use_one_index_of_the_table(tmp_path, monkeypa
     index of the table and answer as formulas' scan (Excel's exact match): the first
     match wins, text is compared without regard to case, the number 1 matches neither
     the text "1" nor TRUE, an error in the table matches nothing, a value not there is
-    #N/A, and ``*``/``?`` are wildcards. The column path equals cell by cell."""
-    from zvmplan_addin.recalc.excel import lookup
+    #N/A, and ``*``/``?`` are wildcards. The column path equals cell by cell, and each
+    builds one index per table: cell by cell, every cell looks into the same prepared
+    table (the engine hands them the very same range)."""
+    from zvmplan_addin.recalc.excel import lookuptables
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "Plan"
@@ -240,16 +242,18 @@ def test_exact_lookups_of_a_column_use_one_index_of_the_table(tmp_path, monkeypa
         ws[f"E{r}"] = f"=VLOOKUP(D{r},$A$1:$B$10,2,FALSE)"
         ws[f"F{r}"] = f"=MATCH(D{r},$A$1:$A$10,0)"
     path = save(wb, tmp_path / "in.xlsx")
-    calls = []
-    real = lookup._first_positions
-    monkeypatch.setattr(lookup, "_first_positions", lambda *a: calls.append(1) or real(*a))
-    results = []
+    real = lookuptables.first_positions
+    results, builds = [], []
     for mode in ("", "1"):
+        calls = []
+        monkeypatch.setattr(lookuptables, "first_positions",
+                            lambda *a, **k: calls.append(1) or real(*a, **k))
         monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", mode)
         engine.calc(path, tmp_path / f"out{mode}.xlsx")
         out = values_of(tmp_path / f"out{mode}.xlsx")
         results.append([(out[f"E{r}"].value, out[f"F{r}"].value) for r in range(2, 14)])
+        builds.append(len(calls))
     assert results[0] == results[1]
     assert [m for _, m in results[0]] == [1, 2, 3, 4, 7, 1, 8, 9, "#N/A", "#N/A", 1, "#N/A"]
     assert [v for v, _ in results[0]][:4] == [10, 20, 30, 40]
-    assert len(calls) == 2  # one index per column run (E, F), none cell by cell
+    assert builds == [2, 2]  # one index per table (A1:B10, A1:A10), column or cell by cell

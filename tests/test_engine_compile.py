@@ -187,14 +187,51 @@ def test_a_cell_read_twice_in_every_row_follows(monkeypatch):
     assert len({id(t) for t in e.code.template}) == 1
 
 
-def test_formulas_that_cannot_share_a_compiled_form_are_compiled_per_cell(monkeypatch):
-    """=ROW()*A{r} depends on its own position: the run is found but refused at compile
-    time, and each cell is compiled on its own; B4 = 4*6 = 24."""
-    book = lambda: _column("ROW()*A{r}", range(2, 8))  # noqa: E731
-    assert _followers(book()) == {(r, 2) for r in range(3, 8)}
+def test_formulas_reading_their_own_position_share_one_compiled_form(monkeypatch):
+    """=ROW()*A{r} depends on its own position: the formula's cell is an input of the
+    compiled formula (each cell brings its own), so the run shares one compiled form and
+    each cell reads its own row, as Excel's ROW() does: B{r} = r * 1.5r (B4 = 4*6 = 24,
+    B7 = 7*10.5 = 73.5). Never evaluated as a column (whose inputs are values)."""
+    book = lambda: _column("ROW()*A{r}", range(2, 12))  # noqa: E731
+    assert _followers(book()) == {(r, 2) for r in range(3, 12)}
     e = _same_as_cell_by_cell(book, monkeypatch)
-    assert _values(e, 2, [4]) == [24.0]
-    assert e.compiler.compiled == 6
+    assert _values(e, 2, range(2, 12)) == [r * r * 1.5 for r in range(2, 12)]
+    assert e.compiler.compiled == 1
+    assert e.columnar_cells == 0
+
+
+def _sheets(**sheets) -> xlsxio.Workbook:
+    """A workbook of ``sheets`` {name: ({(r, c): formula}, {(r, c): value})}."""
+    out = []
+    for name, (formulas, values) in sheets.items():
+        cells = list(formulas) + list(values)
+        out.append(xlsxio.SheetData(
+            name=name, part="", values=dict(values),
+            formulas={rc: xlsxio.FormulaCell(t) for rc, t in sorted(formulas.items())},
+            max_row=max(r for r, _ in cells), max_col=max(c for _, c in cells)))
+    return xlsxio.Workbook(sheets=out, names=[], other_sheets=[])
+
+
+def test_position_functions_read_their_own_cell_with_one_compiled_form():
+    """One compiled form per shape, each cell its own position, as Excel answers:
+    =ROW()+$A$1 down B1:B10 is r + 100 (ROW() never computed once for the column, though
+    $A$1 is the same in every cell); =COLUMN()*2 across C12:L12 is 2c (C12 = 6,
+    L12 = 24); =INDIRECT("A"&ROW()) in D1:D10 reads A of its own row (D3 = A3 = 3 --
+    A1 holds 100); and the same INDIRECT("E1") in two sheets reads each sheet's own E1
+    (Plan 7, Other 8), since INDIRECT's text names a cell of the formula's sheet."""
+    plan = {(r, 2): "ROW()+$A$1" for r in range(1, 11)}
+    plan.update({(12, c): "COLUMN()*2" for c in range(3, 13)})
+    plan.update({(r, 4): 'INDIRECT("A"&ROW())' for r in range(1, 11)})
+    plan[(1, 6)] = 'INDIRECT("E1")'
+    values = {(1, 1): 100.0, **{(r, 1): float(r) for r in range(2, 11)}, (1, 5): 7.0}
+    book = _sheets(Plan=(plan, values), Other=({(1, 6): 'INDIRECT("E1")'}, {(1, 5): 8.0}))
+    e = _run(book)
+    plan_grid, other_grid = e.nodes.grids
+    assert [plan_grid.get(r, 2) for r in range(1, 11)] == [r + 100.0 for r in range(1, 11)]
+    assert [plan_grid.get(12, c) for c in range(3, 13)] == [2.0 * c for c in range(3, 13)]
+    assert [plan_grid.get(r, 4) for r in range(1, 11)] == [100.0] + [float(r) for r in range(2, 11)]
+    assert (plan_grid.get(1, 6), other_grid.get(1, 6)) == (7.0, 8.0)
+    assert e.compiler.compiled == 4  # one per shape: ROW()+$A$1, COLUMN()*2, INDIRECT x2
 
 
 def test_mixed_columns_and_braces_and_text_without_digits(monkeypatch):

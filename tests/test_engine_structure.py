@@ -261,6 +261,46 @@ def test_structured_references(tmp_path):
     assert data["C6"].value == 22
 
 
+def test_this_row_is_read_as_the_formula_rows_reference_moving_with_it(tmp_path):
+    """``Sales[[#This Row],[Amount]]`` in row 3 is B3 of the table's sheet (Excel: "the
+    cell in the same row as the formula"); written with its row relative (``$B3``),
+    so a column of such formulas is one formula filled down, compiled once. ``#All``
+    and the data rows stay absolute. D{r} = 2r - (r mod 7): D2 = 2, D9 = 16, D41 = 76."""
+    from openpyxl.worksheet.table import Table as OpenpyxlTable
+    from zvmplan_addin import xlsx
+    from zvmplan_addin.recalc import filldown, shapes
+    from zvmplan_addin.recalc.engine import Engine
+    from zvmplan_addin.recalc.install import install_functions
+    from zvmplan_addin.recalc.tables import TableRefs
+    from zvmplan_addin.xlsx.sheet import Table
+    refs = TableRefs([Table("Sales", 0, (1, 1, 6, 3), 1, 1, ["Region", "Amount", "Cost"])],
+                     ["Data", "Report"])
+    this_row = "Sales[[#This Row],[Amount]]-Sales[@Cost]+SUM(Sales[[#This Row],[Amount]:[Cost]])"
+    assert refs.inline(this_row, 0, 3, 4) == "Data!$B3-Data!$C3+SUM(Data!$B3:$C3)"
+    assert refs.inline("ROWS(Sales[#All])+SUM(Sales[Amount])", 1, 9, 1) == \
+        "ROWS(Data!$A$1:$C$6)+SUM(Data!$B$2:$B$5)"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Data"
+    ws.append(["Region", "Amount", "Cost"])
+    for r in range(2, 42):
+        ws.append(["N", r, r % 7])
+        ws[f"D{r}"] = "=Sales[[#This Row],[Amount]]*2-Sales[[#This Row],[Cost]]"
+    ws.add_table(OpenpyxlTable(displayName="Sales", ref="A1:C41"))
+    with xlsx.safe_open_xlsx(save(wb, tmp_path / "rows.xlsx"), parse_sheets=False) as pkg:
+        book = xlsx.read_workbook(pkg)
+    install_functions()
+    e = Engine(book)
+    e.recalculate()
+    assert [e.nodes.grids[0].get(r, 4) for r in (2, 9, 41)] == [2.0, 16.0, 76.0]
+    assert e.compiler.compiled == 1
+    shaper = shapes.Shaper("Data")  # D3:D41 follow D2, as a fill down
+    runs = filldown.find_runs(e.nodes.n_sheet, e.nodes.n_row, e.nodes.n_col, e.nodes.n_text,
+                              e.nodes.cells, lambda s: shaper)
+    assert sorted(e.nodes.n_row[i] for run in runs.values() for i in run.members) == \
+        list(range(3, 42))
+
+
 def test_isformula(tmp_path):
     """ISFORMULA is TRUE for a cell holding a formula and FALSE for a value or an empty
     cell (Microsoft's ISFORMULA page), on any sheet; it reads no value, so asking about

@@ -524,6 +524,41 @@ def test_base_conversions_and_their_errors(tmp_path):
         assert same(got[f"A{k}"], expected), formula
 
 
+def test_a_range_given_to_a_base_conversion_is_converted_cell_by_cell(tmp_path):
+    """HEX2DEC(C1:E1) converts each cell: a dynamic array F, 1, A -> 15, 1, 10 (so a
+    legacy cell outside columns C:E has no value to intersect and is #VALUE!, as Excel
+    shows in formulas' test.xlsx ENGINEERING!AH26). formulas took the first value."""
+    got = recalc(tmp_path, {"C1": "F", "D1": "1", "E1": "A", "G1": "=HEX2DEC(C1:E1)",
+                            "E2": "=HEX2DEC(C1:E1)"})
+    assert got["G1"] == "#VALUE!" and got["E2"] == 10
+    # COMBIN of a range likewise: one value per cell, never the first cell's alone
+    got = recalc(tmp_path, {"A1": 2, "A2": 3, "B1": "=COMBIN(4,A1:A2)",
+                            "B2": "=COMBIN(4,A1:A2)"}, "combin")
+    assert got["B1"] == 6 and got["B2"] == 4
+
+
+COMPLEX_TEXT = {
+    # Excel's values in formulas' test.xlsx ENGINEERING!R33, R39, S35, V39 (the
+    # arguments written out): each part with 15 significant digits
+    '=IMCOS("7+25j")': "27142327967.109-23653126953.379j",
+    '=IMEXP("7+25j")': "1086.98587021701-145.141317733255j",
+    '=_xlfn.IMCOT("13+5j")': "0.0000692442674613868-1.00005873951153j",
+    '=IMEXP("-13+25j")': "2.24044486393732E-06-2.99158552811404E-07j",
+    '=COMPLEX(0,-1)': "-i", '=COMPLEX(1E+20,0.5)': "1E+20+0.5i", '=COMPLEX(0,0)': "0",
+    '=IMSUM("1+2i","0.1+0.2i")': "1.1+2.2i",
+}
+
+
+def test_complex_numbers_written_with_15_significant_digits(tmp_path):
+    """The IM functions write each part with 15 significant digits as Excel does, the
+    unit alone for a coefficient of 1 and no zero part (Microsoft's COMPLEX page:
+    COMPLEX(0,-1) "-i")."""
+    cells = {f"A{k}": f for k, f in enumerate(COMPLEX_TEXT, start=1)}
+    got = recalc(tmp_path, cells)
+    for k, (formula, expected) in enumerate(COMPLEX_TEXT.items(), start=1):
+        assert got[f"A{k}"] == expected, formula
+
+
 TEXT_FORMATS = {
     # the examples of Microsoft's TEXT page
     ("=TEXT(1234.567,\"$#,##0.00\")"): "$1,234.57",
@@ -606,6 +641,213 @@ def test_linest_statistics_in_excels_layout(tmp_path):
         for g, p in zip(row_got, row_page):
             assert g == p if isinstance(p, str) else g == pytest.approx(p, rel=1e-9)
     assert o["H9"].value == "#N/A"  # no constant: no standard error of b
+
+
+def test_linest_and_trend_as_excel_fits(tmp_path):
+    """Excel's own values of pycel's tests/fixtures/stats.xlsx (Stats sheet): ``const``
+    left out is TRUE ("If const is TRUE or omitted, b is calculated normally"); an x
+    column collinear with the constant is removed, with m 0 and b the mean of y
+    (Microsoft: "Removed X columns ... 0 coefficients in addition to 0 se values"); an
+    exact fit has ss_resid 0 and F #NUM!; TREND over a row of y gives a row, one value
+    per new x; a y range one cell longer than x is #REF! before its empty cell is #VALUE!.
+    """
+    from openpyxl.worksheet.formula import ArrayFormula
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    rows = {3: [1, 2.1, 3.1, 4.1, 5.1], 4: [-2, -4, -7, -9, -11], 5: [1, 3, 6, 9, 12],
+            6: [1, 1, 1, 1, 1]}
+    for r, values in rows.items():
+        for c, v in enumerate(values, start=10):
+            ws.cell(row=r, column=c, value=v)
+    for r, (b, c) in enumerate([(1, 2), (2, 3), (3, 4)], start=33):
+        ws.cell(row=r, column=2, value=b)
+        ws.cell(row=r, column=3, value=c)
+    ws["E2"], ws["F2"] = 2.5, 3.5
+    ws["G3"] = ArrayFormula("G3:H3", "=LINEST(J5:N5,J6:N6)")
+    ws["Q16"] = ArrayFormula("Q16:R20", "=LINEST(J3:N3,J4:N4,,TRUE)")
+    ws["D45"] = ArrayFormula("D45:E49", "=LINEST(B33:B35,C33:C35,TRUE,TRUE)")
+    ws["E8"] = ArrayFormula("E8:F8", "=TREND(J3:N3,J5:N5,E2:F2)")
+    ws["E10"] = ArrayFormula("E10:F10", "=TREND(J5:N5,J6:N6,E2:F2)")
+    ws["B28"] = ArrayFormula("B28", "=LINEST(B33:B36,C33:C35)")
+    ws["B29"] = ArrayFormula("B29", "=LINEST(B33:B36,C33:C36)")
+    wb.save(tmp_path / "fit.xlsx")
+    assert cli(["calc", str(tmp_path / "fit.xlsx"), "-o", str(tmp_path / "out.xlsx")]) == 0
+    o = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True).active
+
+    def block(ref):
+        return [[c.value for c in row] for row in o[ref]]
+    assert block("G3:H3") == [[0, pytest.approx(6.2, rel=5e-15)]]
+    excel = [[-0.4409774436090227, 0.16954887218045034],
+             [0.01981575107847483, 0.14588484603131655],
+             [0.9939787497182618, 0.1445327793643257],
+             [495.2353929214176, 3], [10.345330827067666, 0.06266917293233057]]
+    for got, want in zip(block("Q16:R20"), excel):
+        assert got == pytest.approx(want, rel=5e-15)
+    exact = block("D45:E49")
+    assert exact[0] == [pytest.approx(1, rel=5e-15), pytest.approx(-1, rel=5e-15)]
+    assert exact[1:] == [[0, 0], [1, 0], ["#NUM!", 1], [pytest.approx(2, rel=5e-15), 0]]
+    assert block("E8:F8") == [[pytest.approx(1.7408629441624364, rel=5e-15),
+                               pytest.approx(2.1027918781725887, rel=5e-15)]]
+    assert block("E10:F10") == [[pytest.approx(6.2, rel=5e-15)] * 2]
+    assert o["B28"].value == "#REF!" and o["B29"].value == "#VALUE!"
+
+
+def test_scan_and_map_keep_errors_as_errors(tmp_path):
+    """SCAN whose every step is an error (``SCAN("ciao",{1;3},LAMBDA(a,b,a+b^2))``)
+    shows #VALUE! in both cells, the error itself: ISERROR sees it (Excel's values in
+    formulas' test.xlsx LOGICAL!Y18:Y19); so does MAP's error step. Before, numpy turned
+    an all-error result into the text "#VALUE!"."""
+    got = recalc(tmp_path, {
+        "A1": "ciao",
+        "B1": "=_xlfn.SCAN(A1,{1;3},_xlfn.LAMBDA(_xlpm.a,_xlpm.b,_xlpm.a+_xlpm.b^2))",
+        "B3": "=ISERROR(B1)",
+        "B4": "=ISERROR(INDEX(_xlfn.SCAN(A1,{1;3},_xlfn.LAMBDA(_xlpm.a,_xlpm.b,"
+              "_xlpm.a+_xlpm.b^2)),2))",
+        "C1": "=_xlfn.SCAN(1,{1;3},_xlfn.LAMBDA(_xlpm.a,_xlpm.b,_xlpm.a+_xlpm.b^2))",
+        "D1": '=_xlfn.MAP({"x"},_xlfn.LAMBDA(_xlpm.a,_xlpm.a+1))', "D2": "=ISERROR(D1)",
+        "E1": "=INDEX(_xlfn.MAP({1,2;3,3},_xlfn.LAMBDA(_xlpm.a,_xlpm.a+1)),2,2)"})
+    assert got["B3"] is True and got["B4"] is True
+    assert got["C1"] == 2 and got["D2"] is True and got["E1"] == 4
+
+
+def test_skew_in_excels_order_of_operations(tmp_path):
+    """SKEW and SKEW.P of data whose skewness is 0 in exact arithmetic show Excel's own
+    rounding residue (the values Excel saved in formulas' test.xlsx, STATISTICAL!AH92,
+    AH93, R92, R93), and Microsoft's SKEW example (3,4,5,2,3,4,5,6,4,7: 0.359543) and
+    SKEW.P example (0.303193); fewer than 3 numbers is #DIV/0!."""
+    cells = {f"A{k}": v for k, v in enumerate([0, 0.1, 0.2, 0.3, -0.1], start=1)}
+    cells.update({f"B{k}": v for k, v in enumerate([3, 4, 5, 2, 3, 4, 5, 6, 4, 7], start=1)})
+    cells.update({"C1": "=SKEW(A1:A5)", "C2": "=_xlfn.SKEW.P(A1:A5)",
+                  "C3": "=SKEW(A1:A2,A2:A3,A3:A4)", "C4": "=_xlfn.SKEW.P(A1:A2,A2:A3,A3:A4)",
+                  "C5": "=SKEW(B1:B10)", "C6": "=_xlfn.SKEW.P(B1:B10)", "C7": "=SKEW(1,2)"})
+    got = recalc(tmp_path, cells)
+    assert got["C1"] == -1.1102230246251565e-15 and got["C2"] == -6.217248937900876e-16
+    assert got["C3"] == -1.199040866595169e-15 and got["C4"] == -5.921189464667501e-16
+    assert round(got["C5"], 6) == 0.359543 and round(got["C6"], 6) == 0.303193
+    assert got["C7"] == "#DIV/0!"
+
+
+def test_isref_is_true_for_every_reference(tmp_path):
+    """ISREF is TRUE for a reference whatever the cell holds (a number, text, an error,
+    nothing) and FALSE for a value (Microsoft's IS functions page; Excel's values in
+    formulas' test.xlsx INFORMATION!S17:AE17, where a row of ISREF(cell) formulas gave
+    FALSE after the first)."""
+    cells = {"A1": 0, "B1": 1, "C1": "x", "D1": "=1/0"}
+    cells.update({f"{c}3": f"=ISREF({c}1)" for c in "ABCDEFGH"})
+    cells.update({"A4": '=ISREF("")', "B4": "=ISREF(0)", "C4": "=ISREF(A1:B2)"})
+    got = recalc(tmp_path, cells)
+    assert all(got[f"{c}3"] is True for c in "ABCDEFGH")
+    assert (got["A4"], got["B4"], got["C4"]) == (False, False, True)
+
+
+def test_yearfrac_over_ranges_gives_one_value_per_pair(tmp_path):
+    """YEARFRAC over two ranges pairs them cell by cell (an array: 30/360 from
+    2020-01-01 to 2022-07-01 is 2.5, from 2021-01-01 to 2023-01-01 is 2), so a legacy
+    cell outside their columns has nothing to intersect and shows #VALUE! as in Excel
+    (formulas' test.xlsx 'DATE & TIME'!AG27); formulas gave the first pair's value."""
+    got = recalc(tmp_path, {"A1": "=DATE(2020,1,1)", "B1": "=DATE(2021,1,1)",
+                            "A2": "=DATE(2022,7,1)", "B2": "=DATE(2023,1,1)",
+                            "A4": "=INDEX(YEARFRAC(A1:B1,A2:B2),1,1)",
+                            "B4": "=INDEX(YEARFRAC(A1:B1,A2:B2),1,2)",
+                            "D4": "=YEARFRAC(A1:B1,A2:B2)"})
+    assert got["A4"] == 2.5 and got["B4"] == 2 and got["D4"] == "#VALUE!"
+
+
+def test_time_and_timevalue_round_as_excel(tmp_path):
+    """TIME divides the total seconds by 86400 once (``TIME(32767.99,-1,67)``
+    0.29174768518510064) and TIMEVALUE of a date and time takes the fraction of the whole
+    serial (``TIMEVALUE("1/1/1987 05:00 AM")`` 0.20833333333212067): Excel's values in
+    formulas' test.xlsx 'DATE & TIME'!R19 and X20. Microsoft's TIME page: arguments are
+    truncated, a negative time or an argument above 32767 is #NUM!, TIME(0,1,0) is a
+    minute; TIMEVALUE("2:24 AM") 0.1."""
+    got = recalc(tmp_path, {
+        "A1": "=TIME(32767.99,-1,67)", "A2": "=TIME(0,1,0)", "A3": "=TIME(0,-1,0)",
+        "A4": "=TIME(0.9,0.9,0.9)", "A5": "=TIME(32768,0,0)",
+        "A6": '=TIMEVALUE("1/1/1987 05:00 AM")', "A7": '=TIMEVALUE("2:24 AM")'})
+    assert got == {"A1": 0.29174768518510064, "A2": 60 / 86400, "A3": "#NUM!", "A4": 0,
+                   "A5": "#NUM!", "A6": 0.20833333333212067, "A7": 0.1}
+
+
+def test_areas_of_a_cell_in_a_filled_row(tmp_path):
+    """AREAS of one cell is 1, also for a formula filled along a row (Excel's values in
+    formulas' test.xlsx LOOKUP!Y4:AF4; the engine's column path hands the cell over as
+    a slice of a column of references, where formulas answered #VALUE!); AREAS of a
+    union of two ranges is 2 (Microsoft's AREAS page: AREAS((B2:D4,E5,F6:I9)) is 3)."""
+    cells = {f"{c}1": 1 for c in "ABCDEFGHIJKL"}
+    cells.update({f"{c}3": f"=AREAS({c}1)" for c in "ABCDEFGHIJKL"})
+    cells["A4"] = "=AREAS((B2:D4,E5,F6:I9))"
+    got = recalc(tmp_path, cells)
+    assert [got[f"{c}3"] for c in "ABCDEFGHIJKL"] == [1] * 12 and got["A4"] == 3
+
+
+VDB_CASES = {
+    # Microsoft's VDB page (cost 2400, salvage 300, life 10 years), to its 2 decimals
+    "=VDB(2400,300,3650,0,1)": 1.32, "=VDB(2400,300,120,0,1)": 40.00,
+    "=VDB(2400,300,10,0,1)": 480.00, "=VDB(2400,300,120,6,18)": 396.31,
+    "=VDB(2400,300,120,6,18,1.5)": 311.81, "=VDB(2400,300,10,0,0.875,1.5)": 315.00,
+    # Excel's values in xlcalculator's VDB.xlsx, every digit: whole periods with the
+    # switch to the straight line, and fractional ones laid from the start's fraction
+    "=VDB(575000,5000,10,9,10,1.5)": 49192.265625,
+    "=VDB(575000,5000,10,3,5,1.5,FALSE)": 102160.546875,
+    "=VDB(1,0,14,0.5,1.5,1.25,FALSE)": 0.08529974489795919,
+    "=VDB(1,0,14,2.5,3.5,1.25,FALSE)": 0.07074765193864536,
+    "=VDB(1,0,14,3.5,4.5,1.25,FALSE)": 0.06872629045468406,
+    "=VDB(1,0,14,13.5,14,1.25,FALSE)": 0.03436314522734203,
+    "=VDB(1,0,14,13,14,1.25,FALSE)": 0.06866789938377948,
+    "=VDB(1,0,14,5,4)": "#NUM!", "=VDB(1,0,14,0,15)": "#NUM!",
+}
+
+
+def test_vdb_as_excel_including_fractional_periods(tmp_path):
+    """VDB gives Microsoft's examples and Excel's saved values (module
+    :mod:`zvmplan_addin.recalc.excel.depreciation`): formulas gave #VALUE! for the last
+    period with the switch (VDB.xlsx F16) and prorated whole periods for fractional
+    ones."""
+    cells = {f"A{k}": f for k, f in enumerate(VDB_CASES, start=1)}
+    got = recalc(tmp_path, cells)
+    for k, (formula, expected) in enumerate(VDB_CASES.items(), start=1):
+        value = got[f"A{k}"]
+        if isinstance(expected, str) or formula.startswith("=VDB(2400"):
+            assert (round(value, 2) if not isinstance(value, str) else value) == \
+                expected, formula
+        else:
+            assert value == pytest.approx(expected, rel=5e-15), formula
+
+
+def test_sin_and_cos_near_zero_show_excels_residue(tmp_path):
+    """Excel reduces SIN/COS arguments with the x87's 64-bit pi: COS(RADIANS(90)) is
+    6.1257422745431E-17 and SIN(RADIANS(180)) 1.22514845490862E-16, COS(RADIANS(630))
+    -4.28801959218017E-16 (Excel's values in Apache POI's 47813.xlsx, Numbers!C92, B182,
+    C632); elsewhere the ordinary values (SIN(1) 0.8414709848078965)."""
+    got = recalc(tmp_path, {"A1": "=COS(RADIANS(90))", "A2": "=SIN(RADIANS(180))",
+                            "A3": "=COS(RADIANS(630))", "A4": "=SIN(1)"})
+    assert got["A1"] == pytest.approx(6.1257422745431e-17, rel=5e-15)
+    assert got["A2"] == pytest.approx(1.22514845490862e-16, rel=5e-15)
+    assert got["A3"] == pytest.approx(-4.28801959218017e-16, rel=5e-15)
+    assert got["A4"] == 0.8414709848078965
+
+
+def test_mode_mode_sngl_and_mode_mult(tmp_path):
+    """MODE.MULT gives every most frequent value in the order they occur, as a column
+    (Microsoft's MODE.MULT example: 1,2,3,4,3,2,1,2,3,5,6,1 -> 1;2;3; formulas gave
+    #VALUE!); the legacy MODE takes a direct value only if it is a number and a single
+    empty cell is #VALUE! (Excel's values in NPOI's FormulaEvalTestData_Copy.xlsx,
+    EverythingTests!H936, K936, M936); no value twice is #N/A; MODE.SNGL passes over
+    "" and an argument left empty is #VALUE! (formulas' test.xlsx STATISTICAL!S71,
+    AG69)."""
+    data = [1, 2, 3, 4, 3, 2, 1, 2, 3, 5, 6, 1]
+    cells = {f"A{k}": v for k, v in enumerate(data, start=1)}
+    cells.update({"B1": "=INDEX(_xlfn.MODE.MULT(A1:A12),1)",
+                  "C1": "=INDEX(_xlfn.MODE.MULT(A1:A12),2)",
+                  "C2": "=INDEX(_xlfn.MODE.MULT(A1:A12),3)",
+                  "D1": '=MODE(A1,"1",2,3)', "D2": "=MODE(A2,2,F9)",
+                  "D3": '=MODE("1",1,#DIV/0!,2,3)', "D4": '=_xlfn.MODE.SNGL(A1:A12,"")',
+                  "D5": "=_xlfn.MODE.MULT(A1:A12,)", "D6": "=MODE(1,2,3)",
+                  "D7": "=MODE(5.6,4,4,3,2,4)"})
+    got = recalc(tmp_path, cells)
+    assert (got["B1"], got["C1"], got["C2"]) == (1, 2, 3)
+    assert got["D1"] == got["D2"] == got["D3"] == got["D5"] == "#VALUE!"
+    assert (got["D4"], got["D6"], got["D7"]) == (1, "#N/A", 4)
 
 
 def test_negative_numbers_in_array_constants(tmp_path):
@@ -759,13 +1001,21 @@ LACKING = {
     "=BASE(100,16)": "64", "=BASE(15,2,10)": "0000001111",
     "=DOLLAR(1234.567,2)": "$1,234.57", "=DOLLAR(-1234.567,-2)": "($1,200)",
     "=DOLLAR(-0.123,4)": "($0.1230)", "=DOLLAR(99.888)": "$99.89",
+    # USDOLLAR, legacy: Excel's values in NPOI's FormulaEvalTestData_Copy.xlsx
+    # (EverythingTests!D420, H420)
+    "=USDOLLAR(0)": "$0.00", "=USDOLLAR(-1)": "($1.00)", '=USDOLLAR("x")': "#VALUE!",
     "=ROUND(SERIESSUM(PI()/4,0,2,{1,-0.5,0.041666667,-0.001388889}),8)": 0.70710321,
+    # BAHTTEXT: Microsoft's example, and Excel's values in formulas' test.xlsx TEXT!R6:Y6
+    "=BAHTTEXT(1234)": "หนึ่งพันสองร้อยสามสิบสี่บาทถ้วน", "=BAHTTEXT(0)": "ศูนย์บาทถ้วน",
+    "=BAHTTEXT(157)": "หนึ่งร้อยห้าสิบเจ็ดบาทถ้วน", "=BAHTTEXT(65.8)": "หกสิบห้าบาทแปดสิบสตางค์",
+    "=BAHTTEXT(-1)": "ลบหนึ่งบาทถ้วน", "=BAHTTEXT(TRUE)": "หนึ่งบาทถ้วน",
+    '=BAHTTEXT("ciao")': "#VALUE!",
 }
 
 
 def test_functions_formulas_lacks(tmp_path):
     """COMBIN, COMBINA, QUOTIENT, BASE, DOLLAR and SERIESSUM give the examples of
-    Microsoft's pages (#NAME? before)."""
+    Microsoft's pages (#NAME? before); USDOLLAR is DOLLAR; BAHTTEXT writes Thai."""
     cells = {f"A{k}": f for k, f in enumerate(LACKING, start=1)}
     got = recalc(tmp_path, cells)
     for k, (formula, expected) in enumerate(LACKING.items(), start=1):

@@ -14,10 +14,10 @@ from formulas.ranges import Ranges
 from . import shapes, sparse
 from .compile import Compiled, FormulaCompiler, rect_of
 from .options import Options
-from .program import CONST, LIT, NAME, MISSING, REF, UNION, Template
+from .program import CONST, HOST, LIT, NAME, MISSING, REF, UNION, Template
 from .read import Nodes
 from .runlog import RunLog
-from .values import XL, filled, fit, make_ranges, plain_result, same, scalar
+from .values import XL, filled, fit, host_ranges, make_ranges, plain_result, same, scalar
 
 log = logging.getLogger("zvmplan_addin.recalc")
 BIG_RANGE = 4_000_000               # a larger range is cut to the sheet's used area
@@ -141,6 +141,10 @@ class CellEvaluator:
                 args.append(self.results.name_values.get(x, XL["#NAME?"]) if x is not None else XL["#NAME?"])
             elif kind == LIT:
                 args.append(self.code.lits[i][x])
+            elif kind == HOST:  # the formula's own cell, for ROW(), INDIRECT ...
+                nodes, s = self.nodes, self.nodes.n_sheet[i]
+                args.append(host_ranges(nodes.sheet_names[s].upper() if s is not None else "",
+                                        nodes.n_row[i] or 1, nodes.n_col[i] or 1))
             elif kind == UNION:
                 parts = [self.ranges(rect) for rect in x]
                 union = Ranges(sum((p.ranges for p in parts), ()), {})

@@ -19,8 +19,8 @@ from ..prefixes import bare_name, spellings
 from . import dynamic, filldown, legacy, shapes
 from .excel.numbers import mark_last_sum
 from .options import Options
-from .program import (CONST, COPY_SUFFIX, LIT, NAME, RAW, REF, UNION, NotStraight, Program,
-                      Template)
+from .program import (CONST, COPY_SUFFIX, HOST, LIT, NAME, RAW, REF, UNION, CompilingHost,
+                      NotStraight, Program, Template, host_as_input)
 from .read import Nodes
 from .runlog import RunLog
 from .startup import defer_scipy
@@ -30,13 +30,15 @@ defer_scipy()  # before formulas builds its function table (just below)
 
 _UNSEEN = object()
 _LITERAL = re.compile(re.escape(shapes.LITERAL_PREFIX) + r"([0-9]+)_")
-# position-dependent or whole-model functions: never share their compiled form
-_PRIVATE = {name for name, f in get_functions().items()
-            if isinstance(f, dict) and CELL in f.get("extra_inputs", {})} | {
-    spelled for name in ("ROW", "COLUMN", "ROWS", "COLUMNS", "CELL", "INDIRECT", "OFFSET",
-                         "ISFORMULA", "FORMULATEXT", "SINGLE", "ANCHORARRAY",
-                         "SUBTOTAL", "AGGREGATE")
-    for spelled in spellings(name, builtin=True)}
+# functions that read the formula's own position or where a reference is, not only
+# values: their cells are evaluated one by one, never as a column (whose inputs are values)
+NOT_COLUMNAR = frozenset(
+    {name for name, f in get_functions().items()
+     if isinstance(f, dict) and CELL in f.get("extra_inputs", {})} | {
+        spelled for name in ("ROW", "COLUMN", "ROWS", "COLUMNS", "CELL", "INDIRECT", "OFFSET",
+                             "ISFORMULA", "FORMULATEXT", "SINGLE", "ANCHORARRAY",
+                             "SUBTOTAL", "AGGREGATE")
+        for spelled in spellings(name, builtin=True)})
 # functions that read where a reference is, never the values in it: ROW(A2) in A2 is not
 # circular, and a cell reading only these of a range does not wait for the range
 GEOMETRY = frozenset(spelled for name in ("ROW", "COLUMN", "ROWS", "COLUMNS", "ISREF",
@@ -243,7 +245,7 @@ def _share_invariants(code: Compiled, nodes: list, runs: list):
         for k, (kind, x) in enumerate(t.plan):
             if varies[k]:
                 continue
-            if k in t.intersect:  # one cell of it per formula cell (cells.intersection)
+            if k in t.intersect or kind == HOST:  # one per formula cell
                 varies[k] = True
                 continue
             if kind == REF:
@@ -277,6 +279,7 @@ class FormulaCompiler:
     def __init__(self, nodes: Nodes, options: Options, log: RunLog):
         self.nodes, self.options, self.log = nodes, options, log
         self.compiled = 0
+        host_as_input(get_functions())  # after install_functions put its own in
 
     def compile(self, i, shp, exact: bool = False) -> Template:
         """Compile node ``i``: from its generic text (literals as inputs) unless ``exact``
@@ -302,8 +305,7 @@ class FormulaCompiler:
         names = {t.name.upper() for t in tokens if isinstance(t, FunctionToken)}
         table = get_functions()
         unsupported = {n for n in names if n not in table and n not in refs}
-        shareable = shp is not None and not (names & _PRIVATE) and \
-            not _range_operators(tokens)
+        shareable = shp is not None and not _range_operators(tokens)
         index = _slot_index(shp)
         plan, private, unknown = self._plan(s, pipe, refs, index, moved, exact)
         dups = [] if shp is None else \
@@ -314,7 +316,9 @@ class FormulaCompiler:
                         intersect=legacy.intersected_inputs(pipe),
                         unknown=legacy.unknown_readers(pipe),
                         spills=_calls_registry(names),
-                        dynamic=bool(names & dynamic.DYNAMIC))
+                        dynamic=bool(names & dynamic.DYNAMIC),
+                        columnar=not (names & NOT_COLUMNAR) and
+                        all(kind != HOST for kind, _ in plan))
 
     def _parse(self, i, text: str, refs: dict, literals: int | None):
         """(tokens, compiled pipe, references moved in from the sheet's edge) of node
@@ -330,8 +334,11 @@ class FormulaCompiler:
         if literals is not None and not _literals_stand_alone(tokens, literals):
             return None
         mark_last_sum(tokens, builder)
-        cell = Ranges().push(f"{quote(sheet)}!{shapes.a1(r or 1, c or 1)}")
-        pipe = builder.compile(references=refs, context=ctx, **{CELL: cell})
+        if CELL in builder.dsp.data_nodes:  # ROW(), INDIRECT ...: the cell is an input
+            host = CompilingHost(Ranges().push(f"{quote(sheet)}!{shapes.a1(r or 1, c or 1)}")
+                                 .ranges)
+            refs = {**refs, CELL: host}
+        pipe = builder.compile(references=refs, context=ctx)
         return tokens, pipe, moved
 
     def _plan(self, s, pipe, refs: dict, index: dict, moved: dict, exact: bool):
@@ -339,6 +346,9 @@ class FormulaCompiler:
         form to this cell, the names formulas does not know)."""
         plan, private, unknown = [], False, set()
         for key, rng in pipe.inputs.items():
+            if isinstance(rng, CompilingHost):  # the formula's own cell: each cell's
+                plan.append((HOST, None))
+                continue
             key = key.upper() if isinstance(key, str) else key
             got = self._named_input(s, key, rng, refs, index, moved, exact) \
                 if isinstance(key, str) else None

@@ -69,7 +69,7 @@ def column_groups(nodes: Nodes, code: Compiled, index: CellIndex,
     for t, members in by_template:
         members = members[:np.searchsorted(members, n)]  # cells, not defined names
         if len(members) < MIN_COLUMN or t is None or t.pipe is None or \
-                t.program is None or not t.shareable or t.exact_only:
+                t.program is None or not t.shareable or not t.columnar or t.exact_only:
             continue
         if in_area[members].any():  # an array formula's cells: each on its own
             members = members[~in_area[members]]

@@ -4,18 +4,22 @@ shape with its input plan (which cell reference, range, name or literal feeds ea
 """
 from __future__ import annotations
 
+import functools
 import operator
 import re
 from dataclasses import dataclass
 from typing import Any
 
 import schedula as sh
+from formulas.cell import CELL
 from formulas.functions import COMPILING
+from formulas.ranges import Ranges
 
 from ..prefixes import spellings
 from .values import XL, same
 
-REF, CONST, NAME, RAW, LIT, UNION = range(6)  # kinds of input in a Template's plan
+# kinds of input in a Template's plan; HOST: the formula's own cell (ROW(), INDIRECT)
+REF, CONST, NAME, RAW, LIT, UNION, HOST = range(7)
 COPY_SUFFIX = re.compile(r"<[0-9]+>$")  # schedula's suffix on a second node of one function
 
 
@@ -27,6 +31,37 @@ VOLATILE = frozenset(spelled for name in ("RAND", "RANDBETWEEN", "RANDARRAY", "N
 
 class NotStraight(Exception):
     pass
+
+
+class CompilingHost(Ranges):
+    """The formula's own cell as the compile stage hands it to formulas: a function
+    that reads it (formulas' ``CELL`` input: ROW(), COLUMN(), INDIRECT, ``@``) gives
+    no value while compiling (:func:`host_as_input`), so nothing depending on the
+    position is folded into the compiled formula, and the cell stays one of its inputs
+    -- each cell brings its own (:data:`HOST`), and one compiled formula serves every
+    cell of a shape."""
+    __slots__ = ()
+
+
+def host_as_input(table: dict) -> None:
+    """Make each function of formulas' ``table`` that reads the formula's own cell give
+    no value (``sh.NONE``, as formulas' impure functions do while compiling) when the
+    cell is the compile stage's :class:`CompilingHost`; idempotent."""
+    for name, entry in list(table.items()):
+        if not isinstance(entry, dict) or CELL not in entry.get("extra_inputs", {}):
+            continue
+        func = entry["function"]
+        if getattr(func, "_zvm_host", False):
+            continue
+        at = list(entry["extra_inputs"]).index(CELL)
+
+        def call(*args, _func=func, _at=at):
+            if isinstance(args[_at], CompilingHost):
+                return sh.NONE
+            return _func(*args)
+        functools.update_wrapper(call, func)  # its marks (_zvm_finite ...) kept
+        call._zvm_host = True
+        table[name] = {**entry, "function": call}
 
 
 MISSING = object()
@@ -135,6 +170,7 @@ class Program:
 class Template:
     pipe: Any                        # formulas' compiled function
     plan: list                       # per input: (REF, j) | (CONST, rect) | (NAME, node) | (RAW, v)
+    #                                  | (LIT, k) | (UNION, rects) | (HOST, None)
     dups: list                       # (j, j0): text references that must resolve alike
     shareable: bool
     unsupported: set
@@ -147,6 +183,7 @@ class Template:
     unknown: Any = None              # plan position -> a function not known to .legacy reading it
     spills: bool = False             # calls a zvmplan function: a plain formula's array spills
     dynamic: bool = False            # calls OFFSET or INDIRECT: references made as it runs
+    columnar: bool = True            # may run as a column: reads no position (ROW, OFFSET, ...)
 
     def accepts(self, rects) -> bool:
         """Do the references ``dups`` pairs up resolve alike in ``rects`` (one cell's)?

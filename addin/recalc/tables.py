@@ -115,10 +115,13 @@ class TableRefs:
         if rows[0] > rows[1]:
             return "#REF!"
         sheet = display(self.sheet_names[t.sheet]) + "!"
-        first = f"${col_letters(cols[0])}${rows[0]}"
+        # the formula's own row is relative (``$B7``): the reference of every row of a
+        # filled column is then the first one's moved, as fill-down recognises it
+        row = "" if "#THIS ROW" in specials and "#ALL" not in specials else "$"
+        first = f"${col_letters(cols[0])}{row}{rows[0]}"
         if rows[0] == rows[1] and cols[0] == cols[1]:
             return sheet + first
-        return f"{sheet}{first}:${col_letters(cols[1])}${rows[1]}"
+        return f"{sheet}{first}:${col_letters(cols[1])}{row}{rows[1]}"
 
 
 def _column(t, name: str):

@@ -56,7 +56,14 @@ def make_ranges(sheet, r1, c1, r2, c2, value) -> Ranges:
     return Ranges((geom,), {held["name"]: (held, value)})
 
 
-def _sheet_id(sheet) -> str:
+def host_ranges(sheet: str, row: int, col: int) -> Ranges:
+    """The cell (``row``, ``col``) of ``sheet`` as formulas hands a formula's own cell to
+    ROW(), COLUMN() and INDIRECT: where it is, no value (formulas' ``Ranges().push``)."""
+    return Ranges(({**geometry(sheet, row, col, row, col), "anchor": ""},), {})
+
+
+def _sheet_id(sheet: str) -> str:
+    """formulas' id of the sheet keyed ``sheet`` (its name as formulas quotes it)."""
     sheet_id = _SHEET_IDS.get(sheet)
     if sheet_id is None:
         sheet_id = _SHEET_IDS[sheet] = range2parts(

@@ -14,17 +14,24 @@ module per concern, each module's docstring citing what Excel does:
 * :mod:`.textformat` -- TEXT's sections, General, date, time and elapsed-time formats;
   :mod:`.numberformat` its numbers, scientific notation and fractions;
 * :mod:`.lookup` -- approximate MATCH/LOOKUP/VLOOKUP/HLOOKUP by binary search; SWITCH;
+  AREAS;
 * :mod:`.dates` -- YEARFRAC's bases;
 * :mod:`.arrays` -- WRAPROWS/WRAPCOLS pad with a real #N/A, not the text;
 * :mod:`.engineering` -- DEC2BIN, HEX2DEC, ... and their #NUM!/#VALUE! cases;
-* :mod:`.regression` -- LINEST/LOGEST's statistics in Excel's layout;
+* :mod:`.regression` -- LINEST, LOGEST, TREND, GROWTH: Excel's QR fit, collinear
+  columns removed, const left out TRUE, the statistics in Excel's layout;
 * :mod:`.groupby` -- GROUPBY and PIVOTBY (their common forms);
 * :mod:`.sequences` -- SEQUENCE, RANDARRAY and HYPERLINK, which formulas lacks;
 * :mod:`.database` -- DSUM, DCOUNT, DGET and the other database functions;
 * :mod:`.depreciation` -- VDB, the variable declining balance;
 * :mod:`.lacking` -- COMBIN, COMBINA, QUOTIENT, SERIESSUM, BASE, DOLLAR;
 * :mod:`.subtotals` -- SUBTOTAL and AGGREGATE (hidden and filtered rows, nested
-  subtotals, AGGREGATE's options and array form).
+  subtotals, AGGREGATE's options and array form);
+* :mod:`.moments` -- SKEW and SKEW.P in Excel's order of operations; MODE, MODE.SNGL,
+  MODE.MULT;
+* :mod:`.trig` -- SIN, COS, TAN near their zeros: the x87's pi of Excel's reduction;
+* :mod:`.unknown` -- why a call of a function the engine does not know is not computed:
+  an Excel function it lacks, or the workbook's own VBA or add-in function.
 
 :func:`install` puts them in formulas' function table (called once by
 :func:`~zvmplan_addin.recalc.install.install_functions`; calling it again changes
@@ -35,8 +42,8 @@ from __future__ import annotations
 from formulas.functions import wrap_func
 
 from . import (arrays, coercion, criteria, database, dates, depreciation, engineering,
-               groupby, lacking, lookup, numbers, parse, regression, sequences, subtotals,
-               text, textformat, values)
+               groupby, lacking, lookup, moments, numbers, parse, regression, sequences,
+               subtotals, text, textformat, trig, values)
 
 
 def put(table, name: str, func) -> None:
@@ -56,5 +63,5 @@ def install(table, left_out=None) -> None:
         return
     for module in (coercion, criteria, numbers, text, parse, lookup, dates, arrays,
                    engineering, textformat, regression, groupby, sequences, database,
-                   lacking, subtotals, depreciation):
+                   lacking, subtotals, depreciation, moments, trig):
         module.install(table, put)

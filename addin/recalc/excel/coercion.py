@@ -25,7 +25,7 @@ from formulas.functions import Array
 from formulas.tokens.operand import XlError
 
 from .parse import number_from_text
-from .values import XL, first_value, is_collection, is_number, single, values_of
+from .values import XL, first_value, is_collection, is_number, is_reference, single, values_of
 
 VALUE_ERROR = "#VALUE!"
 
@@ -114,6 +114,14 @@ def n_of(a):
     return v if is_number(v) else 0.0
 
 
+def isref(a):
+    """ISREF: TRUE for any reference, whatever it holds -- also a cell handed over from a
+    column of single-cell references (a :class:`~.values.CellSlice`: formulas answered
+    FALSE there, e.g. ``=ISREF(E17)`` filled along a row, Excel TRUE in formulas'
+    test.xlsx INFORMATION!T17:AE17)."""
+    return is_reference(a)
+
+
 #: aggregates whose range arguments give only their numbers and whose direct
 #: arguments are coerced (Microsoft's documentation of each says so)
 NUMERIC_AGGREGATES = (
@@ -149,3 +157,4 @@ def install(table, put) -> None:
     put(table, "COUNT", count)
     put(table, "N", n_of)
     put(table, "ISNUMBER", isnumber)
+    put(table, "ISREF", isref)

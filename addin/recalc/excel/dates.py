@@ -108,14 +108,34 @@ def yearfrac(start, end, basis=0):
     return ((y2 - y1) * 360 + (m2 - m1) * 30 + (d2 - d1)) / 360.0
 
 
+def time_of_day(hour: float, minute: float, second: float):
+    """TIME(hour, minute, second) of whole numbers: the fraction of a day of the total
+    seconds, ``(h*3600 + m*60 + s) / 86400`` less its whole days; #NUM! for a negative
+    total or an argument above 32767 (Microsoft's TIME page). Excel divides the total
+    seconds once: ``TIME(32767,-1,67)`` is 0.29174768518510064 (formulas' test.xlsx 'DATE
+    & TIME'!R19); formulas' h/24 + m/1440 + s/86400 gave 0.291747685185328."""
+    if max(hour, minute, second) > 32767:
+        return XL["#NUM!"]
+    total = (hour * 3600 + minute * 60 + second) / 86400
+    if total < 0:
+        return XL["#NUM!"]
+    return total - math.floor(total)
+
+
 def install(table, put) -> None:
+    import formulas.functions.date as date
+    from formulas.functions import wrap_ufunc
     put(table, "YEARFRAC", _scalar_args(yearfrac))
+    date.xtime = time_of_day  # formulas' TIMEVALUE calls it by this name
+    table["TIME"] = wrap_ufunc(
+        time_of_day, input_parser=lambda *a: map(lambda v: math.floor(float(v)), a))
 
 
 def _scalar_args(func):
-    from .values import first_value
-
-    def call(*args):
-        return func(*[first_value(a) for a in args])
-    call.__name__ = func.__name__
-    return call
+    """``func`` of single values, element by element over ranges and arrays
+    (:func:`~.values.elementwise`): Excel's YEARFRAC over ranges gives an array (a
+    legacy cell then intersects it: ``YEARFRAC(C27:D27,E27:F27,D27:E27)`` in a column
+    outside C:F is #VALUE!, formulas' test.xlsx 'DATE & TIME'!AG27; formulas took each
+    range's first value)."""
+    from .values import elementwise
+    return elementwise(func)

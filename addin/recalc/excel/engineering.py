@@ -13,6 +13,18 @@ with the errors Microsoft's pages of each give.
   ``DEC2BIN(-25,0)`` and ``DEC2BIN(-25,11)`` are #NUM!, ``DEC2BIN("E",0)`` #NUM!,
   ``DEC2BIN("E",1)`` #VALUE!).
 * A decimal number is truncated; TRUE/FALSE or text that is not a number is #VALUE!.
+* A range or array of numbers gives an array, one conversion each (formulas took its
+  first value: ``=HEX2BIN(C26:J26)`` in a column outside C:J was "0" where Excel shows
+  #VALUE!, formulas' test.xlsx ENGINEERING!AH26).
+
+The complex numbers of COMPLEX and the IM functions are written as Excel writes them:
+each part with 15 significant digits, in decimals from 1E-5 to 1E+15 (Excel writes
+"0.0000692442674613868" but "2.24044486393732E-06", ENGINEERING!S35, V39), else with an
+exponent as ``E-22``; the
+imaginary unit alone for a coefficient of 1 or -1, a zero part left out
+(``IMCOS(...)`` "27142327967.109-23653126953.379j", ``IMCOT(...)``
+"3.82126757337684E-22-j": Excel's values in formulas' test.xlsx ENGINEERING!R33, R35).
+formulas wrote Python's shortest repr, 17 digits ("27142327967.108967-...").
 """
 from __future__ import annotations
 
@@ -24,7 +36,7 @@ import schedula as sh
 from formulas.tokens.operand import XlError
 
 from .coercion import to_number
-from .values import XL, is_collection, single, values_of
+from .values import XL, each, is_collection, single, values_of
 
 BASES = {"BIN": 2, "OCT": 8, "DEC": 10, "HEX": 16}
 _DIGITS = "0123456789ABCDEF"
@@ -109,7 +121,9 @@ def _digits(n: int, base: int) -> str:
 def converter(source: str, target: str):
     """The Excel function SOURCE2TARGET (e.g. HEX2BIN)."""
     def convert(number, places=None):
-        number = single(values_of(number)) if is_collection(number) else single(number)
+        if is_collection(number):  # each value: an array (a legacy cell intersects it)
+            return each(lambda v: convert(v, places), number)
+        number = single(number)
         if places is not None:
             places = single(values_of(places)) if is_collection(places) else single(places)
         if isinstance(number, XlError):
@@ -128,6 +142,30 @@ def converter(source: str, target: str):
     return convert
 
 
+def complex_text(real: float, imag: float, suffix: str = "i") -> str:
+    """A complex number as the IM functions write it (see the module docstring)."""
+    from formulas.errors import FoundError
+    if not (math.isfinite(real) and math.isfinite(imag)):
+        raise FoundError(err=XL["#NUM!"])
+
+    def part(x: float) -> str:
+        exp = int(("%.14e" % x).split("e")[1])
+        if -5 <= exp < 15:
+            text = "%.*f" % (14 - exp, x)
+            return text.rstrip("0").rstrip(".") if "." in text else text
+        mantissa, _, power = ("%.14e" % x).partition("e")
+        mantissa = mantissa.rstrip("0").rstrip(".")
+        return f"{mantissa}E{power[0]}{power[1:].lstrip('0').zfill(2)}"
+    re_text = part(real) if real != 0 else ""
+    if imag == 0:
+        return re_text or "0"
+    coef = "" if abs(imag) == 1 else part(abs(imag))
+    sign = "-" if imag < 0 else ("+" if re_text else "")
+    return f"{re_text}{sign}{coef}{suffix}"
+
+
 def install(table, put) -> None:
+    import formulas.functions.eng as eng
+    eng._fmt_complex = complex_text  # COMPLEX and every IM function call it by this name
     for source, target in itertools.permutations(BASES, 2):
         put(table, f"{source}2{target}", converter(source, target))

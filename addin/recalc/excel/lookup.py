@@ -15,12 +15,19 @@
   4 but ``MATCH(4.1,{"b",4.1,"a",1.1})`` 2) and keeps the idioms:
   ``LOOKUP(2,1/(A1:A9="x"),B1:B9)`` finds the last "x", ``MATCH(9.99E+307,A:A)`` the last
   number. formulas scanned the values one by one.
-* An exact match (match_type 0, FALSE) of many lookup values into one table -- a column
-  of VLOOKUPs or MATCHes run at once -- looks each value up in a hash index of the table
-  built once (:class:`ExactIndex`: the first position of each (type, value), text
-  lower-cased as formulas compares it), not by a scan of the table per value; the
-  answers are formulas' own (first match wins, a number never equals text or
-  TRUE/FALSE); a lookup value with a wildcard (``*``, ``?``, ``~``) is formulas' scan.
+* The searched row or column of a table is prepared once per table and evaluation pass
+  (:mod:`.lookuptables`), for every cell and every column run that looks into it, and an
+  exact match (match_type 0, FALSE; XLOOKUP and XMATCH in match mode 0) looks each value
+  up in a hash index of it built once (the first position of each (type, value), text
+  lower-cased as formulas compares it; the last for XLOOKUP/XMATCH searching from the
+  end), not by a scan of the table per value; the answers are formulas' own (first
+  match wins, a number never equals text or TRUE/FALSE); a lookup value with a wildcard
+  (``*``, ``?``, ``~``) is formulas' scan. An array a formula computes
+  (``MATCH(1,(A:A="x")*(B:B="y"),0)`` down a column) has its index built per column run
+  (:class:`ExactIndex`).
+* VLOOKUP and HLOOKUP with a column or row number below 1 are #VALUE! when the value
+  is found, #N/A when not (Microsoft's VLOOKUP page; Excel's saved values in EPPlus's
+  FormulaTest.xlsx); formulas read 0 as the last column.
 * LOOKUP's array form, ``LOOKUP(value, array)`` with a two-dimensional array
   (Microsoft's LOOKUP page): "if array covers an area that is wider than it is tall
   (more columns than rows), LOOKUP searches for the value of lookup_value in the first
@@ -34,10 +41,15 @@
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from formulas.functions import get_error, wrap_ufunc
 from formulas.tokens.operand import XlError
 
+from .lookuptables import (INDEXED_TYPES, SCAN, TABLES, first_positions, match_arguments,
+                           table_arguments, vector_arguments, xlookup_arguments,
+                           xmatch_arguments)
 from .numbers import compare_numbers
 from .values import XL, is_number, is_text
 
@@ -90,21 +102,27 @@ def binary_search(value, value_type, values: list, types: list, ascending: bool)
 def xmatch(lookup_value_type, lookup_value, lookup_value_raw, lookup_array_index,
            lookup_array_type, lookup_array, lookup_array_raw, match_type=1):
     """formulas' ``xmatch`` (same arguments: text already lower-cased), with Excel's
-    binary search for match_type 1 and -1; exact matches (0) are formulas' own."""
+    binary search for match_type 1 and -1; exact matches (0) are formulas' own, from
+    the searched vector's hash index when it is a prepared one (:mod:`.lookuptables`)
+    or when many values are looked up in one table at once (:class:`ExactIndex`)."""
+    vector = TABLES.known(lookup_array)
     if not match_type:
-        found = _EXACT.find(lookup_value_type, lookup_value, lookup_array_index,
-                            lookup_array_type, lookup_array)
-        if found is not _SCAN:
+        if vector is not None:
+            found = vector.find(lookup_value_type, lookup_value)
+        else:
+            found = _EXACT.find(lookup_value_type, lookup_value, lookup_array_index,
+                                lookup_array_type, lookup_array)
+        if found is not SCAN:
             return found
         return _ORIGINAL["xmatch"](lookup_value_type, lookup_value, lookup_value_raw,
                                    lookup_array_index, lookup_array_type, lookup_array,
                                    lookup_array_raw, match_type)
+    values, types = vector.lists() if vector is not None else \
+        (lookup_array.tolist(), lookup_array_type.tolist())
     if match_type > 0:
-        found = binary_search(lookup_value, int(lookup_value_type), lookup_array.tolist(),
-                              lookup_array_type.tolist(), True)
+        found = binary_search(lookup_value, int(lookup_value_type), values, types, True)
     else:
-        found = descending_scan(lookup_value, int(lookup_value_type), lookup_array.tolist(),
-                                lookup_array_type.tolist())
+        found = descending_scan(lookup_value, int(lookup_value_type), values, types)
     return XL["#N/A"] if found is None else int(lookup_array_index[found])
 
 
@@ -131,15 +149,47 @@ def descending_scan(value, value_type, values: list, types: list):
     return best
 
 
-_SCAN = object()  # ExactIndex.find: no answer from the index, formulas' scan gives it
+def xxmatch(lookup_value_type, lookup_value, lookup_value_raw, lookup_array_index,
+            lookup_array_type, lookup_array, lookup_array_raw, match_mode=0, search_mode=1):
+    """formulas' ``xxmatch`` (XMATCH and XLOOKUP; same arguments, text case-folded): an
+    exact match (match mode 0) searching first to last (search mode 1) or last to first
+    (-1) from the prepared vector's hash index, anything else formulas' own."""
+    if lookup_value is not None and match_mode == 0 and search_mode in (1, -1):
+        vector = TABLES.known(lookup_array)
+        if vector is not None:
+            found = vector.find(lookup_value_type, lookup_value, last=search_mode == -1)
+            if found is not SCAN:
+                return found
+    return _ORIGINAL["xxmatch"](lookup_value_type, lookup_value, lookup_value_raw,
+                                lookup_array_index, lookup_array_type, lookup_array,
+                                lookup_array_raw, match_mode, search_mode)
+
+
+def table_lookup(lookup_value_type, lookup_value, lookup_value_raw, lookup_array_index,
+                 lookup_array_type, lookup_array, lookup_array_raw, match_type=1,
+                 result_vec=None):
+    """VLOOKUP and HLOOKUP (formulas' ``xlookup`` on :func:`.lookuptables.
+    table_arguments`): with a column or row number below 1 (``result_vec`` None) a
+    value found is #VALUE! (Microsoft's VLOOKUP page: "If col_index_num is less than 1,
+    VLOOKUP returns the #VALUE! error value"; formulas read 0 as the last column) and a
+    value not found #N/A, as Excel saved ``VLOOKUP(8,B3:B7,FALSE)`` and
+    ``VLOOKUP(8,I10:I28,0,FALSE)`` in EPPlus's FormulaTest.xlsx."""
+    r = xmatch(lookup_value_type, lookup_value, lookup_value_raw, lookup_array_index,
+               lookup_array_type, lookup_array, lookup_array_raw, match_type)
+    if isinstance(r, XlError):
+        return r
+    if result_vec is None:
+        return XL["#VALUE!"]
+    return np.asarray(result_vec[r - 1], object).ravel()[0]
 
 
 class ExactIndex:
-    """A hash index of the last lookup table an exact match searched: (type id, value)
-    -> the first position holding it. formulas hands each lookup value of one call the
-    very same parsed table arrays, so the index is built on the second value looked up
-    in them (a single lookup keeps formulas' one scan) and used for the rest; the
-    arrays are held, so their identity cannot pass to another table."""
+    """A hash index of the last lookup table an exact match searched that is not a
+    prepared vector (an array a formula computed): (type id, value) -> the first
+    position holding it. formulas hands each lookup value of one call the very same
+    parsed table arrays, so the index is built on the second value looked up in them
+    (a single lookup keeps formulas' one scan) and used for the rest; the arrays are
+    held, so their identity cannot pass to another table."""
 
     def __init__(self):
         self.arrays: tuple = ()
@@ -148,37 +198,26 @@ class ExactIndex:
 
     def find(self, value_type, value, positions, types, values):
         """The position of the first (type, value) match in the table, #N/A if none, or
-        :data:`_SCAN` when formulas' scan must answer (the first value looked up in a
-        table, a wildcard, an unhashable value)."""
+        :data:`~.lookuptables.SCAN` when formulas' scan must answer (the first value
+        looked up in a table, a wildcard, an unhashable value)."""
         arrays = (positions, types, values)
         if len(self.arrays) != 3 or any(a is not b for a, b in zip(arrays, self.arrays)):
             self.arrays, self.seen, self.index = arrays, 0, None
         self.seen += 1
         if self.seen < 2:
-            return _SCAN
+            return SCAN
         vtype = int(value_type)
-        if vtype not in (0, 1, 2) or vtype == 1 and any(w in value for w in "*~?"):
-            return _SCAN  # a wildcard (formulas' pattern match), an empty lookup value
+        if vtype not in INDEXED_TYPES or vtype == 1 and any(w in value for w in "*~?"):
+            return SCAN  # a wildcard (formulas' pattern match), an empty lookup value
         if self.index is None:
-            self.index = _first_positions(positions, types, values)
+            self.index = first_positions(positions, types, values)
             if self.index is None:
-                return _SCAN
+                return SCAN
         try:
             found = self.index.get((vtype, value))
         except TypeError:
-            return _SCAN
-        return XL["#N/A"] if found is None else found
-
-
-def _first_positions(positions, types, values) -> dict | None:
-    """(type id, value) -> its first position, or None if a value is not hashable."""
-    index: dict = {}
-    try:
-        for p, key in zip(positions.tolist(), zip(types.tolist(), values.tolist())):
-            index.setdefault(key, p)
-    except TypeError:
-        return None
-    return index
+            return SCAN
+        return XL["#N/A"] if found is None else positions[found - 1]  # as the scan gives it
 
 
 _EXACT = ExactIndex()
@@ -208,12 +247,13 @@ def lookup_arguments(lookup_value, lookup_vector, result_vector=None, match_type
     """formulas' LOOKUP arguments: a two-dimensional array searched in its first row
     (a wide array) or column (a square or tall one), answering from its last row or
     column, or from ``result_vector``; a ``result_vector`` of more than one row and
-    column answers #N/A (Excel's saved values in pycel's lookup.xlsx)."""
-    from formulas.functions.look import args_parser_match_array
+    column answers #N/A (Excel's saved values in pycel's lookup.xlsx). The searched
+    vector is prepared once per array (:mod:`.lookuptables`)."""
     array = np.asarray(lookup_vector, dtype=object)
+    searched = None
     if array.ndim == 2 and min(array.shape) > 1:
         wide = array.shape[1] > array.shape[0]
-        lookup_vector = array[0, :] if wide else array[:, 0]
+        searched = ("row", 0) if wide else ("col", 0)
         if result_vector is None:
             result_vector = array[-1, :] if wide else array[:, -1]
     if result_vector is not None:
@@ -222,26 +262,62 @@ def lookup_arguments(lookup_value, lookup_vector, result_vector=None, match_type
             na = np.empty(result.size, dtype=object)
             na.fill(XL["#N/A"])  # np.full would make the error a plain str
             result = na
-    result = np.ravel(lookup_vector if result_vector is None else result)
-    return args_parser_match_array(lookup_value, lookup_vector, match_type) + (result,)
+    result = np.ravel(array if result_vector is None else result)
+    return vector_arguments(lookup_value, lookup_vector, searched, match_type) + (result,)
+
+
+def areas(ref):
+    """AREAS: the number of areas of a reference -- 1 for one cell handed over from a
+    column of single-cell references (a :class:`~.values.CellSlice`; formulas read its
+    ``ranges`` and answered #VALUE!, e.g. ``=AREAS(J4)`` filled along a row, Excel 1 in
+    formulas' test.xlsx LOOKUP!Y4:AF4); #VALUE! for a value that is no reference."""
+    from formulas.ranges import Ranges
+
+    from .values import CellSlice
+    if isinstance(ref, CellSlice):
+        return 1
+    if isinstance(ref, Ranges):
+        return len(ref.ranges) or XL["#NULL!"]
+    return XL["#VALUE!"]
 
 
 def install(table, put) -> None:
+    put(table, "AREAS", areas)
     import formulas.functions.look as look
-    from formulas.functions.look import args_parser_match_array
-    if "xmatch" not in _ORIGINAL:
-        _ORIGINAL["xmatch"] = look.xmatch
-    look.xmatch = xmatch  # LOOKUP, VLOOKUP and HLOOKUP call it by this name
-    match = wrap_ufunc(xmatch, check_error=lambda *a: get_error(a[1]),
-                       excluded={3, 4, 5, 6, 7}, args_parser=args_parser_match_array,
-                       input_parser=lambda *a: a)
-    match._zvm_excel = True
-    table["MATCH"] = match
-    lookup = wrap_ufunc(look.xlookup, input_parser=lambda *a: a,
-                        args_parser=lookup_arguments,
-                        check_error=lambda *a: get_error(a[1]), excluded={3, 4, 5, 6, 7, 8})
-    lookup._zvm_excel = True
-    table["LOOKUP"] = lookup
+    for name in ("xmatch", "xxmatch"):
+        _ORIGINAL.setdefault(name, getattr(look, name))
+    look.xmatch = xmatch  # LOOKUP, VLOOKUP and HLOOKUP call them by these names
+    look.xxmatch = xxmatch  # XLOOKUP
+    excluded = {3, 4, 5, 6, 7}
+    entries = {
+        ("MATCH",): wrap_ufunc(xmatch, check_error=lambda *a: get_error(a[1]),
+                               excluded=excluded, args_parser=match_arguments,
+                               input_parser=lambda *a: a),
+        ("LOOKUP",): wrap_ufunc(look.xlookup, input_parser=lambda *a: a,
+                                args_parser=lookup_arguments,
+                                check_error=lambda *a: get_error(a[1]),
+                                excluded=excluded | {8}),
+        ("VLOOKUP",): wrap_ufunc(table_lookup, input_parser=lambda *a: a,
+                                 args_parser=functools.partial(table_arguments,
+                                                               transpose=True),
+                                 check_error=lambda *a: get_error(a[1]),
+                                 excluded=excluded | {8}),
+        ("HLOOKUP",): wrap_ufunc(table_lookup, input_parser=lambda *a: a,
+                                 args_parser=table_arguments,
+                                 check_error=lambda *a: get_error(a[1]),
+                                 excluded=excluded | {8}),
+        ("XMATCH", "_XLFN.XMATCH"): wrap_ufunc(
+            xxmatch, check_error=lambda *a: get_error(a[1]), excluded={3, 4, 5, 6},
+            args_parser=xmatch_arguments, input_parser=look.input_parser_xmatch),
+        ("XLOOKUP", "_XLFN.XLOOKUP"): wrap_ufunc(
+            look.xxlookup, check_error=lambda *a: get_error(a[1]),
+            excluded={3, 4, 5, 6, 10}, args_parser=xlookup_arguments,
+            input_parser=look.input_parser_xlookup),
+    }
+    for names, entry in entries.items():
+        entry._zvm_excel = True
+        for name in names:
+            table[name] = entry
     entry = wrap_ufunc(switch, input_parser=lambda *a: a,
                        check_error=lambda first, *a: get_error(first))
     entry._zvm_excel = True

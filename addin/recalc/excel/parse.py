@@ -116,15 +116,22 @@ def date_part(s: str) -> float | None:
 
 
 def time_part(s: str) -> float | None:
-    """TIMEVALUE: the time's fraction of a day, the date ignored; None if neither."""
+    """TIMEVALUE: the time's fraction of a day, the date ignored; None if neither.
+    With a date, Excel takes the fraction of the whole serial number, date plus time,
+    so the date's digits cost the time its last ones: ``TIMEVALUE("1/1/1987 05:00
+    AM")`` is 0.20833333333212067, not 5/24 (Excel's value in formulas' test.xlsx
+    'DATE & TIME'!X20)."""
     s = s.strip()
     date, rest = _date_prefix(s)
     if date is not None:
         if not rest:
             return 0.0
         t = _time(rest)
-    else:
-        t = _time(s)
+        if t is None:
+            return None
+        serial = date + t
+        return serial - float(int(serial))
+    t = _time(s)
     return None if t is None else t % 1.0
 
 

@@ -93,3 +93,34 @@ def each(func, a):
     for idx in np.ndindex(values.shape):
         out[idx] = func(values[idx])
     return out.view(Array)
+
+
+def elementwise(func):
+    """``func`` of single values made to take ranges and arrays as Excel's scalar
+    functions do: with no argument of several cells, ``func`` of each argument's value
+    (:func:`first_value`); else ``func`` of each position of the arguments paired
+    element by element -- a single value, row or column repeated along the others, #N/A
+    where one is too short -- as an array (a legacy formula's cell then takes its own by
+    implicit intersection, or #VALUE!)."""
+    def call(*args):
+        if not any(is_collection(a) and values_of(a).size > 1 for a in args):
+            return func(*[first_value(a) if a is not None else None for a in args])
+        grids = [np.atleast_2d(values_of(a)) if is_collection(a) else
+                 np.array([[first_value(a)]], dtype=object) for a in args]
+        rows = max(g.shape[0] for g in grids)
+        cols = max(g.shape[1] for g in grids)
+        out = np.empty((rows, cols), dtype=object)
+        for i in range(rows):
+            for j in range(cols):
+                picked = []
+                for g in grids:
+                    gi = 0 if g.shape[0] == 1 else i
+                    gj = 0 if g.shape[1] == 1 else j
+                    if gi >= g.shape[0] or gj >= g.shape[1]:
+                        picked = None
+                        break
+                    picked.append(g[gi, gj])
+                out[i, j] = XL["#N/A"] if picked is None else func(*picked)
+        return out.view(Array)
+    call.__name__ = getattr(func, "__name__", "call")
+    return call
