@@ -305,9 +305,57 @@ def _geometry_functions(table) -> None:
             whole = _whole_row_or_column(array, args)
             if whole is not None:
                 return whole
+            if not compiling:
+                cell = _one_cell(array, args)
+                if cell is not None:
+                    return cell
             return _original(compiling, array, *args)
         index._zvm_geometry = True
         table["INDEX"] = {**entry, "function": functools.update_wrapper(index, entry["function"])}
+
+
+def _one_cell(array, args):
+    """INDEX of one cell inside a one-area reference (``INDEX($B$50:$B$10049,7)``): the
+    very reference formulas' INDEX gives (a ``Ranges`` of that cell, made by the same
+    ``set_value`` call), made for that cell alone -- formulas makes one for every cell of
+    the range and then picks one, so a column of such INDEX cells over an n-row range
+    cost n x n. None for anything else (a position that is not one plain number, 0, past
+    the edge, a 2-D range given one position, several areas): formulas answers those."""
+    if not isinstance(array, Ranges) or len(array.ranges) != 1 or not 1 <= len(args) <= 2:
+        return None
+    numbers = []
+    for a in args:
+        v = a.value if isinstance(a, Ranges) else a
+        if isinstance(v, np.ndarray):
+            if v.size != 1:
+                return None
+            v = v.reshape(-1)[0]
+        if type(v) not in (int, float) or not math.isfinite(v):
+            return None
+        numbers.append(int(v))
+    rng = array.ranges[0]
+    r1, n1 = int(rng["r1"]), int(rng["n1"])
+    h, w = int(rng["r2"]) - r1 + 1, int(rng["n2"]) - n1 + 1
+    if len(numbers) == 2:
+        row, col = numbers
+    elif h == 1:  # formulas: one position in a one-row range counts its columns
+        row, col = 1, numbers[0]
+    elif w == 1:
+        row, col = numbers[0], 1
+    else:
+        return None
+    if not (1 <= row <= h and 1 <= col <= w):
+        return None
+    from formulas.tokens.operand import _index2col
+    value = Ranges((rng,), array.values).value
+    r, n = r1 + row - 1, n1 + col - 1
+    c = _index2col(n)
+    sheet_id = rng["sheet_id"]
+    ref = f"{c}{r}"
+    name = f"{sheet_id}!{ref}" if sheet_id else ref
+    return Ranges(values=dict(array.values)).set_value(
+        {"r1": r, "r2": r, "c1": c, "c2": c, "n1": n, "n2": n, "ref": ref, "name": name,
+         "sheet_id": sheet_id}, value[row - 1, col - 1])
 
 
 def _whole_row_or_column(array, args):
