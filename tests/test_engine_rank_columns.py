@@ -152,9 +152,11 @@ def test_countif_of_many_distinct_numbers_is_one_pass(tmp_path, monkeypatch):
 
 
 def test_index_of_one_cell_is_the_reference_formulas_gives():
-    """INDEX of one cell of a one-area range answers with the reference formulas' own
-    INDEX gives (same cell, same value), made for that cell alone; a position past the
-    edge, 0 or a 2-D range given one position go to formulas' INDEX."""
+    """INDEX of one cell of a one-area range (or a column of positions, as a column run
+    gives it) answers with the references formulas' own INDEX gives (same cells, same
+    values, same shape; a position that is an error gives the error), made for those
+    cells alone; a position past the edge, 0 or a 2-D range given one position go to
+    formulas' INDEX."""
     from formulas.functions import get_functions
     from formulas.ranges import Ranges
     from zvmplan_addin.recalc import install
@@ -170,8 +172,22 @@ def test_index_of_one_cell_is_the_reference_formulas_gives():
         theirs = original(False, array, *args)
         assert isinstance(mine, Ranges) and mine.ranges == theirs.ranges
         assert mine.value.tolist() == theirs.value.tolist()
+    positions = np.array([[3.0], [1.0], [2.0], [3.0]], dtype=object)  # a column run's
+    for array, args in [(column, (positions,)), (rng, (positions, 2)),
+                        (rng, (np.array([[1, 3]], dtype=object),
+                               np.array([[2], [1]], dtype=object)))]:
+        mine, theirs = install._one_cell(array, args), original(False, array, *args)
+        assert mine.shape == theirs.shape and isinstance(mine, type(theirs))
+        for a, b in zip(mine.reshape(-1).tolist(), theirs.reshape(-1).tolist()):
+            assert a.ranges == b.ranges and a.value.tolist() == b.value.tolist()
+    from zvmplan_addin.recalc.values import XL
+    for array, args in [(column, (XL["#N/A"],)), (rng, (np.int64(2), XL["#REF!"]))]:
+        mine, theirs = install._one_cell(array, args), original(False, array, *args)
+        assert mine.shape == theirs.shape == (1, 1) and mine[0, 0] is theirs[0, 0]
+    gap = positions.copy()
+    gap[1, 0] = 0.0
     for array, args in [(rng, (2,)), (rng, (4, 1)), (rng, (0, 1)), (column, (True,)),
-                        (rng, ("2", 1))]:
+                        (rng, ("2", 1)), (column, (gap,))]:
         assert install._one_cell(array, args) is None
 
 
