@@ -290,6 +290,7 @@ def _engine_cells(engine, book, saved: dict):
 
     The one place that reads the engine's collaborators (``nodes``, ``code``,
     ``results``, ``log``): what :func:`~zvmplan_addin.recalc.write.fill_report` reads."""
+    from .recalc.runlog import NOT_COMPUTED
     from .recalc.values import display
     from .xlsx.cells import a1
     nodes, log = engine.nodes, engine.log
@@ -309,8 +310,10 @@ def _engine_cells(engine, book, saved: dict):
         template = templates[i]
         computed = template is not None and template.pipe is not None
         reason = ""
+        uncomputed = False
         if reasons.get(label):
             reason = " ".join(reasons[label]).strip()
+            uncomputed = reasons[label][1].startswith(NOT_COMPUTED)
         elif label in warned:
             reason = warned[label]
         if label in circular:
@@ -328,7 +331,8 @@ def _engine_cells(engine, book, saved: dict):
                 here = label if (rr, cc) == (r, c) else prefix + a1(rr, cc)
                 value = saved.get((s, rr, cc))
                 got = engine_value(grid.get(rr, cc)) if computed else None
-                if missing and isinstance(got, ErrorCode) and not same_value(value, got):
+                if (missing or uncomputed) and isinstance(got, ErrorCode) \
+                        and not same_value(value, got):
                     yield (s, rr, cc), here, text, value, None, False, reason
                     continue
                 yield (s, rr, cc), here, text, value, got, computed, reason

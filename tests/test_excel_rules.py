@@ -658,18 +658,6 @@ def test_groupby_and_pivotby_common_forms(tmp_path):
                        for line in table], formula
 
 
-def test_groupby_forms_not_computed_say_why(tmp_path):
-    """A GROUPBY form the engine does not compute is #VALUE! with the reason in the
-    report, never a guessed layout."""
-    from zvmplan_addin.recalc import evaluate_formula
-    for formula, why in (
-            ("=_xlfn.GROUPBY({1,2;3,4},{1;2},_xleta.SUM)", "more than one column"),
-            ("=_xlfn.GROUPBY({1;2},{1;2},_xleta.SUM,,2)", "total_depth 2"),
-            ('=_xlfn.GROUPBY({1;2},{1;2},"SUM")', "not a function")):
-        err = evaluate_formula(formula)
-        assert err.code == "#VALUE!" and why in err.reason, formula
-
-
 def test_sequence_randarray_hyperlink(tmp_path):
     """SEQUENCE, RANDARRAY and HYPERLINK answer as Microsoft's pages say: SEQUENCE(2,3,
     10,-1) is {10,9,8;7,6,5}; RANDARRAY's whole numbers lie in [min, max]; HYPERLINK

@@ -14,6 +14,11 @@ from dataclasses import dataclass, field
 
 from ..errors import ExcelError
 
+#: how the reason of an error starts when the engine did not compute the formula (a form
+#: of a function it leaves out, e.g. GROUPBY's generated headers): ``zvmplan check`` counts
+#: such a cell as not computed, not as a value that differs
+NOT_COMPUTED = "not computed: "
+
 _ACTIVE: contextvars.ContextVar["Reasons | None"] = contextvars.ContextVar(
     "zvmplan_reasons", default=None)
 
