@@ -9,7 +9,7 @@ import datetime as dt
 import pytest
 
 from zvmplan_addin.cli import main as cli
-from zvmplan_addin.xlsx import UnsafeWorkbookError, read_workbook, safe_open_xlsx, sheet
+from zvmplan_addin.xlsx import UnsafeWorkbookError, read_workbook, safe_open_xlsx, sheet, size
 from zvmplan_workbook import build, fill, planner, rows, xlsxio
 
 TEMPLATE = build.TEMPLATE
@@ -99,7 +99,7 @@ def test_the_command_says_it_in_one_line(tmp_path, monkeypatch, capsys):
     assert "this is a bug" not in err
 
 
-def test_the_sheet_size_bounds_the_plan_too():
+def test_the_sheet_size_bounds_the_plan_too(monkeypatch):
     """The grown sheet parts, with their values written back, must stay within the
     package's bound a part (fill reads its result back): with the real bounds 10,000
     links with scenarios pass; 12,000 need a Scenarios sheet over 256 MiB, refused from
@@ -113,5 +113,12 @@ def test_the_sheet_size_bounds_the_plan_too():
     without(12_000)
     with pytest.raises(fill.FillError, match=r"30,000 links need a Planner sheet"):
         without(30_000)
-    with pytest.raises(fill.FillError, match=r"100,000 links need a workbook of [\d,]+ cells"):
+    with pytest.raises(fill.FillError, match=r"100,000 links need a Planner sheet"):
         without(100_000)
+    # the cells bind first where the memory holds fewer formula cells (issue 19)
+    monkeypatch.setenv(size.ENV, "1G")
+    most = size.cell_budget(formulas=True)
+    assert most == (2**30 - size.BASE_BYTES) // (size.BYTES_PER_CELL + size.BYTES_PER_FORMULA)
+    with pytest.raises(fill.FillError, match=rf"100,000 links need a workbook of [\d,]+ cells; "
+                       rf"zvmplan reads at most {most:,} cells"):
+        fill.size_bound(TEMPLATE, "links.csv", False)(100_000)

@@ -394,13 +394,14 @@ def size_bound(template: Path, label: str, scenarios: bool = True):
     """A check of a plan's size, made from the link count before any link is validated
     or any row added: the workbook ``fill`` would grow must be one the engine's bounds
     accept, both the cells of all sheets (:func:`.rows.cells_when_grown`, against
-    :data:`~zvmplan_addin.xlsx.sheet.MAX_CELLS`) and each sheet part with its values
+    :data:`~zvmplan_addin.xlsx.sheet.MAX_CELLS` or the formula cells the memory
+    available holds, :func:`~zvmplan_addin.xlsx.size.cell_budget`) and each sheet part with its values
     written (the grown bytes x :data:`VALUES_GROWTH`, against the package's
     :data:`~zvmplan_addin.xlsx.package.MAX_PART_BYTES` a part and
     :data:`~zvmplan_addin.xlsx.package.MAX_TOTAL_BYTES` in all: ``fill`` reads the
     result back); else :class:`FillError` says what it needs, the bound, and how many
     links a plan may have."""
-    from zvmplan_addin.xlsx import package, sheet
+    from zvmplan_addin.xlsx import package, sheet, size
     from . import rows, xlsxio
     n0 = rows.P.N_ROWS
     try:
@@ -422,7 +423,9 @@ def size_bound(template: Path, label: str, scenarios: bool = True):
         return added - len(pending) * (two[part].count(pending) - one[part].count(pending))
     # (what, the base, the cost of each added link, the bound)
     total = sum(len(v) for v in entries.values())
-    costs = [(f"a workbook of {{:,}} cells", base, per_row, sheet.MAX_CELLS, "{:,} cells")]
+    held = size.cell_budget(formulas=True)  # on this machine, if fewer than MAX_CELLS
+    cells = sheet.MAX_CELLS if held is None else min(sheet.MAX_CELLS, held)
+    costs = [(f"a workbook of {{:,}} cells", base, per_row, cells, "{:,} cells")]
     for name in (rows.P.PLANNER, rows.P.SCENARIOS):
         part = paths[name]
         extra = row_bytes(part) * VALUES_GROWTH

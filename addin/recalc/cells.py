@@ -11,7 +11,7 @@ import numpy as np
 import schedula as sh
 from formulas.ranges import Ranges
 
-from . import shapes
+from . import shapes, sparse
 from .compile import Compiled, FormulaCompiler
 from .options import Options
 from .program import CONST, LIT, NAME, MISSING, REF, UNION, Template
@@ -101,6 +101,12 @@ class CellEvaluator:
                 vr2 = max(r1, min(r2, max(g.rows for g in self.nodes.grids)))
             if big or c2 == shapes.MAX_COL:
                 vc2 = max(c1, min(c2, max(g.cols for g in self.nodes.grids)))
+            if not grid.dense and (vr2 - r1 + 1) * (vc2 - c1 + 1) > sparse.SPARSE_CELLS:
+                rng = sparse.SparseRanges(rect, grid.stored(r1, c1, vr2, vc2),
+                                          (vr2 - r1 + 1, vc2 - c1 + 1))
+                if rect in self.final and self.code.reads.get(rect, 0) > 1:
+                    self._rcache[rect] = rng
+                return rng
             value = grid.block(r1, c1, vr2, vc2)
         else:
             value = filled((min(r2 - r1 + 1, 1000), min(c2 - c1 + 1, 1000)), XL["#REF!"],

@@ -13,6 +13,8 @@ they do not:
   beyond it too (:func:`_geometry_functions`);
 * a skipped argument (``F(1,,2)``) reaches a zvmplan function as left out
   (:data:`SKIPPED`, turned into the registry's ``MISSING`` or None), not as 0;
+* a large range over a sparse sheet reaches SUM, COUNT, ..., INDEX, MATCH and VLOOKUP as
+  the cells the sheet stores in it (:mod:`.sparse`);
 * SUM adds its numbers one after the other, left to right (:func:`left_to_right_sum`),
   as Excel does, instead of numpy's pairwise summation: a running total's prefix sums
   (:mod:`.columnar.prefix`) are then the very doubles each cell's own SUM gives.
@@ -33,7 +35,7 @@ from .. import registry
 from ..errors import ExcelError
 from ..calls import excel_names, load_functions
 from ..registry import REGISTRY
-from . import datesystem, dynamic, excel, formulacells
+from . import datesystem, dynamic, excel, formulacells, parsecost, sparse
 from .runlog import note
 from .startup import defer_scipy
 from .values import MAX_TEXT, XL, one_value, range_cells
@@ -157,6 +159,7 @@ def install_functions() -> int:
     """Put every registry function into formulas' function table under each of its
     :func:`~zvmplan_addin.calls.excel_names`; returns how many functions."""
     defer_scipy()  # formulas' function table without SciPy until a formula needs it
+    parsecost.install()  # its parser without two steps quadratic in a formula's length
     load_functions()
     Empty.compile = staticmethod(_empty_argument)  # formulas' reading of F(1,,2)'s gap
     table = get_functions()
@@ -176,6 +179,7 @@ def install_functions() -> int:
     formulacells.install(table)
     dynamic.install(table)
     datesystem.install(table)  # last: around whatever implements each date function
+    sparse.install(table)  # around the aggregates and lookups, which datesystem leaves
     return len(REGISTRY)
 
 

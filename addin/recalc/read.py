@@ -14,6 +14,7 @@ import numpy as np
 import schedula as sh
 
 from .. import xlsx
+from ..xlsx.size import DENSE_CELLS
 from . import shapes
 from .external import ExternalRefs
 from .names import NameTable
@@ -22,7 +23,7 @@ from .facts import BookFacts
 from .runlog import RunLog
 from .values import display, filled, input_value
 
-DENSE_LIMIT = 8_000_000             # cells in a sheet's bounding box held as a dense grid
+DENSE_LIMIT = DENSE_CELLS  # cells in a sheet's bounding box held as a dense grid
 
 
 def coords(cells: dict) -> np.ndarray:
@@ -88,6 +89,12 @@ class Grid:
         a = filled((rows, cols), sh.EMPTY, dtype=object)
         a[:self.rows, :self.cols] = self.a
         self.a, self.rows, self.cols = a, rows, cols
+
+    def stored(self, r1, c1, r2, c2) -> list:
+        """(row, column, value) of each cell a sparse grid (``not self.dense``) holds in
+        the rectangle, by row then column, in time proportional to the cells it holds."""
+        return sorted((r, c, v) for (r, c), v in self.d.items()
+                      if r1 <= r <= r2 and c1 <= c <= c2 and v is not sh.EMPTY)
 
     def block(self, r1, c1, r2, c2) -> np.ndarray:
         out = filled((r2 - r1 + 1, c2 - c1 + 1), sh.EMPTY, dtype=object)

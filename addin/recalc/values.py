@@ -47,16 +47,27 @@ def make_ranges(sheet, r1, c1, r2, c2, value) -> Ranges:
     (a test checks they agree). ``value`` may be smaller than the rectangle when the rest
     is empty cells (a whole column cut to the used rows): functions that read values see
     ``value``; ROWS, COLUMNS and COUNTBLANK see the whole rectangle."""
-    sheet_id = _SHEET_IDS.get(sheet)
-    if sheet_id is None:
-        sheet_id = _SHEET_IDS[sheet] = range2parts(
-            ("name", "n1", "n2"), sheet=sheet, c1="A", r1="1", c2="A", r2="1")["sheet_id"]
+    sheet_id = _sheet_id(sheet)
     geom = _geometry(sheet, sheet_id, r1, c1, r2, c2)
     h, w = value.shape
     if (h, w) == (r2 - r1 + 1, c2 - c1 + 1):
         return Ranges((geom,), {geom["name"]: (geom, value)})
     held = _geometry(sheet, sheet_id, r1, c1, r1 + h - 1, c1 + w - 1)
     return Ranges((geom,), {held["name"]: (held, value)})
+
+
+def _sheet_id(sheet) -> str:
+    sheet_id = _SHEET_IDS.get(sheet)
+    if sheet_id is None:
+        sheet_id = _SHEET_IDS[sheet] = range2parts(
+            ("name", "n1", "n2"), sheet=sheet, c1="A", r1="1", c2="A", r2="1")["sheet_id"]
+    return sheet_id
+
+
+def geometry(sheet, r1, c1, r2, c2) -> dict:
+    """The geometry formulas gives the rectangle (``r1``, ``c1``)-(``r2``, ``c2``) of
+    ``sheet`` (its ``ranges`` entry), without a value."""
+    return _geometry(sheet, _sheet_id(sheet), r1, c1, r2, c2)
 
 
 def _geometry(sheet, sheet_id, r1, c1, r2, c2) -> dict:

@@ -167,6 +167,25 @@ class XlsxPackage:
         self.inflated += size
         return b"".join(out)
 
+    def head(self, name: str, size: int) -> bytes:
+        """The first ``size`` inflated bytes of part ``name`` (fewer if it is shorter),
+        inflating no more than that: a sample of a part too large to inflate yet."""
+        info = self.infos[name]
+        where = f"{self.label}: part {name}"
+        try:
+            fh = self._fh
+            fh.seek(info.header_offset)
+            fields = LOCAL_HEADER.unpack(fh.read(LOCAL_HEADER.size))
+            fh.seek(info.header_offset + LOCAL_HEADER.size + fields[-2] + fields[-1])
+            raw = fh.read(min(info.compress_size, size))
+            if info.compress_type != zipfile.ZIP_DEFLATED:
+                return raw[:size]
+            return zlib.decompressobj(-15).decompress(raw, size)
+        except (zlib.error, struct.error) as exc:
+            raise UnsafeWorkbookError(f"{where} is damaged ({one_line(exc)})") from None
+        except OSError as exc:
+            raise UnsafeWorkbookError(f"{where}: cannot read ({one_line(exc)})") from None
+
     def rels(self, part: str) -> list[tuple[str, str, str]]:
         """(Id, Type, resolved target) of the internal relationships of ``part`` ("" =
         the package)."""
@@ -211,7 +230,9 @@ def safe_open_xlsx(path: str | os.PathLike, *, parse_sheets: bool = True) -> Xls
     here: :func:`~.sheet.read_workbook` parses each one it uses with the same defused
     parser before anything else reads it (so a malformed one is refused there, in one
     line), and the writer copies the others unread. This saves parsing the largest
-    parts twice. Every other caller gets every XML part proven well-formed here."""
+    parts twice. Every other caller gets every XML part proven well-formed here. The
+    calculator's workbook is also priced from a sample of each sheet part before any
+    part is inflated (:func:`.size.check_sampled`)."""
     path = os.fspath(path)
     name = os.path.basename(path) or path
     if not os.path.exists(path):
@@ -244,6 +265,9 @@ def safe_open_xlsx(path: str | os.PathLike, *, parse_sheets: bool = True) -> Xls
     pkg = XlsxPackage(path)
     try:
         _check_zip(pkg, name)
+        if not parse_sheets:  # the calculator: what it will cost, before any inflating
+            from . import size
+            size.check_sampled(pkg)
         _check_parts(pkg, name, parse_sheets)
     except BaseException:
         pkg.close()

@@ -24,16 +24,17 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import size
 from . import xml as xmlparse
 from .cells import col_number, parse_area
 from .errors import UnsafeWorkbookError, one_line
 from .package import XlsxPackage
 from .references import translate
 
-#: cells in all the sheets of a workbook together (the 100,000-row planner of the benchmarks
-#: has 1.4 million): a budget shared by the sheets, so that many sheets each under it cannot
-#: add up (a 7.9 MB file of 16 sheets of 2 million cells each took 270 s and 6.4 GB)
-MAX_CELLS = 2_000_000
+#: cells in all the sheets of a workbook together, whatever the memory (:mod:`.size`,
+#: which defines it): a budget shared by the sheets, so that many sheets each under it
+#: cannot add up
+MAX_CELLS = size.MAX_CELLS
 #: rows and elements other than a cell's <c>, <v> and <f>, in all the sheets together
 MAX_OTHER_ELEMENTS = 4_000_000
 REL_WORKSHEET = "/worksheet"
@@ -111,8 +112,8 @@ def read_workbook(pkg: XlsxPackage) -> Workbook:
         if rtype.endswith(REL_SHARED_STRINGS) and target in pkg.infos:
             strings = read_shared_strings(pkg.read(target), target)
     sheets, others, tables = [], [], []
-    budget = Budget()
     book = _read_book_part(pkg.read(pkg.main), pkg.main)
+    budget = _budget(pkg, [rels.get(rid, ("", "")) for _, rid in book["sheets"]])
     for name, rid in book["sheets"]:
         rtype, target = rels.get(rid, ("", ""))
         if rtype.endswith(REL_WORKSHEET) and target in pkg.infos:
@@ -124,6 +125,9 @@ def read_workbook(pkg: XlsxPackage) -> Workbook:
             sheets.append(sheet)
         else:
             others.append(name)
+    # the cells and each sheet's bounding box now known: the memory they need, again
+    size.check_memory(size.estimate_read(sheets, sum(len(pkg.read(s.part)) for s in sheets)),
+                      pkg.label)
     external = [_read_external(pkg, rels.get(rid, ("", ""))[1]) for rid in book["external"]]
     return Workbook(sheets, book["names"], others, book["date1904"], tables, external)
 
@@ -449,12 +453,31 @@ def _slow_text(raw: bytes) -> str:
 
 
 class Budget:
-    """What the sheets of one workbook may still hold: :data:`MAX_CELLS` cells and
-    :data:`MAX_OTHER_ELEMENTS` other elements in all of them together."""
+    """What the sheets of one workbook may still hold: ``cells`` cells (default
+    :data:`MAX_CELLS`) and :data:`MAX_OTHER_ELEMENTS` other elements in all of them
+    together."""
 
-    def __init__(self):
-        self.cells = [MAX_CELLS + 1]
+    def __init__(self, cells: int | None = None):
+        self.limit = MAX_CELLS if cells is None else cells
+        self.cells = [self.limit + 1]
         self.others = [MAX_OTHER_ELEMENTS + 1]
+
+
+def _budget(pkg: XlsxPackage, sheet_rels: list) -> Budget:
+    """The :class:`Budget` of ``pkg``'s worksheets (``sheet_rels``: (type, target) of
+    each sheet), after refusing, from their bytes and before any is parsed, a workbook of
+    more than :data:`MAX_CELLS` cells or one the memory available cannot hold
+    (:mod:`.size`)."""
+    parts = [pkg.read(target) for rtype, target in sheet_rels
+             if rtype.endswith(REL_WORKSHEET) and target in pkg.infos]
+    est = size.estimate(parts)
+    if est.cells > MAX_CELLS:
+        raise UnsafeWorkbookError(
+            f"{pkg.label}: more than {MAX_CELLS:,} cells in the sheets ({est.cells:,}); "
+            "refused: split the workbook (docs/engine.md)")
+    size.check_memory(est, pkg.label)
+    held = size.cell_budget()
+    return Budget(MAX_CELLS if held is None else min(MAX_CELLS, held))
 
 
 # where the reader is: outside any cell, in a cell between its children, in its <v>, in
@@ -565,7 +588,7 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
             # a cell
             cells_left -= 1
             if not cells_left:
-                raise UnsafeWorkbookError(f"more than {MAX_CELLS:,} cells in the sheets (at "
+                raise UnsafeWorkbookError(f"more than {budget.limit:,} cells in the sheets (at "
                                           f"{name}); refused")
             state, c0, v0 = _CELL, p.CurrentByteIndex, -1
             value = f_attrs = is_text = None
