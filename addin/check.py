@@ -301,6 +301,7 @@ def _engine_cells(engine, book, saved: dict):
         if sep:
             warned.setdefault(cell, why)
     circular = {nodes.n_label[i] for i in engine.results.circular}
+    iterated = {nodes.n_label[i]: n for i, n in engine.results.iterated.items()}
     reasons = log.reasons.log
     sheets = book.sheets
     done = set()
@@ -318,6 +319,9 @@ def _engine_cells(engine, book, saved: dict):
             reason = warned[label]
         if label in circular:
             reason = reason or "on a circular reference (set to 0)"
+        elif label in iterated:
+            reason = reason or (f"a circular reference computed by iterative calculation "
+                                f"({iterated[label]} passes)")
         missing = template.unsupported if template is not None else ()
         if missing:  # a function (or name) the engine does not know: #NAME? here
             reason = reason or ("not implemented by the engine: "

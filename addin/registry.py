@@ -26,6 +26,7 @@ from __future__ import annotations
 import inspect
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -36,9 +37,16 @@ from zvmplan.errors import ArgumentTypeError, OutOfRangeError, ZvmplanError
 
 from .errors import CODES, NA, NUM, VALUE, ExcelError, to_excel_error
 
-try:  # the import that also works in xlwings Lite
-    from xlwings import arg as _xw_arg, func as _xw_func
-except Exception:  # pragma: no cover - xlwings missing or broken: registry still works
+# Each function is decorated for classic xlwings only when xlwings is already loaded: its
+# UDF server imports xlwings before the functions module ("Import Functions"), and
+# xlwings Lite's main.py decorates its own functions. Everything else (``zvmplan calc``,
+# ``fill``, ``eval``) does without the import, which loads matplotlib: about 0.4 s.
+if "xlwings" in sys.modules:
+    try:  # the import that also works in xlwings Lite
+        from xlwings import arg as _xw_arg, func as _xw_func
+    except Exception:  # pragma: no cover - xlwings broken: registry still works
+        _xw_func = _xw_arg = None
+else:
     _xw_func = _xw_arg = None
 
 CATEGORY = "zvmplan"

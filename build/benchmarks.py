@@ -29,6 +29,11 @@ Measured:
   3 interleaved runs) and peak memory of the child process, beside ``--fill-reference``
   (e.g. main's ``zvmplan``) run in the same rounds; a plan refused by the size bound is
   reported with the CPU seconds it took to refuse.
+* issue 19's calc targets (``--calc-only``): ``zvmplan calc`` on the 100,000-row planner
+  sheet (below) and on the template, beside ``--calc-reference`` (e.g. main's zvmplan)
+  and LibreOffice headless in the same rounds: minimum CPU and wall seconds and peak
+  memory of ``--runs`` interleaved rounds, and the recalculated XML parts compared with
+  the reference's byte for byte;
 * the realistic planner sheet of ``workbook/planner_sheet.py`` (inputs A..E, nine formula
   columns: three zvmplan functions, arithmetic, IF, VLOOKUP, INDEX/MATCH, text, a share
   of a column total) at 1k/10k/100k rows: ``zvmplan calc`` on it and on its builtin
@@ -506,6 +511,78 @@ def bench_shapes(cmd, tmp, rows=SHAPE_ROWS, runs=3, lo=True):
                    ratio <= 1)
 
 
+CALC_ROWS = 100_000
+
+
+def _parts_differing(a_path, b_path) -> list:
+    """The XML parts whose bytes differ between two packages (or that only one has)."""
+    import zipfile
+    with zipfile.ZipFile(a_path) as a, zipfile.ZipFile(b_path) as b:
+        names = set(a.namelist()) | set(b.namelist())
+        return sorted(n for n in names if n.endswith(".xml") and (
+            n not in a.namelist() or n not in b.namelist() or a.read(n) != b.read(n)))
+
+
+def bench_calc_speed(cmd, tmp, rows=CALC_ROWS, reference=None, runs=3, lo=True):
+    """Issue 19's calc targets: ``zvmplan calc`` on the ``rows``-row planner sheet (its
+    zvmplan-functions variant) and on the template, beside ``reference`` (another zvmplan
+    command, e.g. main's) and LibreOffice headless (the planner's builtin variant, the
+    template itself) in the same rounds: ``runs`` interleaved rounds, the minimum CPU
+    (user + system of the whole command) and wall time and the largest peak memory of
+    each; the recalculated sheet parts compared byte for byte with the reference's."""
+    from zvmplan_workbook import planner_sheet
+    tmp = Path(tmp)
+    have_lo = lo and planner_sheet.soffice() is not None
+    z = planner_sheet.write(tmp / f"planner_{rows}_zvmplan.xlsx", rows, zvmplan=True)
+    b = planner_sheet.write(tmp / f"planner_{rows}_builtin.xlsx", rows, zvmplan=False)
+    cases = [(f"planner sheet {rows:,} rows", z, b, 5.0, 600),
+             ("template", TEMPLATE, TEMPLATE, 1.0, None)]
+    whos = [("zvmplan", cmd)] + ([("reference", reference)] if reference else [])
+    for label, src, lo_src, target_cpu, target_mb in cases:
+        got: dict = {who: [] for who, _ in whos}
+        got["LibreOffice"] = []
+        outs = {who: tmp / f"{src.stem}_{who}.xlsx" for who, _ in whos}
+        for _ in range(runs):
+            for who, command in whos:
+                got[who].append(measure_child(command + ["calc", str(src), "-o",
+                                                         str(outs[who])], timeout=3600))
+            if have_lo:
+                got["LibreOffice"].append(_soffice_child(lo_src, tmp / "lo_calc",
+                                                         tmp / "lo_profile"))
+        best = {}
+        for who, rs in got.items():
+            if not rs:
+                continue
+            ok_runs = [r for r in rs if r["rc"] == 0]
+            if len(ok_runs) < len(rs):
+                failed = next(r for r in rs if r["rc"])
+                report("calc19", f"{label}, {who}: runs failed",
+                       f"{len(rs) - len(ok_runs)} of {len(rs)} (rc {failed['rc']})")
+            if not ok_runs:
+                continue
+            best[who] = (min(r["cpu"] for r in ok_runs), min(r["seconds"] for r in ok_runs),
+                         max(r["peak_mb"] for r in ok_runs))
+            cpu, wall, mb = best[who]
+            target = None
+            ok = None
+            if who == "zvmplan":
+                target = f"<= {target_cpu:g} s" + (f", {target_mb} MB" if target_mb else "")
+                ok = cpu <= target_cpu and (target_mb is None or mb <= target_mb)
+            report("calc19", f"{label}, {who} [CPU s / wall s / MB]",
+                   f"{cpu:.2f} / {wall:.2f} / {mb:.0f}", target, ok)
+        if "zvmplan" in best and "LibreOffice" in best:
+            ratio = best["LibreOffice"][0] / best["zvmplan"][0]
+            report("calc19", f"{label}: LibreOffice CPU / zvmplan CPU", f"{ratio:.2f}x",
+                   ">= 2x" if "planner" in label else None,
+                   ratio >= 2 if "planner" in label else None)
+        if "zvmplan" in best and "reference" in best:
+            report("calc19", f"{label}: reference CPU / zvmplan CPU",
+                   f"{best['reference'][0] / best['zvmplan'][0]:.2f}x")
+            bad = _parts_differing(outs["zvmplan"], outs["reference"])
+            report("calc19", f"{label}: XML parts differing from the reference's",
+                   ", ".join(bad) or "none", "none", not bad)
+
+
 def _seconds(rows, what):
     return next((s for r, w, s, _ in PLANNER if r == rows and w == what), None)
 
@@ -581,6 +658,16 @@ def main(argv=None) -> int:
                         help="only the formula shapes (running total, exact lookups)")
     parser.add_argument("--shape-rows", type=int, default=SHAPE_ROWS,
                         help="rows of each formula-shape sheet (default 10,000)")
+    parser.add_argument("--calc-only", action="store_true",
+                        help="only issue 19's calc targets: the planner sheet (--calc-rows) "
+                        "and the template, beside --calc-reference and LibreOffice")
+    parser.add_argument("--calc-rows", type=int, default=CALC_ROWS,
+                        help="rows of the planner sheet of --calc-only (default 100,000)")
+    parser.add_argument("--calc-reference", metavar="ZVMPLAN",
+                        help="another zvmplan command (e.g. main's venv/bin/zvmplan) run "
+                        "in the same rounds as --calc-only's")
+    parser.add_argument("--runs", type=int, default=3,
+                        help="interleaved rounds of --calc-only (default 3)")
     parser.add_argument("--no-libreoffice", action="store_true",
                         help="do not run LibreOffice on the planner sheet")
     args = parser.parse_args(argv)
@@ -590,6 +677,13 @@ def main(argv=None) -> int:
     if args.fill_only:
         with tempfile.TemporaryDirectory() as tmp:
             bench_fill(zvmplan_command()[0], tmp, fill_sizes, fill_ref)
+        print_table()
+        return 0
+    if args.calc_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            bench_calc_speed(zvmplan_command()[0], tmp, args.calc_rows,
+                             [args.calc_reference] if args.calc_reference else None,
+                             args.runs, lo=not args.no_libreoffice)
         print_table()
         return 0
     if args.shapes_only:

@@ -106,3 +106,37 @@ def test_ranges_to_the_last_row_or_column_keep_their_size(data_book, tmp_path):
     assert got == {"A1": 5049, "A2": 1_048_575, "A3": 16_384, "A4": 1 + 2 + 7, "A5": 16_384,
                    "A6": 10, "A7": 200, "A8": 16_384 - 4, "A9": "#VALUE!", "A10": 1,
                    "A11": 199}
+
+
+def test_an_empty_formula_in_an_array_range_is_the_arrays_cell(tmp_path):
+    """Excel writes ``<f ca="1"/>`` (the "calculate always" flag, no formula) in each cell
+    of a volatile array formula's range but the first (formulas' circular.xlsx DATA!D9,
+    pycel's lookup.xlsx Offset!F18, where Excel cached the array's elements there): the
+    cell is the array's, computed with it, not a formula the engine cannot evaluate."""
+    rows = ('<row r="1"><c r="A1"><v>1</v></c><c r="B1" cm="1">'
+            '<f t="array" ref="B1:B2" ca="1">A1:A2*2</f><v>0</v></c></row>'
+            '<row r="2"><c r="A2"><v>5</v></c><c r="B2"><f ca="1"/><v>0</v></c></row>')
+    path = make_xlsx(tmp_path / "in.xlsx", rows)
+    report = engine.calc(path, tmp_path / "out.xlsx", keep_stale=False)
+    ws = values_of(tmp_path / "out.xlsx")
+    assert [ws["B1"].value, ws["B2"].value] == [2, 10]
+    assert report.stale == {} and report.warnings == []
+
+
+def test_anchorarray_and_sort_with_an_argument_left_empty(tmp_path):
+    """EPPlus's ArrayFormulas.xlsx (saved by Excel): over A1:A5 = 1..5,
+    ``=SORT(A1:A5,,-1)`` in B1:B5 is 5 4 3 2 1 (the order's argument left empty takes its
+    default, 1) and ``=SORT(ANCHORARRAY(B1))`` in C1:C5 (Excel's ``B1#``, the range the
+    array in B1 fills) is 1 2 3 4 5; formulas' test.xlsx ``=ANCHORARRAY(AC4)+3``."""
+    rows = "".join(
+        f'<row r="{r}"><c r="A{r}"><v>{r}</v></c>' + (
+            '<c r="B1" cm="1"><f t="array" ref="B1:B5">_xlfn._xlws.SORT(A1:A5,,-1)</f>'
+            '<v>0</v></c><c r="C1" cm="1"><f t="array" ref="C1:C5">'
+            '_xlfn._xlws.SORT(_xlfn.ANCHORARRAY(B1))</f><v>0</v></c>'
+            '<c r="D1" cm="1"><f t="array" ref="D1:D5">_xlfn.ANCHORARRAY(B1)+3</f>'
+            '<v>0</v></c>' if r == 1 else "") + "</row>" for r in range(1, 6))
+    path = make_xlsx(tmp_path / "in.xlsx", rows)
+    engine.calc(path, tmp_path / "out.xlsx")
+    ws = values_of(tmp_path / "out.xlsx")
+    assert [[ws[f"{c}{r}"].value for r in range(1, 6)] for c in "BCD"] == [
+        [5, 4, 3, 2, 1], [1, 2, 3, 4, 5], [8, 7, 6, 5, 4]]

@@ -56,11 +56,14 @@ def test_date_cells_are_serial_numbers(tmp_path):
 
 def test_excel_style_xml_round_trips(tmp_path):
     """Dynamic-array metadata (cm), rows without spans, cells without r, a horizontal
-    spill into a row that has later cells: OUT is valid and every value lands in place."""
+    spill (a zvmplan function's: a plain formula of builtins shows one value,
+    tests/test_engine_legacy.py) into a row that has later cells: OUT is valid and every
+    value lands in place."""
     rows = ('<row r="1" spans="1:4"><c r="A1"><v>1</v></c><c r="B1" cm="1">'
-            '<f t="array" ref="B1:B2" aca="false">A1:A2*2</f><v>0</v></c></row>'
+            '<f t="array" ref="B1:B2" aca="false">A1:A2*2</f><v>0</v></c>'
+            '<c r="F1"><v>1</v></c><c r="G1"><v>2</v></c><c r="H1"><v>3</v></c></row>'
             '<row r="2"><c r="A2"><v>5</v></c><c r="B2"><v>0</v></c></row>'
-            '<row r="3"><c><f>{1,2,3}</f></c><c r="D3"/><c><v>7</v></c></row>')
+            '<row r="3"><c><f>ZT_SCALE(F1:H1)</f></c><c r="D3"/><c><v>7</v></c></row>')
     path = make_xlsx(tmp_path / "in.xlsx", rows)
     out = tmp_path / "out.xlsx"
     engine.calc(path, out)
@@ -71,7 +74,8 @@ def test_excel_style_xml_round_trips(tmp_path):
         [1, 2, 3, None, 7]
     sheet = zipfile.ZipFile(out).read("xl/worksheets/sheet1.xml").decode()
     assert '<c r="B1" cm="1"><f t="array" ref="B1:B2" aca="false">A1:A2*2</f><v>2.0</v></c>' in sheet
-    assert '<c r="A3"><f t="array" ref="A3:C3">{1,2,3}</f><v>1.0</v></c><c r="B3"><v>2.0</v></c>' \
+    assert '<c r="A3"><f t="array" ref="A3:C3">ZT_SCALE(F1:H1)</f><v>1.0</v></c>' \
+        '<c r="B3"><v>2.0</v></c>' \
         '<c r="C3"><v>3.0</v></c><c r="D3"/><c r="E3"><v>7</v></c>' in sheet
 
 

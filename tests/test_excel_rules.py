@@ -406,6 +406,8 @@ LOOKUPS = {
     "lookup_empty_text": '=LOOKUP(1,{1,"",3,4},{"L","ML","MR","R"})',
     "equal_text_goes_on": '=MATCH("ß",{"ß","ss"})',
     "descending": "=MATCH(3,{5,4,3,2,1},-1)",
+    "descending_on_ascending": "=MATCH(0.5,{0;1;2;3;4},-1)",
+    "descending_on_ascending_equal": "=MATCH(0,{0;1;2;3;4},-1)",
     "below_first": "=MATCH(0,{1,2})",
     "vlookup_between": "=VLOOKUP(35,B1:B5,1)",
     "exact": '=MATCH("B",{"a","b","c"},0)',
@@ -418,6 +420,7 @@ LOOKUPS_EXPECTED = {
     "unsorted_first_exact": 4, "unsorted_second_exact": 2, "unsorted_not_found": "#N/A",
     "unsorted_descending": 1, "descending_exact": 2, "lookup_unsorted": "R",
     "lookup_empty_text": "L", "equal_text_goes_on": 2, "descending": 3,
+    "descending_on_ascending": "#N/A", "descending_on_ascending_equal": 1,
     "below_first": "#N/A", "vlookup_between": 30,
     "exact": 2, "switch_case": 1, "switch_type": "number",
     "switch_default": "#N/A",
@@ -434,7 +437,9 @@ def test_excel_approximate_lookups_and_switch(lookups, case):
     """Approximate MATCH/LOOKUP/VLOOKUP search by halving as Excel's do; the unsorted
     cases are those of formulas' own tests (test/test_cell.py), which hold Excel's
     answers; other types are passed over (the LOOKUP(2,1/(...)) and 9.99E+307 idioms
-    find the last match); SWITCH compares text without regard to case."""
+    find the last match); MATCH with -1 reads from the first value while they are not
+    smaller (pycel's lookup.xlsx, saved by Excel: ``MATCH(0.5,{0;1;2;3;4},-1)`` #N/A,
+    ``MATCH(0,...,-1)`` 1); SWITCH compares text without regard to case."""
     assert same(lookups[case], LOOKUPS_EXPECTED[case])
 
 

@@ -49,3 +49,61 @@ def test_statistics_functions_behind_the_deferred_scipy(formula, excel):
     (within half a unit of the last one)."""
     decimals = len(repr(excel).split(".")[1])
     assert float(evaluate_formula(formula)) == pytest.approx(excel, abs=0.5 * 10 ** -decimals)
+
+
+_CHILD_T = r"""
+import json, sys
+from zvmplan_addin.recalc import evaluate_formula
+out = {f: float(evaluate_formula(f)) for f in (
+    "=T.INV.2T(0.05,10)", "=T.DIST.2T(1.96,60)", "=CONFIDENCE.T(0.05,1,50)",
+    "=RANK(3,{5,3,3,1})", "=RANK.AVG(3,{5,3,3,1})")}
+out["loaded"] = sorted(m for m in ("scipy.stats", "xlwings", "matplotlib", "openpyxl")
+                       if m in sys.modules)
+print(json.dumps(out))
+"""
+
+
+def test_the_templates_statistics_need_no_scipy_stats():
+    """T.INV.2T, T.DIST.2T, CONFIDENCE.T and RANK (the template's confidence intervals and
+    ranks) are computed without importing scipy.stats (nor xlwings, matplotlib, openpyxl),
+    with Excel's values: T.INV.2T(0.05,10) = 2.228138852, T.DIST.2T(1.96,60) =
+    0.054645, CONFIDENCE.T(0.05,1,50) = 0.284196855, RANK 2 and RANK.AVG 2.5."""
+    out = subprocess.run([sys.executable, "-c", _CHILD_T], capture_output=True, text=True,
+                         check=True, timeout=120)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got.pop("loaded") == []
+    assert got["=T.INV.2T(0.05,10)"] == pytest.approx(2.228138852, abs=5e-10)
+    assert got["=T.DIST.2T(1.96,60)"] == pytest.approx(0.054645, abs=5e-7)
+    assert got["=CONFIDENCE.T(0.05,1,50)"] == pytest.approx(0.284196855, abs=5e-10)
+    assert got["=RANK(3,{5,3,3,1})"] == 2.0 and got["=RANK.AVG(3,{5,3,3,1})"] == 2.5
+
+
+def test_student_t_and_rankdata_stand_ins_give_scipy_stats_floats():
+    """The stand-ins compute the same floats as scipy.stats, bit for bit (sign of zero
+    and type included), over a grid of arguments, and hand anything else to it."""
+    import math
+
+    import numpy as np
+    from scipy import stats
+
+    from zvmplan_addin.recalc.startup import STUDENT_T, rankdata
+
+    def same(a, b):
+        return type(a) is type(b) and (a == b and math.copysign(1, a) == math.copysign(1, b)
+                                       or math.isnan(a) and math.isnan(b))
+    for df in (1, 2, 3, 5, 10, 30, 100, 1000, 2.5):
+        for x in [*np.linspace(-40, 40, 81).tolist(), 0.0, -0.0, 1e-300, 3, -3]:
+            assert same(STUDENT_T.cdf(x, df), stats.t.cdf(x, df))
+            assert same(STUDENT_T.sf(x, df), stats.t.sf(x, df))
+        for q in [*np.linspace(1e-4, 1 - 1e-4, 99).tolist(), 0.5, 1e-300, 0.0, 1.0]:
+            assert same(STUDENT_T.ppf(q, df), stats.t.ppf(q, df))
+    assert math.isnan(STUDENT_T.sf(1.0, 0))         # df <= 0: scipy's own answer
+    rng = np.random.default_rng(19)
+    for n in (1, 2, 5, 40):
+        for a in (rng.normal(size=n), rng.integers(-3, 3, n).astype(float),
+                  np.array([-0.0, 0.0, 1.0] * n)):
+            for method in ("min", "average"):
+                mine, theirs = rankdata(a, method=method), stats.rankdata(a, method=method)
+                assert mine.dtype == theirs.dtype and np.array_equal(mine, theirs)
+    nan = np.array([1.0, np.nan])
+    assert np.isnan(rankdata(nan, method="min")).all()      # scipy: NaN propagates

@@ -54,15 +54,18 @@ Semantics worth knowing
 -----------------------
 * An empty cell is ``None`` to a zvmplan function and 0 (or "") to Excel builtins, as
   in Excel. A formula whose result is an empty cell shows 0.
-* Circular references: every cell on the cycle gets 0 (what Excel shows when
-  iterative calculation is off) and the report lists them.
+* Circular references (:mod:`.cycles`): a cell on a cycle whose value depends on the
+  cycle gets 0 (what Excel shows when iterative calculation is off) and the report
+  lists it; one whose value does not (an IF that never reads the cycle) is computed.
+  A workbook asking for iterative calculation (``calcPr iterate``) is iterated.
 * Array results. An array formula (``t="array"``, Ctrl+Shift+Enter or an Excel 365
   dynamic array) fills its stored range, padding with #N/A and cropping as Excel does.
-  A plain formula (no ``t="array"``) is a legacy formula: a range an operator reads,
-  or that is the whole result, is implicitly intersected with the formula's row or
-  column, as Excel does (``=B:B*2`` in C5 reads B5; docs/engine.md).
-  A plain formula whose function returns an array (a zvmplan function given a range,
-  or ``ZVM_TRANSPORTS()``) *spills*: if the cells it needs are empty the formula is
+  A plain formula (no ``t="array"``) is a legacy formula (:mod:`.legacy`): a range an
+  operator or a value parameter reads, or that is the whole result, is implicitly
+  intersected with the formula's row or column, as Excel does (``=B:B*2`` in C5 reads
+  B5; docs/engine.md), and an array result of Excel's functions shows its top-left
+  element. A plain formula whose zvmplan function returns an array (a zvmplan function
+  given a range, or ``ZVM_TRANSPORTS()``) *spills*: if the cells it needs are empty the formula is
   stored as an array formula over exactly that range, with each cell's value cached,
   so every spreadsheet shows the values (Excel 365 shows it as a legacy ``{=...}``
   array formula; it recalculates the same way). If the cells are not empty the

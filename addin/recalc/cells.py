@@ -12,7 +12,7 @@ import schedula as sh
 from formulas.ranges import Ranges
 
 from . import shapes, sparse
-from .compile import Compiled, FormulaCompiler
+from .compile import Compiled, FormulaCompiler, rect_of
 from .options import Options
 from .program import CONST, LIT, NAME, MISSING, REF, UNION, Template
 from .read import Nodes
@@ -30,15 +30,20 @@ class Results:
     ``claimed`` ((sheet, row, col) -> the node whose spill fills the cell),
     ``name_values`` (defined-name node -> its value), ``circular`` (the nodes on
     circular references, set to 0), ``exact`` (node -> its formula compiled as written,
-    for a shape whose generic form differs)."""
+    for a shape whose generic form differs), ``seed`` (a circular node -> the value the
+    file cached for it), ``iterated`` (node -> the passes of Excel's iterative
+    calculation that computed it, :mod:`.cycles`)."""
     spill_area: dict = field(default_factory=dict)
     claimed: dict = field(default_factory=dict)
     name_values: dict = field(default_factory=dict)
     circular: set = field(default_factory=set)
     exact: dict = field(default_factory=dict)
+    seed: dict = field(default_factory=dict)
+    iterated: dict = field(default_factory=dict)
 
 
 LEGACY = ("plain", "shared")  # formulas stored without t="array": Excel's legacy evaluation
+DYNAMIC = "dynamic"  # a formula entered as in Excel 365 (zvmplan eval): arrays spill
 
 
 def intersection(rect, row: int, col: int):
@@ -71,6 +76,7 @@ class CellEvaluator:
         self.results, self.log, self.options = results, log, options
         self.final: set = set()
         self._rcache: dict = {}
+        self.iterating = False  # .cycles evaluates a circular reference's cells: no 0
 
     def begin_pass(self, final: set) -> None:
         """A new pass: ``final`` is the set of rectangles whose formula cells are all
@@ -152,11 +158,12 @@ class CellEvaluator:
             return
         nodes, results, reasons = self.nodes, self.results, self.log.reasons
         reasons.cell = nodes.n_label[i]
+        ran = t
         try:
             if self.options.check and not t.checked and t.literals and t.shareable:
                 result = self._first_generic(i, t)
             elif t.exact_only:
-                exact = results.exact.get(i) or self.compiler.compile(i, None, exact=True)
+                exact = ran = results.exact.get(i) or self.compiler.compile(i, None, exact=True)
                 results.exact[i] = exact
                 result = exact.run(self.args(i, exact)) if exact.pipe is not None else \
                     XL["#VALUE!"]
@@ -164,6 +171,9 @@ class CellEvaluator:
                 result = t.run(self.args(i, t))
         finally:
             reasons.cell = None
+        if i < nodes.cells and nodes.n_area[i] is None and nodes.n_kind[i] in LEGACY and \
+                not ran.spills and isinstance(result, (Ranges, np.ndarray)):
+            result = self._one_cell(i, ran, result)
         if isinstance(result, Ranges):
             result = result.value
         if i >= nodes.cells:  # a defined name
@@ -171,7 +181,8 @@ class CellEvaluator:
             return
         s, r, c = nodes.n_sheet[i], nodes.n_row[i], nodes.n_col[i]
         grid, area = nodes.grids[s], nodes.n_area[i]
-        if i in results.circular:
+        if i in results.circular and not self.iterating:
+            results.seed.setdefault(i, grid.get(r, c))  # what the file cached, for .cycles
             result = 0.0
         if area is not None:
             shape = (area[2] - area[0] + 1, area[3] - area[1] + 1)
@@ -187,6 +198,31 @@ class CellEvaluator:
         if isinstance(result, np.ndarray):
             result = result.reshape(-1)[0] if result.size else sh.EMPTY
         grid.set(r, c, scalar(result))
+
+    def _one_cell(self, i, t: Template, result):
+        """What the one cell of legacy formula ``i`` shows of its array or reference
+        ``result`` (:mod:`.legacy`): a reference's cell in the formula's row or column, an
+        array's top-left element; #VALUE! with the reason where a range reached a
+        function whose parameters :mod:`.legacy` does not know."""
+        nodes = self.nodes
+        if isinstance(result, Ranges):
+            if len(result.ranges) != 1:
+                return XL["#VALUE!"]
+            rect = intersection(rect_of(result.ranges[0]), nodes.n_row[i], nodes.n_col[i])
+            return XL["#VALUE!"] if rect is None else self.ranges(rect).value
+        if result.size <= 1:
+            return result
+        for k, function in (t.unknown or {}).items():
+            kind, x = t.plan[k]
+            rect = self.code.rects[i][x] if kind == REF else x if kind == CONST else None
+            if rect is not None and (rect[1] != rect[3] or rect[2] != rect[4]):
+                why = (f"a legacy formula (not an array formula) giving an array; Excel may "
+                       f"read the range {shapes.a1(rect[1], rect[2])}:"
+                       f"{shapes.a1(rect[3], rect[4])} given to {function} as one cell, "
+                       "which the engine does not know")
+                self.log.reasons.log.setdefault(nodes.n_label[i], ("#VALUE!", why))
+                return XL["#VALUE!"]
+        return np.atleast_2d(result)[0, 0]
 
     def _first_generic(self, i, t):
         """The first cell of a shape compiled with its literals as inputs: evaluated also
@@ -210,7 +246,7 @@ class CellEvaluator:
         area = (r, c, r + h - 1, c + w - 1)
         grid = nodes.grids[s]
         blocked = area[2] > shapes.MAX_ROW or area[3] > shapes.MAX_COL
-        if nodes.n_kind[i] != "plain":  # a shared formula's master or copy: cannot be one
+        if nodes.n_kind[i] not in ("plain", DYNAMIC):  # a shared formula: cannot be one
             blocked = True
         if not blocked:
             for rr in range(r, area[2] + 1):

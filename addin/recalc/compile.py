@@ -16,7 +16,7 @@ from formulas.ranges import Ranges
 from formulas.tokens.function import Function as FunctionToken
 
 from ..prefixes import bare_name, spellings
-from . import dynamic, filldown, shapes
+from . import dynamic, filldown, legacy, shapes
 from .excel.numbers import mark_last_sum
 from .options import Options
 from .program import (CONST, COPY_SUFFIX, LIT, NAME, RAW, REF, UNION, NotStraight, Program,
@@ -31,17 +31,6 @@ defer_scipy()  # before formulas builds its function table (just below)
 _UNSEEN = object()
 _LITERAL = re.compile(re.escape(shapes.LITERAL_PREFIX) + r"([0-9]+)_")
 # position-dependent or whole-model functions: never share their compiled form
-# formulas' operators: a reference they read in a legacy formula is implicitly intersected
-OPERATORS = frozenset(("+", "-", "*", "/", "^", "&", "=", "<>", "<", ">", "<=", ">=", "u-",
-                       "u+", "%"))
-# functions that evaluate their arguments as single values in a legacy formula, so an
-# operator on a range inside them is implicitly intersected (SUM(A1:A5*1) in row 4 is 4)
-VALUE_CONTEXT = frozenset((
-    "SUM", "AVERAGE", "MIN", "MAX", "COUNT", "COUNTA", "PRODUCT", "AND", "OR", "NOT", "IF",
-    "IFERROR", "IFNA", "ABS", "ROUND", "ROUNDUP", "ROUNDDOWN", "INT", "TRUNC", "SQRT", "EXP",
-    "LN", "LOG", "LOG10", "MOD", "POWER", "SIGN", "TEXT", "LEN", "LEFT", "RIGHT", "MID",
-    "UPPER", "LOWER", "TRIM", "VALUE", "CONCATENATE", "ISNUMBER", "ISTEXT", "ISBLANK",
-    "ISERROR", "ISERR", "ISNA", "ISLOGICAL", "N", "T", "DATE", "YEAR", "MONTH", "DAY"))
 _PRIVATE = {name for name, f in get_functions().items()
             if isinstance(f, dict) and CELL in f.get("extra_inputs", {})} | {
     spelled for name in ("ROW", "COLUMN", "ROWS", "COLUMNS", "CELL", "INDIRECT", "OFFSET",
@@ -322,7 +311,9 @@ class FormulaCompiler:
         return Template(pipe, plan, dups, shareable and not private, unsupported | unknown,
                         self._program(pipe), checked=not self.options.check,
                         literals=not exact, geometry=_geometry_inputs(pipe),
-                        intersect=_intersected_inputs(pipe),
+                        intersect=legacy.intersected_inputs(pipe),
+                        unknown=legacy.unknown_readers(pipe),
+                        spills=_calls_registry(names),
                         dynamic=bool(names & dynamic.DYNAMIC))
 
     def _parse(self, i, text: str, refs: dict, literals: int | None):
@@ -436,41 +427,11 @@ def _geometry_inputs(pipe) -> frozenset:
     return frozenset(out)
 
 
-def _intersected_inputs(pipe) -> frozenset:
-    """The positions of ``pipe``'s inputs that a legacy formula reads through implicit
-    intersection: those only operators read (``B:B*2``, ``A1:A5&"x"``) and the formula's
-    result when it is a reference itself (``=A1:A5``). Excel before dynamic arrays, and
-    Excel 365 for a formula stored without ``t="array"``, reads such a range as its one
-    cell in the formula's row (a column) or column (a row)."""
-    succ = pipe.dsp.dmap.succ
-    out = set()
-    for k, key in enumerate(pipe.inputs):
-        readers = succ.get(key, ())
-        if readers and all(isinstance(f, str) and COPY_SUFFIX.sub("", f) in OPERATORS
-                           and _value_context(succ, f) for f in readers):
-            out.add(k)
-        elif not readers and key in pipe.outputs:
-            out.add(k)
-    return frozenset(out)
-
-
-def _value_context(succ, node, depth: int = 0) -> bool:
-    """Does everything that reads function ``node``'s result, up to the formula's result,
-    evaluate its arguments as single values (operators and :data:`VALUE_CONTEXT`)? An
-    operator inside an argument Excel evaluates as an array (SUMPRODUCT's, INDEX's,
-    MATCH's ...) works on the whole range, also in a legacy formula; only the functions
-    known to take values are followed, anything else keeps the whole range."""
-    if depth > 64:
-        return False
-    for data in succ.get(node, ()):
-        for reader in succ.get(data, ()):
-            name = COPY_SUFFIX.sub("", reader) if isinstance(reader, str) else None
-            if name not in OPERATORS and bare_name(name or "", builtin=True) not in \
-                    VALUE_CONTEXT:
-                return False
-            if not _value_context(succ, reader, depth + 1):
-                return False
-    return True
+def _calls_registry(names) -> bool:
+    """Does a formula calling the functions ``names`` call a zvmplan function? Its array
+    result spills also from a plain formula (the package docstring)."""
+    from ..registry import REGISTRY
+    return any(bare_name(n) in REGISTRY for n in names)
 
 
 def _slot_index(shp) -> dict:

@@ -22,8 +22,10 @@ import os
 import time
 from typing import Callable
 
+import numpy as np
+
 from .. import xlsx
-from . import datesystem, dynamic, formulacells
+from . import cycles, datesystem, dynamic, formulacells
 from .cells import CellEvaluator, Results
 from .columns import ColumnEvaluator
 from .compile import Compiled, FormulaCompiler, compile_nodes
@@ -79,6 +81,7 @@ class Engine:
         self.columnar_cells = 0        # cells a column run computed
         self.column_mismatches: list = []  # options.check: column != cell by cell
         self._values: dict | None = None
+        self._position = None          # each node's step in the last pass (cycles.py)
 
     def recalculate(self) -> None:
         """:meth:`run` with each error's reason logged in :attr:`log`, the ``formulas``
@@ -121,6 +124,9 @@ class Engine:
                     self._pass(cells, columns, index)
             if any(t is not None and t.dynamic for t in code.template):
                 self._settle(cells, columns)
+            if results.circular:  # what Excel shows of them (iterating if the book asks)
+                cycles.resolve(nodes, code, CellIndex(nodes, results.spill_area), cells,
+                               results, self.log, self._position)
         self.columnar_cells = columns.columnar_cells
         self.column_mismatches = columns.mismatches
 
@@ -157,13 +163,16 @@ class Engine:
         cells.begin_pass(order.final)
         columns.begin_pass()
         done, total, progress = 0, len(nodes), self.progress
-        for step in order:
+        position = self._position = np.zeros(total, dtype=np.int64)  # each node's step
+        for k, step in enumerate(order):
             if step >= 0:
                 cells.evaluate(step)
+                position[step] = k
                 count = 1
             else:
                 group = groups[~step]
                 columns.evaluate(group)
+                position[group.members] = k
                 count = len(group.members)
             before, done = done, done + count
             if progress is not None and (before >> 8 != done >> 8 or done == total):

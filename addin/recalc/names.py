@@ -27,10 +27,12 @@ from ..xlsx.references import translate
 from . import shapes
 
 # A word that may be a name: not part of a longer word, number, reference, error literal,
-# structured reference or function call; optionally qualified by its sheet.
+# structured reference or function call; optionally qualified by its sheet. After ":" only
+# when a cell's row number is before it (``B2:E5:f`` is B2:E5 to the range named f, as
+# Excel reads it; ``A:f`` is columns A to F).
 _WORD = re.compile(r"""
     (?P<error>\#(?:N/A|NULL!|DIV/0!|VALUE!|REF!|NAME\?|NUM!|GETTING_DATA|SPILL!|CALC!))|
-    (?<![\w.\\$:!'\]\#\[@?])
+    (?<![\w.\\$!'\]\#\[@?])(?<!(?<!\d):)
     (?P<sheet>(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?
     (?P<name>[^\W\d][\w.\\?]*|\\[\w.\\?]*)
     (?![\w.\\?(!\[\]$:])
@@ -115,7 +117,8 @@ class NameTable:
         # names inside the definition: in the scope of a local name's own sheet
         inner = self._inline(moved, key[0] if key[0] is not None else sheet, row, col,
                              seen + (key,))
-        return inner if _SINGLE.fullmatch(inner.strip()) else f"({inner})"
+        after_colon = m.start() > 0 and m.string[m.start() - 1] == ":"  # A1:name
+        return inner if _SINGLE.fullmatch(inner.strip()) and not after_colon else f"({inner})"
 
 
 __all__ = ["NameTable", "MAX_DEPTH"]

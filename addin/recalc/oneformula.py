@@ -9,6 +9,7 @@ from formulas.tokens.operand import XlError as FXlError
 from .. import xlsx
 from ..errors import ExcelError
 from . import shapes
+from .cells import DYNAMIC
 from .engine import Engine
 from .install import install_functions
 from .options import Options
@@ -31,8 +32,10 @@ def evaluate_formula(text: str, options: Options | None = None):
     shape = shapes.shape(text, _SHEET, 1, 1)
     if shape is None or shape.rects:
         return ExcelError("#REF!", "eval takes constants only, not cell references")
-    sheet = xlsx.SheetData(name=_SHEET, part="", formulas={(1, 1): xlsx.FormulaCell(text)},
-                             max_row=1, max_col=1)
+    # evaluated as Excel 365 evaluates a formula typed in: arrays whole, the result spills
+    sheet = xlsx.SheetData(name=_SHEET, part="",
+                           formulas={(1, 1): xlsx.FormulaCell(text, DYNAMIC)},
+                           max_row=1, max_col=1)
     engine = Engine(xlsx.Workbook(sheets=[sheet], names=[], other_sheets=[]), options=options)
     engine.recalculate()
     if engine.log.kept_cached:

@@ -144,6 +144,8 @@ class Template:
     exact_only: bool = False         # ... which disagreed with the formula as written
     geometry: frozenset = frozenset()  # plan positions read only by ROW, COLUMN, ... (no value)
     intersect: frozenset = frozenset()  # plan positions a legacy formula reads intersected
+    unknown: Any = None              # plan position -> a function not known to .legacy reading it
+    spills: bool = False             # calls a zvmplan function: a plain formula's array spills
     dynamic: bool = False            # calls OFFSET or INDIRECT: references made as it runs
 
     def accepts(self, rects) -> bool:

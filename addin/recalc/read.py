@@ -7,6 +7,7 @@ cached for it (:mod:`.external`).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from itertools import chain
 
@@ -192,7 +193,8 @@ class Nodes:
     ``scopes`` (sheets with local names) are empty: the later stages see plain
     references only. ``date1904``: the workbook counts dates from 1904
     (:mod:`.datesystem`); ``facts``: the hidden rows and the SUBTOTAL cells
-    (:class:`~.facts.BookFacts`)."""
+    (:class:`~.facts.BookFacts`); ``iteration``: (count, delta) when the workbook asks
+    for iterative calculation (:mod:`.cycles`)."""
     sheet_names: list
     sheet_index: dict
     grids: list
@@ -211,6 +213,7 @@ class Nodes:
     date1904: bool = False
     names: object = None            # the NameTable (INDIRECT reads names by their text)
     facts: BookFacts | None = None
+    iteration: tuple | None = None  # (count, delta) of Excel's iterative calculation, or off
 
     def __len__(self) -> int:
         return len(self.n_text)
@@ -267,6 +270,11 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
         if table:
             inline = table.inline
             text[:] = [inline(text[i], sheet[i], row[i], col[i]) for i in range(n_cells)]
+    text[:n_cells] = [dead_ranges(t) if "#REF!" in t else t for t in text[:n_cells]]
+    if any("ANCHORARRAY" in t.upper() for t in text[:n_cells]):
+        spilled = SpilledRanges(sheet_names, sheet[:n_cells], row[:n_cells], col[:n_cells],
+                                lists.area[:n_cells])
+        text[:n_cells] = [spilled.inline(t, sheet[i]) for i, t in enumerate(text[:n_cells])]
     name_nodes, refs, scopes = {}, [{} for _ in book.sheets] or [{}], {}
     for scope, key, definition in names.lambdas():  # called as functions: name nodes
         s = scope if scope is not None else 0
@@ -283,7 +291,67 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
                  scopes=scopes, date1904=getattr(book, "date1904", False), names=names,
                  facts=BookFacts(book.sheets, lambda: zip(
                      lists.sheet[:n_cells], lists.row[:n_cells], lists.col[:n_cells],
-                     lists.text[:n_cells], lists.area[:n_cells])))
+                     lists.text[:n_cells], lists.area[:n_cells])),
+                 iteration=getattr(book, "iteration", None))
+
+
+_REF_END = r"""(?:(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?(?:\#REF!|\$?[A-Za-z]{1,3}\$?[0-9]+
+               |\$?[A-Za-z]{1,3}(?![\w(])|\$?[0-9]+(?![\w.]))"""
+_DEAD_RANGE = re.compile(rf"(?:(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?\#REF!:{_REF_END}"
+                         rf"|(?<![\w.$'!]){_REF_END}:(?:(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?\#REF!",
+                         re.X)
+
+
+def dead_ranges(text: str) -> str:
+    """``text`` with each range that has ``#REF!`` for an end (``#REF!:B4``, a row or
+    column deleted under it) read as ``#REF!``, as Excel reads it (``SUM(#REF!:B4)`` is
+    #REF!: EPPlus's FormulaTest.xlsx ValidateFormulas!H10, saved by Excel; formulas'
+    parser made the range operator of an error #VALUE!). String literals are left
+    alone."""
+    pieces = text.split('"')
+    for k in range(0, len(pieces), 2):  # outside string literals
+        while "#REF!" in pieces[k]:
+            new = _DEAD_RANGE.sub("#REF!", pieces[k])
+            if new == pieces[k]:
+                break
+            pieces[k] = new
+    return '"'.join(pieces)
+
+
+_ANCHOR = re.compile(r"_xlfn\.ANCHORARRAY\(\s*((?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?"
+                     r"\$?([A-Za-z]{1,3})\$?([0-9]+)\s*\)", re.I)
+
+
+class SpilledRanges:
+    """``ANCHORARRAY(B1)`` (Excel's ``B1#``, the range an array formula anchored in B1
+    fills) read as that range, written out (``B1:B5``): the range the workbook stores
+    for the array formula, which the engine fills (formulas' test.xlsx CORE!AD4
+    ``=ANCHORARRAY(AC4)+3`` over AC4:AC5; EPPlus's ArrayFormulas.xlsx). A cell that
+    anchors no array formula is left as written."""
+
+    def __init__(self, sheet_names, sheets, rows, cols, areas):
+        self.sheet_names = sheet_names
+        self.index = {shapes.sheet_key(n): k for k, n in enumerate(sheet_names)}
+        self.areas = {(s, r, c): a for s, r, c, a in zip(sheets, rows, cols, areas)
+                      if a is not None}
+
+    def inline(self, text: str, s: int) -> str:
+        if "ANCHORARRAY" not in text.upper():
+            return text
+        pieces = text.split('"')
+        for k in range(0, len(pieces), 2):  # outside string literals
+            pieces[k] = _ANCHOR.sub(lambda m: self._range(m, s), pieces[k])
+        return '"'.join(pieces)
+
+    def _range(self, m, s: int) -> str:
+        qualifier = m.group(1)
+        target = s if not qualifier else self.index.get(shapes.sheet_key(qualifier[:-1]))
+        if target is None:
+            return m.group(0)
+        area = self.areas.get((target, int(m.group(3)), shapes.col_number(m.group(2))))
+        if area is None:
+            return m.group(0)
+        return (qualifier or "") + shapes.a1(area[0], area[1]) + ":" + shapes.a1(area[2], area[3])
 
 
 def _formula_cells(lists: _NodeLists, s: int, sheet, at: np.ndarray, kinds: list,
@@ -291,12 +359,15 @@ def _formula_cells(lists: _NodeLists, s: int, sheet, at: np.ndarray, kinds: list
     """Sheet ``s``'s formula cells as nodes, by row, then column (``at``: their
     :func:`coords`; ``kinds``: their kinds, in the same order)."""
     if "dataTable" in kinds or "array" in kinds:
+        areas = [f.area for f in sheet.formulas.values() if f.kind == "array" and f.area]
         for (r, c), f in _in_order(sheet.formulas):
             if f.kind == "dataTable":
                 log.kept_cached += 1
                 log.warnings.append(f"{lists.labels.cell(s, r, c)}: a data table; kept its "
                                     "cached value")
                 continue
+            if f.kind == "plain" and not f.text.strip() and _inside(areas, r, c):
+                continue  # <f ca="1"/>: an array formula's cell, which the array fills
             lists.add(s, r, c, f.text, f.area if f.kind == "array" else None, kind=f.kind)
         return
     # the usual sheet (plain and shared formulas): the node lists extended at once
@@ -308,3 +379,11 @@ def _formula_cells(lists: _NodeLists, s: int, sheet, at: np.ndarray, kinds: list
         rows, cols = rows[order], cols[order]
         cells, kinds = [cells[k] for k in order.tolist()], [kinds[k] for k in order.tolist()]
     lists.extend(s, rows, cols, cells, kinds)
+
+
+def _inside(areas: list, r: int, c: int) -> bool:
+    """Is cell (``r``, ``c``) in one of the array formulas' ``areas``? Excel writes an empty
+    ``<f ca="1"/>`` in each cell of a volatile array formula's range but the first: the
+    "calculate always" flag, not a formula of its own (formulas' circular.xlsx DATA!D9,
+    pycel's lookup.xlsx Offset!F18)."""
+    return any(a[0] <= r <= a[2] and a[1] <= c <= a[3] for a in areas)

@@ -23,6 +23,9 @@ from .rewrite import (CellUpdate, CellValues, encode_value, rewrite_sheet,
 from .sheet import (DefinedName, FormulaCell, SheetData, Workbook, XlError, decode_xml,
                     read_shared_strings, read_sheet, read_workbook)
 from .zipwrite import drop_calc_chain, write_package, write_zip
+from . import fastsheet as _fastsheet, sheet as _sheet
+
+_sheet.FAST_READER = _fastsheet.read_fast   # read_sheet tries it first (see there)
 
 __all__ = ["safe_open_xlsx", "XlsxPackage", "UnsafeWorkbookError", "OutputError",
            "read_workbook", "read_sheet", "read_shared_strings", "Workbook", "SheetData",

@@ -22,7 +22,7 @@ import string
 import struct
 import weakref
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import size
 from . import xml as xmlparse
@@ -48,8 +48,9 @@ class XlError(str):
     __slots__ = ()
 
 
-@dataclass(slots=True)
-class FormulaCell:
+class FormulaCell(NamedTuple):
+    """A cell's formula. A named tuple: the fast reader makes a million of them in C
+    (``tuple.__new__``), where a class's ``__init__`` would run Python for each."""
     text: str                       # without the leading "="
     kind: str = "plain"             # plain | shared | array | dataTable
     area: tuple | None = None       # (r1, c1, r2, c2) of an array formula
@@ -101,6 +102,9 @@ class Workbook:
     #: per external workbook [n] (n-1 here): {SHEET (upper): {(r, c): value}}, the values
     #: Excel cached in xl/externalLinks/externalLinkN.xml
     external: list = field(default_factory=list)
+    #: calcPr iterate="1": (iterateCount, iterateDelta) of iterative calculation, which
+    #: Excel then uses for circular references (defaults 100 and 0.001); None when off
+    iteration: tuple | None = None
 
 
 # ---------------------------------------------------------------- workbook ----
@@ -129,7 +133,8 @@ def read_workbook(pkg: XlsxPackage) -> Workbook:
     size.check_memory(size.estimate_read(sheets, sum(len(pkg.read(s.part)) for s in sheets)),
                       pkg.label)
     external = [_read_external(pkg, rels.get(rid, ("", ""))[1]) for rid in book["external"]]
-    return Workbook(sheets, book["names"], others, book["date1904"], tables, external)
+    return Workbook(sheets, book["names"], others, book["date1904"], tables, external,
+                    book["iteration"])
 
 
 def _read_external(pkg: XlsxPackage, part: str) -> dict:
@@ -223,13 +228,15 @@ def _read_book_part(data: bytes, name: str) -> dict:
     (``date1904``) of workbook.xml."""
     p = xmlparse.parser()
     p.buffer_text = True
-    sheets, names, date1904, external = [], [], [], []
+    sheets, names, date1904, external, iteration = [], [], [], [], []
     current: list = []      # the definedName being read: [name, local, text]
 
     def start(qname, attrs):
         loc = xmlparse.local(qname)
         if loc == "workbookPr":
             date1904.append(attrs.get("date1904", "0").strip().lower() in ("1", "true"))
+        elif loc == "calcPr":
+            iteration.append(_iteration(attrs))
         elif loc == "externalReference":
             external.append(next((v for k, v in attrs.items() if xmlparse.local(k) == "id"), ""))
         elif loc == "sheet":
@@ -251,7 +258,22 @@ def _read_book_part(data: bytes, name: str) -> dict:
 
     p.StartElementHandler, p.EndElementHandler, p.CharacterDataHandler = start, end, chars
     xmlparse.parse(p, data, name)
-    return {"sheets": sheets, "names": names, "date1904": any(date1904), "external": external}
+    return {"sheets": sheets, "names": names, "date1904": any(date1904), "external": external,
+            "iteration": iteration[0] if iteration else None}
+
+
+def _iteration(attrs: dict) -> tuple | None:
+    """``<calcPr iterate="1" iterateCount=".." iterateDelta="..">`` -> (count, delta) of
+    Excel's iterative calculation (ECMA-376 Part 1, 18.2.2: defaults 100 and 0.001);
+    None when iterate is off (its default) or the numbers are not numbers."""
+    if attrs.get("iterate", "0").strip().lower() not in ("1", "true"):
+        return None
+    try:
+        count = int(attrs.get("iterateCount", "100"))
+        delta = float(attrs.get("iterateDelta", "0.001"))
+    except ValueError:
+        return None
+    return (max(count, 0), max(delta, 0.0))
 
 
 def read_shared_strings(data: bytes, name: str) -> list[str]:
@@ -486,10 +508,40 @@ def _budget(pkg: XlsxPackage, sheet_rels: list) -> Budget:
 _OUT, _CELL, _IN_V, _IN_F, _IN_IS, _IN_T, _GENERAL = range(7)
 
 
+#: the reader :func:`read_sheet` tries first: :func:`.fastsheet.read_fast`, set by the
+#: package (``xlsx/__init__.py``) because it builds on this module, which so does not
+#: import it; it returns None for a part it leaves to :func:`read_general`
+FAST_READER = None
+
+
 def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "sheet",
                budget: Budget | None = None) -> Layout:
     """Fill ``sheet`` from the worksheet part ``data``; returns the :class:`Layout` of its
     formula cells (also kept as ``sheet.layout``).
+
+    A part in the usual spelling is read by :data:`FAST_READER` (one regular expression
+    match a cell); any other by :func:`read_general`. Both give the same cells, values
+    and layout."""
+    budget = budget or Budget()
+    layout = None
+    if FAST_READER is not None:
+        with _no_gc():
+            try:
+                layout = FAST_READER(data, sheet, strings, name, budget)
+            except (ValueError, OverflowError, struct.error) as exc:
+                raise UnsafeWorkbookError(f"{name}: cannot read a cell ({one_line(exc)})") \
+                    from None
+    if layout is None:
+        layout = read_general(data, sheet, strings, name, budget)
+    sheet.layout = layout
+    _LAYOUTS[hash(data)] = layout
+    return layout
+
+
+def read_general(data: bytes, sheet: SheetData, strings: list[str], name: str = "sheet",
+                 budget: Budget | None = None) -> Layout:
+    """Fill ``sheet`` from the worksheet part ``data``, whatever its spelling; returns the
+    :class:`Layout` of its formula cells.
 
     Two expat callbacks do the work, one per start tag and one per end tag, called for
     each of the millions of elements; what runs there is kept short. They share their
@@ -785,8 +837,6 @@ def read_sheet(data: bytes, sheet: SheetData, strings: list[str], name: str = "s
     layout.prefix = prefix or ""
     sheet.max_row = max(sheet.max_row, max_row)
     sheet.max_col = max(sheet.max_col, max_col)
-    sheet.layout = layout
-    _LAYOUTS[hash(data)] = layout
     return layout
 
 

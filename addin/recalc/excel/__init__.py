@@ -20,6 +20,7 @@ module per concern, each module's docstring citing what Excel does:
 * :mod:`.groupby` -- GROUPBY and PIVOTBY (their common forms);
 * :mod:`.sequences` -- SEQUENCE, RANDARRAY and HYPERLINK, which formulas lacks;
 * :mod:`.database` -- DSUM, DCOUNT, DGET and the other database functions;
+* :mod:`.depreciation` -- VDB, the variable declining balance;
 * :mod:`.lacking` -- COMBIN, COMBINA, QUOTIENT, SERIESSUM, BASE, DOLLAR;
 * :mod:`.subtotals` -- SUBTOTAL and AGGREGATE (hidden and filtered rows, nested
   subtotals, AGGREGATE's options and array form).
@@ -32,9 +33,9 @@ from __future__ import annotations
 
 from formulas.functions import wrap_func
 
-from . import (arrays, coercion, criteria, database, dates, engineering, groupby, lacking,
-               lookup, numbers, parse, regression, sequences, subtotals, text, textformat,
-               values)
+from . import (arrays, coercion, criteria, database, dates, depreciation, engineering,
+               groupby, lacking, lookup, numbers, parse, regression, sequences, subtotals,
+               text, textformat, values)
 
 
 def put(table, name: str, func) -> None:
@@ -54,5 +55,5 @@ def install(table, left_out=None) -> None:
         return
     for module in (coercion, criteria, numbers, text, parse, lookup, dates, arrays,
                    engineering, textformat, regression, groupby, sequences, database,
-                   lacking, subtotals):
+                   lacking, subtotals, depreciation):
         module.install(table, put)

@@ -1,7 +1,8 @@
 """Approximate lookups and SWITCH as Excel answers them.
 
-* MATCH with match_type 1 or -1, and LOOKUP, VLOOKUP and HLOOKUP with an approximate
-  match, search by halving, as Excel's do (Microsoft: "the values in the lookup_array
+* MATCH with match_type 1, and LOOKUP, VLOOKUP and HLOOKUP with an approximate
+  match, search by halving, as Excel's do (match_type -1 reads from the first value
+  on: :func:`descending_scan`) (Microsoft: "the values in the lookup_array
   must be placed in ascending order"; on data that is not, the answer is where the
   halving leads). The search (:func:`binary_search`) probes the middle of the range,
   rounded down; an equal number or logical value ends it (equal text does not: the
@@ -98,9 +99,36 @@ def xmatch(lookup_value_type, lookup_value, lookup_value_raw, lookup_array_index
         return _ORIGINAL["xmatch"](lookup_value_type, lookup_value, lookup_value_raw,
                                    lookup_array_index, lookup_array_type, lookup_array,
                                    lookup_array_raw, match_type)
-    found = binary_search(lookup_value, int(lookup_value_type), lookup_array.tolist(),
-                          lookup_array_type.tolist(), match_type > 0)
+    if match_type > 0:
+        found = binary_search(lookup_value, int(lookup_value_type), lookup_array.tolist(),
+                              lookup_array_type.tolist(), True)
+    else:
+        found = descending_scan(lookup_value, int(lookup_value_type), lookup_array.tolist(),
+                                lookup_array_type.tolist())
     return XL["#N/A"] if found is None else int(lookup_array_index[found])
+
+
+def descending_scan(value, value_type, values: list, types: list):
+    """The 0-based position MATCH with match_type -1 finds for ``value`` (of formulas'
+    type id ``value_type``), or None: the values are read from the first while they are
+    not smaller than ``value`` (values of another type passed over), an equal number or
+    logical value ending the search; the last one read is the answer. Excel's values:
+    pycel's lookup.xlsx (Lookup!C32:G32, ``MATCH(x,{0;1;2;3;4},-1)`` on ascending data is
+    #N/A for 0.5, 2, 3 and 4.5, but 1 for 0, where a search by halving would answer
+    5) and formulas' test_cell.py (``MATCH(4.1,{4.1,"b","a",5.1},-1)`` 1,
+    ``MATCH(2.1,{4.1,2.1,3.1,1.1},-1)`` 2)."""
+    number = value_type == 0
+    best = None
+    for j, (x, t) in enumerate(zip(values, types)):
+        if t != value_type:
+            continue
+        c = compare_numbers(x, value) if number else (x > value) - (x < value)
+        if c < 0:
+            break
+        if c == 0 and value_type != 1:
+            return j
+        best = j
+    return best
 
 
 _SCAN = object()  # ExactIndex.find: no answer from the index, formulas' scan gives it

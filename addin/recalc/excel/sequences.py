@@ -9,6 +9,10 @@
 * HYPERLINK(link_location, [friendly_name]): the cell shows ``friendly_name``, or the
   link when there is none (Microsoft's HYPERLINK page); the link itself is not
   followed.
+
+And where formulas has the function: SORT's arguments left empty take their defaults
+(``SORT(A1:A5,,-1)`` sorts by the first column, descending: EPPlus's
+ArrayFormulas.xlsx B1:B5, saved by Excel, 5 4 3 2 1); formulas read them as 0, #VALUE!.
 """
 from __future__ import annotations
 
@@ -93,8 +97,26 @@ def hyperlink(link, friendly=None):
     return 0.0 if v is sh.EMPTY else v
 
 
+def _with_defaults(func, defaults: dict):
+    """``func`` with each argument left empty (``F(1,,2)``, not an empty cell) given the
+    default of ``defaults`` (position -> value)."""
+    from .values import LEFT_OUT
+
+    def call(*args):
+        return func(*(defaults[k] if k in defaults and any(a is x for x in LEFT_OUT) else a
+                      for k, a in enumerate(args)))
+    call.__name__ = getattr(func, "__name__", "call")
+    return call
+
+
 def install(table, put) -> None:
     for name, func in (("SEQUENCE", sequence), ("RANDARRAY", randarray),
                        ("HYPERLINK", hyperlink)):
         put(table, name, func)
         table["_XLFN." + name] = table[name]
+    sort = table.get("SORT")
+    if callable(sort):
+        table["SORT"] = _with_defaults(sort, {1: 1, 2: 1})
+        for spelled in ("_XLFN._XLWS.SORT", "_XLWS.SORT", "_XLFN.SORT"):
+            if table.get(spelled) is sort:
+                table[spelled] = table["SORT"]

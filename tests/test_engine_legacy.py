@@ -1,0 +1,99 @@
+"""Legacy formulas (a plain ``<f>``, not ``t="array"``) in one cell: a range given to a
+value parameter is implicitly intersected, and an array result shows its top-left
+element, as Excel shows them (addin/recalc/legacy.py; docs/engine.md)."""
+from __future__ import annotations
+
+import math
+
+import openpyxl
+from openpyxl.worksheet.formula import ArrayFormula
+
+from zvmplan_addin import recalc as engine
+from zvmplan_addin.recalc import legacy
+
+from builders import recalc_cells, save
+
+
+def test_an_array_result_shows_its_top_left_element(tmp_path):
+    """Excel's cached values: ``={1,2;1,2}`` as a plain formula is 1 (formulas' test.xlsx
+    CORE!K6), ``=ERROR.TYPE({1,2,3})`` #N/A and ``=ISNA({1,2,3})`` FALSE (SheetJS's
+    ErrorTypes.xlsx RawErrors!F14, I14), ``=COLUMN(B11:D11)`` 2 in G252 and
+    ``=COLUMN(1:2)`` 1 (POI's FormulaEvalTestData_Copy.xlsx EverythingTests!G252,
+    E252), ``=MMULT(C1:D2,E1:F2)`` the product's first element (SheetJS's
+    formula_stress_test.xlsx Math!B35; here 1*5+2*7 = 19), a dynamic-array function's
+    too (``SORT``, Excel 365 shows such a plain formula as ``=@SORT(...)``). Nothing
+    spills."""
+    got = recalc_cells(tmp_path, {
+        "C1": 1, "D1": 2, "C2": 3, "D2": 4, "E1": 5, "F1": 6, "E2": 7, "F2": 8,
+        "A5": "={1,2;1,2}", "A6": "=ERROR.TYPE({1,2,3})", "A7": "=ISNA({1,2,3})",
+        "G9": "=COLUMN(B11:D11)", "A10": "=COLUMN(1:2)", "A11": "=MMULT(C1:D2,E1:F2)",
+        "A12": "=TRANSPOSE(C1:D2)", "A13": "=_xlfn._xlws.SORT(C1:D2,,-1)"})
+    assert got == {"A5": 1, "A6": "#N/A", "A7": False, "G9": 2, "A10": 1, "A11": 19,
+                   "A12": 1, "A13": 3}
+
+
+def test_a_value_parameter_reads_the_ranges_cell_in_the_formulas_row_or_column(tmp_path):
+    """POI's FormulaEvalTestData_Copy.xlsx (saved by Excel), EverythingTests: ``=ABS(K9:N9)``
+    in N96 is ABS(N9) = 345, ``=ABS(N88:N96)`` in O96 is ABS(N96),
+    ``=ATAN2(I167:I169,I11:K11)`` in J168 reads I168 and J11, ``=ISBLANK(J14:K14)`` in
+    J772 reads J14, ``=CONCATENATE(G10:J10,F263:F265)`` in I264 reads I10 and F264.
+    Beside the range it is #VALUE!. Inside SUM the value parameter still intersects
+    (``=SUM(ABS(A1:D1))``), inside SUMPRODUCT (an array argument) it does not."""
+    got = recalc_cells(tmp_path, {
+        "A1": -1, "B1": -2, "C1": -3, "D1": -4, "F1": -10, "F2": -20, "F3": -30,
+        "C5": "=ABS(A1:D1)", "G2": "=ABS(F1:F3)", "C3": "=ATAN2(F1:F3,A1:D1)",
+        "E6": "=ABS(A1:D1)", "C7": "=SUM(ABS(A1:D1))", "C8": "=SUMPRODUCT(ABS(A1:D1))",
+        "B9": '=CONCATENATE(A1:D1,"/",F1:F3)', "B10": "=ISBLANK(A1:D1)"})
+    assert got == {"C5": 3, "G2": 20, "C3": math.atan2(-3, -30), "E6": "#VALUE!", "C7": 3,
+                   "C8": 10, "B9": "#VALUE!", "B10": False}  # ATAN2(x, y) is atan2(y, x)
+
+
+def test_if_returns_the_reference_it_is_given(tmp_path):
+    """IF returns the reference of its chosen branch: as a legacy formula's result it is
+    intersected (koala's basic.xlsx: ``=IF(A1>1,B1:B3,0)`` in P1 and P2 shows 0 when
+    A1 is 1), given to SUM it is summed whole."""
+    got = recalc_cells(tmp_path, {
+        "A1": 2, "B1": 10, "B2": 20, "B3": 30,
+        "P1": "=IF(A1>1,B1:B3,0)", "P2": "=IF(A1>1,B1:B3,0)", "P3": "=IF(A1>5,B1:B3,0)",
+        "P4": "=SUM(IF(A1>1,B1:B3,0))", "P5": "=IF(A1>1,B1:B3,0)*2"})
+    assert got == {"P1": 10, "P2": 20, "P3": 0, "P4": 60, "P5": "#VALUE!"}
+
+
+def test_a_one_cell_array_formula_shows_the_top_left_element(tmp_path):
+    """``{=ABS(A1:D1)}`` entered with Ctrl+Shift+Enter in one cell evaluates the whole
+    range and shows its first element (the result cropped to the formula's range);
+    over five cells of a row it shows the four elements and #N/A beyond them."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    for c, v in zip("ABCD", (-1, -2, -3, -4)):
+        ws[f"{c}1"] = v
+    ws["C5"] = ArrayFormula("C5", "=ABS(A1:D1)")
+    ws["A7"] = ArrayFormula("A7:E7", "=ABS(A1:D1)")
+    path = save(wb, tmp_path / "in.xlsx")
+    engine.calc(path, tmp_path / "out.xlsx")
+    out = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)["Plan"]
+    assert out["C5"].value == 1
+    assert [out[f"{c}7"].value for c in "ABCDE"] == [1, 2, 3, 4, "#N/A"]
+
+
+def test_a_range_given_to_a_function_not_known_is_not_guessed(tmp_path, monkeypatch):
+    """A function whose parameter classes the engine does not know (here GAMMA taken out
+    of legacy.PARAMETERS), given a range in a legacy formula: Excel may intersect it
+    (it does for GAMMA, whose parameter is a number); the engine answers #VALUE! with
+    the reason, never the array's first element."""
+    monkeypatch.delitem(legacy.PARAMETERS, "GAMMA")
+    report = engine.calc(_book(tmp_path, {"A1": 0.5, "A2": 1, "A3": 2,
+                                          "B2": "=_xlfn.GAMMA(A1:A3)"}), tmp_path / "out.xlsx")
+    out = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)["Plan"]
+    assert out["B2"].value == "#VALUE!"
+    assert "GAMMA" in report.errors["Plan!B2"][1]
+
+
+def _book(tmp_path, cells):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    for ref, v in cells.items():
+        ws[ref] = v
+    return save(wb, tmp_path / "in.xlsx")
