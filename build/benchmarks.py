@@ -89,6 +89,9 @@ ROWS = []  # (section, name, target, measured, met)
 def report(section, name, measured, target=None, ok=None):
     ROWS.append((section, name, target or "", measured, "" if ok is None else
                  ("met" if ok else "NOT MET")))
+    # each line also on stderr as it is measured: a long run stopped half way (a fill
+    # of main's taking minutes on a loaded host) keeps what it had measured
+    print(f"{section}: {name}: {measured}", file=sys.stderr, flush=True)
 
 
 def measure_child(cmd, timeout=900):

@@ -414,6 +414,13 @@ def size_bound(template: Path, label: str, scenarios: bool = True):
     except (KeyError, OSError, ValueError) as exc:
         raise FillError(f"{template.name}: not a zvmplan template ({exc})") from None
     paths = rows.sheet_paths(entries)
+    pending = rows.PENDING_VALUE.encode()
+
+    def row_bytes(part: str) -> int:
+        """The bytes one more row adds to ``part``, as :data:`VALUES_GROWTH` was measured
+        on them: without the pending values its formula cells carry until written."""
+        added = len(two[part]) - len(one[part])
+        return added - len(pending) * (two[part].count(pending) - one[part].count(pending))
     # (what, the base, the cost of each added link, the bound)
     total = sum(len(v) for v in entries.values())
     held = size.cell_budget(formulas=True)  # on this machine, if fewer than MAX_CELLS
@@ -421,11 +428,11 @@ def size_bound(template: Path, label: str, scenarios: bool = True):
     costs = [(f"a workbook of {{:,}} cells", base, per_row, cells, "{:,} cells")]
     for name in (rows.P.PLANNER, rows.P.SCENARIOS):
         part = paths[name]
-        extra = (len(two[part]) - len(one[part])) * VALUES_GROWTH
+        extra = row_bytes(part) * VALUES_GROWTH
         if extra:
             costs.append((f"a {name} sheet of {{:,.0f}} MiB", len(one[part]), extra,
                           package.MAX_PART_BYTES, "{:,.0f} MiB a sheet"))
-    extra = sum(len(two[p]) - len(one[p]) for p in entries) * VALUES_GROWTH
+    extra = sum(row_bytes(p) for p in entries) * VALUES_GROWTH
     costs.append(("{:,.0f} MiB of parts", total, extra, package.MAX_TOTAL_BYTES,
                   "{:,.0f} MiB of parts"))
 

@@ -32,6 +32,15 @@ class GrowError(ValueError):
 
 
 _ROW = r'<row\b[^>]*\br="{r}"[^>]*?(?:/>|>.*?</row>)'
+
+#: the cached value a formula cell :func:`grow` writes carries until the engine writes
+#: its own: every template formula cell has a ``<v>``, and cells that all have one are
+#: the ones the engine's writer splices its values into at the offsets its reader noted
+#: (:mod:`zvmplan_addin.xlsx.splice`; a formula cell without one sends the whole sheet
+#: part to the general rewrite, three times slower). The file holding it is
+#: ``fill``'s own temporary one: ``fill`` recalculates it with ``keep_stale=False``, so
+#: every formula cell gets its computed value or nothing is written.
+PENDING_VALUE = "<v>0</v>"
 _CELL_ATTRS = re.compile(r'<c\b[^>]*\br="(?P<col>[A-Z]+)(?P<row>[0-9]+)"(?P<attrs>[^>]*?)/?>')
 
 
@@ -160,8 +169,8 @@ def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals, offset
             raise GrowError(f"{path}: no totals cell {ref}")
         style = re.search(r'\bs="[0-9]+"', cell.group(0))
         s = f" {style.group(0)}" if style else ""
-        head = head[:cell.start()] + f'<c r="{ref}"{s}><f>{escape(f[1:])}</f></c>' + \
-            head[cell.end():]
+        head = head[:cell.start()] + \
+            f'<c r="{ref}"{s}><f>{escape(f[1:])}</f>{PENDING_VALUE}</c>' + head[cell.end():]
     head = re.sub(r'(<dimension\b[^>]*\bref="[A-Z]+[0-9]+:[A-Z]+)' + str(old_last) + '"',
                   rf'\g<1>{new_last}"', head, count=1)
     span = re.compile(rf"\b([A-Z]+){first}:([A-Z]+){old_last}\b")
@@ -179,7 +188,7 @@ def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals, offset
             attr = "" if s is None else f' s="{s}"'
             f = formulas.get(col)
             text = (f'<c r="{col}{r}"{attr}/>' if f is None else
-                    f'<c r="{col}{r}"{attr}><f>{escape(f[0][1:])}</f></c>')
+                    f'<c r="{col}{r}"{attr}><f>{escape(f[0][1:])}</f>{PENDING_VALUE}</c>')
             out.append((col, s, text))
         return out
 

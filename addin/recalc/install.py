@@ -29,7 +29,7 @@ import schedula as sh
 from formulas.functions import Array, get_functions, wrap_func
 from formulas.functions.math import xsum
 from formulas.ranges import Ranges
-from formulas.tokens.operand import Empty, XlError as FXlError
+from formulas.tokens.operand import Empty, XlError as FXlError, _index2col
 
 from .. import registry
 from ..errors import ExcelError
@@ -309,9 +309,81 @@ def _geometry_functions(table) -> None:
             whole = _whole_row_or_column(array, args)
             if whole is not None:
                 return whole
+            if not compiling:
+                cell = _one_cell(array, args)
+                if cell is not None:
+                    return cell
             return _original(compiling, array, *args)
         index._zvm_geometry = True
         table["INDEX"] = {**entry, "function": functools.update_wrapper(index, entry["function"])}
+
+
+def _one_cell(array, args):
+    """INDEX of cells inside a one-area reference (``INDEX($B$50:$B$10049,7)``, or a
+    column of positions on the column path): the very answers formulas' INDEX gives (a
+    ``Ranges`` of each cell, made by the same ``set_value`` call, or the error a position
+    holds; an array of them for an array of positions), made for those cells alone --
+    formulas makes a reference for every cell of the range and then picks, so a column of
+    such INDEX cells over an n-row range cost n x n. None for anything else (a position
+    that is not a number or an error, 0, past the edge, a 2-D range given one position,
+    several areas): formulas answers those."""
+    if not isinstance(array, Ranges) or len(array.ranges) != 1 or not 1 <= len(args) <= 2:
+        return None
+    given = []
+    for a in args:
+        v = a.value if isinstance(a, Ranges) else a
+        if isinstance(v, np.ndarray):
+            if v.size == 0:
+                return None
+            given.append(v)
+        else:
+            given.append(np.array(v, dtype=object))
+    try:
+        given = np.broadcast_arrays(*given)
+    except ValueError:
+        return None
+    shape = given[0].shape
+    rng = array.ranges[0]
+    r1, n1 = int(rng["r1"]), int(rng["n1"])
+    h, w = int(rng["r2"]) - r1 + 1, int(rng["n2"]) - n1 + 1
+    if len(given) == 1 and h != 1 and w != 1:
+        return None
+    value = None
+    sheet_id = rng["sheet_id"]
+    out = np.empty(given[0].size, dtype=object)
+    for k, pos in enumerate(zip(*(g.reshape(-1).tolist() for g in given))):
+        error = next((x for x in pos if isinstance(x, FXlError)), None)
+        if error is not None:  # formulas: the first error among the positions
+            out[k] = error
+            continue
+        if not all(type(x) in _POSITION for x in pos) or not all(map(math.isfinite, pos)):
+            return None
+        if len(pos) == 2:
+            row, col = int(pos[0]), int(pos[1])
+        elif h == 1:  # formulas: one position in a one-row range counts its columns
+            row, col = 1, int(pos[0])
+        else:
+            row, col = int(pos[0]), 1
+        if not (1 <= row <= h and 1 <= col <= w):
+            return None
+        if value is None:
+            value = Ranges((rng,), array.values).value
+        r, n = r1 + row - 1, n1 + col - 1
+        c = _index2col(n)
+        ref = f"{c}{r}"
+        out[k] = Ranges(values=dict(array.values)).set_value(
+            {"r1": r, "r2": r, "c1": c, "c2": c, "n1": n, "n2": n, "ref": ref,
+             "name": f"{sheet_id}!{ref}" if sheet_id else ref, "sheet_id": sheet_id},
+            value[row - 1, col - 1])
+    if out.size == 1 and len(shape) in (0, 2):  # formulas: a 1x1 answer is the reference
+        if isinstance(out[0], Ranges):
+            return out[0]
+        return out.reshape(1, 1).view(Array)
+    return out.reshape(shape).view(Array)
+
+
+#: the kinds of number a position may be here (TRUE/FALSE and text go to formulas)
+_POSITION = frozenset({int, float, np.int64, np.int32, np.float64})
 
 
 def _whole_row_or_column(array, args):

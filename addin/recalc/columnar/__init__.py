@@ -29,6 +29,8 @@ as far as its function allows:
   level, ...) the numbers of its vector arguments go to one call as a range, so the
   model's ``per_mb_many``/``per_tx_many`` do the work. Columns that read the very same
   cells (three functions of one row's inputs) share one factorisation;
+* ``RANK`` of a column over one range every cell shares sorts the range once and finds
+  each number by binary search (:mod:`.rank`);
 * ``IF`` over any condition and values (text, empty cells, errors) picks element by
   element with a plain ``map`` (:func:`_any_if`), as formulas' IF answers each element;
 * any other function (``OR($B10="",$C10="")``, ``AND``, ``SUM(F2,G2)``, ``COUNTIF`` or
@@ -42,8 +44,8 @@ A reference to one row per cell of the same columns (``$V10:$AB10`` filled down)
 column input too (:class:`RowRanges`): the rows' values are gathered from the grid in
 one numpy step and a cell's own range is made only for the cells a step is called for.
 So is a running total's range (``E$2:E10``, from a fixed first row to the cell's own:
-:class:`~.prefix.PrefixRanges`): SUM, MAX, MIN and COUNT over it are one pass over the
-rows (:mod:`.prefix`); anything else over it sends the cells one by one.
+:class:`~.prefix.PrefixRanges`): SUM, MAX, MIN, COUNT and COUNTIF over it are one pass
+over the rows (:mod:`.prefix`); anything else over it sends the cells one by one.
 
 Errors stay per cell: an error value in one cell's input is an error in that cell's
 result only, and a zvmplan function's reason is kept for every cell it belongs to. A run
@@ -74,6 +76,7 @@ from ..values import NOT_ONE, one_value
 from .distinct import _cell_by_cell, _distinct, _per_distinct
 from .numeric import _fast
 from .prefix import PrefixRanges, prefix_step
+from .rank import RANK_FUNCTIONS, rank_step
 from .vectors import (LIT_COLUMN, PREFIX_COLUMN, REF_COLUMN, ROWS_COLUMN, STEP_COLUMN, _WHOLE,
                       RowRanges, _as_column)
 from .zvmplan import _zvmplan_column
@@ -169,12 +172,16 @@ def _column_step(name, func, inputs, values, column, n, note, memo=None):
     elementwise call on the whole columns, and else :func:`_per_distinct`."""
     if any(column.get(k) == PREFIX_COLUMN for k in inputs):  # a running total
         result = prefix_step(name, [values[k] for k in inputs],
-                             [column.get(k) == PREFIX_COLUMN for k in inputs])
+                             [column.get(k) for k in inputs], n)
         if result is None:
             raise NotStraight(name)  # anything else over such ranges: cell by cell
         return result, STEP_COLUMN
     if any(column.get(k) in _WHOLE for k in inputs):
         return _per_distinct(func, inputs, values, column, n, note)
+    if name in RANK_FUNCTIONS:  # one sort of the range, a binary search a cell
+        result = rank_step(func, inputs, values, column, n, note)
+        if result is not None:
+            return result, STEP_COLUMN
     positions = {p for p, k in enumerate(inputs) if k in column}
     fn = resolve(name) if isinstance(name, str) else None
     if fn is not None:

@@ -12,22 +12,40 @@ The values are those of each cell's own call, exactly:
 * text and TRUE/FALSE in the range are passed over, as Excel's SUM, MAX, MIN and COUNT
   pass them over in a reference (:mod:`..excel.coercion`);
 * an error in the range is the result of SUM, MAX and MIN from its row on (the first
-  error in the order the range is read, row by row), and COUNT passes it over.
+  error in the order the range is read, row by row), and COUNT passes it over;
+* COUNTIF over such a range with a criterion per cell (``=COUNTIF(E$2:E10,E10)``, the
+  how-manieth of its value a row is) or one for all counts with the engine's own
+  criteria (:mod:`..excel.criteria`): a number picks numbers and numeric text equal to
+  it at 15 significant digits, so each value of the range is keyed by its number
+  rounded to 15 digits and counted in one pass down the rows (a dict of counts, the
+  cells' answers read as the pass reaches their last row); any other criterion (text,
+  ``">=0"``, TRUE, an error, an empty cell) is one mask of the range a distinct
+  criterion, by the very matcher a cell's own COUNTIF uses, and a running count of it.
 
 A range holding anything else (-0.0 for MAX and MIN; a sum SUM cannot hold as a finite
 double) is not taken here: :func:`prefix_step` returns None and the engine
 evaluates the cells one by one, which gives the reference answer for those too. So does
-any other function, or SUM with more arguments than the range."""
+any other function, SUM with more arguments than the range, or a COUNTIF column with
+more than :data:`COUNTIF_MASKS` distinct criteria that are not numbers."""
 from __future__ import annotations
 
 import numpy as np
 import schedula as sh
 from formulas.tokens.operand import XlError
 
+from ..excel import criteria as _criteria
+from ..excel.numbers import round15
+from ..excel.parse import number_from_text
+from ..excel.values import is_collection, single, values_of
 from ..values import make_ranges
+from .vectors import LIT_COLUMN, PREFIX_COLUMN, REF_COLUMN, STEP_COLUMN
 
 #: the functions :func:`prefix_step` computes from one pass
-PREFIX_FUNCTIONS = frozenset({"SUM", "MAX", "MIN", "COUNT"})
+PREFIX_FUNCTIONS = frozenset({"SUM", "MAX", "MIN", "COUNT", "COUNTIF"})
+
+#: a COUNTIF column is counted on the column path with at most this many distinct
+#: criteria that are not numbers (each one mask of the range); beyond, cell by cell
+COUNTIF_MASKS = 64
 
 _NUMBER = (float, int)
 #: the kinds of value the functions pass over in a range (text, TRUE/FALSE, empty cells)
@@ -52,11 +70,17 @@ class PrefixRanges:
                            self.block[:r - self.r1 + 1].copy())
 
 
-def prefix_step(name: str, args: list, is_prefix: list) -> np.ndarray | None:
-    """The ``(n, 1)`` results of ``name`` (one of :data:`PREFIX_FUNCTIONS`) called with
-    one argument, a :class:`PrefixRanges`, for each of its cells; None for anything else
-    (then the cells are evaluated one by one)."""
-    if name not in PREFIX_FUNCTIONS or len(args) != 1 or not is_prefix[0]:
+def prefix_step(name: str, args: list, kinds: list, n: int) -> np.ndarray | None:
+    """The ``(n, 1)`` results of ``name`` (one of :data:`PREFIX_FUNCTIONS`) called for
+    each of its ``n`` cells with one argument, a :class:`PrefixRanges` (``kinds[k]``: the
+    kind of column argument ``k`` is, None for a value all cells share), or for COUNTIF
+    with a criterion too; None for anything else (then the cells are evaluated one by
+    one)."""
+    if name == "COUNTIF" and len(args) == 2 and kinds[0] == PREFIX_COLUMN \
+            and kinds[1] != PREFIX_COLUMN:
+        return _countif(args[0], args[1], kinds[1], n)
+    if name not in PREFIX_FUNCTIONS or name == "COUNTIF" or len(args) != 1 \
+            or kinds[0] != PREFIX_COLUMN:
         return None
     pr = args[0]
     flat = pr.block.reshape(-1).tolist()
@@ -93,3 +117,93 @@ def prefix_step(name: str, args: list, is_prefix: list) -> np.ndarray | None:
         first = errors[0]
         out[ends > first] = flat[first]
     return out.reshape(n, 1)
+
+
+def _criteria_column(arg, kind, n: int) -> list | None:
+    """The criterion each of ``n`` cells gives COUNTIF (its one value, as
+    :func:`~..excel.criteria.countif` reads a one-cell argument), or None when a cell's
+    criterion is an array (an array of answers: cell by cell)."""
+    if kind in (REF_COLUMN, LIT_COLUMN, STEP_COLUMN):
+        if not isinstance(arg, np.ndarray) or arg.shape != (n, 1):
+            return None
+        flat = arg.reshape(-1).tolist()
+        if any(isinstance(v, np.ndarray) for v in flat):
+            return None
+        return flat
+    if kind is not None:
+        return None
+    if is_collection(arg):
+        values = values_of(arg)
+        if values.size != 1:
+            return None
+        arg = values
+    return [single(arg)] * n
+
+
+def _number_key(v, memo: dict):
+    """What a number criterion compares ``v`` (a value of the range) by: its number
+    rounded to 15 significant digits (a number, or text that reads as one), else None
+    (TRUE/FALSE, errors, empty cells and other text match no number)."""
+    t = type(v)
+    if t is float or t is int:
+        key = memo.get(v)
+        if key is None:
+            key = memo[v] = round15(float(v))
+        return key
+    if t is str:  # plain text, never an error or the empty cell (their own types)
+        key = memo.get((str, v))
+        if key is None:
+            x = number_from_text(v)
+            key = memo[(str, v)] = None if x is None else round15(x)
+        return key
+    return None
+
+
+def _countif(pr: PrefixRanges, criterion, kind, n: int) -> np.ndarray | None:
+    """``COUNTIF(E$2:E{r}, criterion)`` for each cell: see the module's docstring. The
+    answers are ints, as COUNTIF's own."""
+    crit = _criteria_column(criterion, kind, n)
+    if crit is None:
+        return None
+    flat = pr.block.reshape(-1).tolist()
+    if set(map(type, flat)) - _SKIPPED - {XlError}:
+        return None  # a value of another kind (an array, a numpy scalar): cell by cell
+    width = pr.c2 - pr.c1 + 1
+    ends = ((pr.rows - pr.r1 + 1) * width).tolist()  # how many values each cell reads
+    out = [0] * n
+    numeric = [k for k, c in enumerate(crit) if type(c) in _NUMBER]
+    others: dict = {}
+    for k, c in enumerate(crit):
+        if type(c) not in _NUMBER:
+            others.setdefault((type(c), c), []).append(k)
+    if len(others) > COUNTIF_MASKS:
+        return None
+    if numeric:
+        memo: dict = {}
+        keys = [_number_key(v, memo) for v in flat]
+        wanted = [round15(float(crit[k])) for k in numeric]
+        by_end = sorted(range(len(numeric)), key=lambda j: ends[numeric[j]])
+        counts: dict = {}
+        done = 0
+        for j in by_end:
+            end = ends[numeric[j]]
+            for key in keys[done:end]:
+                counts[key] = counts.get(key, 0) + 1
+            done = max(done, end)
+            out[numeric[j]] = counts.get(wanted[j], 0)
+    for (_, c), cells in others.items():
+        hit = _criteria.matcher(c)
+        memo = {}
+        picked = []
+        for v in flat:
+            key = (type(v), v)
+            r = memo.get(key)
+            if r is None:
+                r = memo[key] = bool(hit(v))
+            picked.append(r)
+        running = np.concatenate(([0], np.cumsum(picked, dtype=np.int64))).tolist()
+        for k in cells:
+            out[k] = running[ends[k]]
+    column = np.empty((n, 1), dtype=object)
+    column[:, 0] = out
+    return column
