@@ -192,15 +192,7 @@ def _countif(pr: PrefixRanges, criterion, kind, n: int) -> np.ndarray | None:
             done = max(done, end)
             out[numeric[j]] = counts.get(wanted[j], 0)
     for (_, c), cells in others.items():
-        hit = _criteria.matcher(c)
-        memo = {}
-        picked = []
-        for v in flat:
-            key = (type(v), v)
-            r = memo.get(key)
-            if r is None:
-                r = memo[key] = bool(hit(v))
-            picked.append(r)
+        picked = _criteria.picks(flat, c)
         running = np.concatenate(([0], np.cumsum(picked, dtype=np.int64))).tolist()
         for k in cells:
             out[k] = running[ends[k]]

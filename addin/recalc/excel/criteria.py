@@ -120,20 +120,26 @@ def _wildcard(pattern: str):
     return re.compile("".join(out) + r"\Z", re.I | re.S).match
 
 
+def picks(flat: list, criterion) -> list[bool]:
+    """Whether ``criterion`` picks each of the values ``flat``: the criterion's test run
+    once per distinct value (a type and its value: 1 and TRUE are told apart)."""
+    hit = matcher(criterion)
+    memo: dict = {}
+    got = []
+    for v in flat:
+        key = (type(v), v)
+        r = memo.get(key)
+        if r is None:
+            r = memo[key] = bool(hit(v))
+        got.append(r)
+    return got
+
+
 def _picked(ranges: list, criteria: list) -> np.ndarray:
     """The boolean mask of cells every (range, criterion) pair picks."""
     mask = None
     for values, criterion in zip(ranges, criteria):
-        hit = matcher(criterion)
-        memo: dict = {}
-        flat = values.reshape(-1).tolist()
-        got = []
-        for v in flat:
-            key = (type(v), v)
-            r = memo.get(key)
-            if r is None:
-                r = memo[key] = bool(hit(v))
-            got.append(r)
+        got = picks(values.reshape(-1).tolist(), criterion)
         m = np.array(got, dtype=bool).reshape(values.shape)
         mask = m if mask is None else mask & m
     return mask
