@@ -26,6 +26,7 @@ import numpy as np
 import schedula as sh
 from formulas.ranges import Ranges
 
+from .during import during
 from ..prefixes import spellings
 from .values import XL
 
@@ -49,11 +50,8 @@ _QUOTED = re.compile(r'"[^"]*"|\[[^\]]*\]|\\.|_.|\*.')
 @contextlib.contextmanager
 def active(date1904: bool):
     """Evaluate in the 1904 date system while the block runs, if ``date1904``."""
-    token = _ACTIVE.set(bool(date1904))
-    try:
+    with during(_ACTIVE, bool(date1904)):
         yield
-    finally:
-        _ACTIVE.reset(token)
 
 
 def is_active() -> bool:

@@ -26,6 +26,7 @@ from formulas.cell import CELL
 from formulas.functions import wrap_func
 from formulas.ranges import Ranges
 
+from .during import during
 from ..prefixes import spellings
 from ..xlsx.references import MAX_COL, MAX_ROW, REFERENCE, reference_parts
 from . import shapes
@@ -41,11 +42,8 @@ def active(ranges, sheet_index: dict, names):
     """While the block runs, ``ranges(rect)`` gives a rectangle's value, ``sheet_index``
     maps a sheet key to its index and ``names`` (a :class:`~.names.NameTable`) resolves
     INDIRECT's names."""
-    token = _ACTIVE.set((ranges, sheet_index, names))
-    try:
+    with during(_ACTIVE, (ranges, sheet_index, names)):
         yield
-    finally:
-        _ACTIVE.reset(token)
 
 
 def _rect(rng: Ranges):

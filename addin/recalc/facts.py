@@ -22,6 +22,7 @@ import contextlib
 import contextvars
 import re
 
+from .during import during
 from . import shapes
 
 _ACTIVE: contextvars.ContextVar["BookFacts | None"] = contextvars.ContextVar(
@@ -82,11 +83,8 @@ class BookFacts:
     @contextlib.contextmanager
     def active(self):
         """Where :func:`current` finds these facts while the block runs."""
-        token = _ACTIVE.set(self)
-        try:
+        with during(_ACTIVE, self, self):
             yield self
-        finally:
-            _ACTIVE.reset(token)
 
 
 def current() -> BookFacts | None:

@@ -16,6 +16,7 @@ import numpy as np
 from formulas.functions import Array, wrap_func
 from formulas.ranges import Ranges
 
+from .during import during
 from ..prefixes import spellings
 from . import shapes
 from .values import XL
@@ -26,11 +27,8 @@ _LOOKUP: contextvars.ContextVar = contextvars.ContextVar("zvmplan_formula_cells"
 @contextlib.contextmanager
 def active(lookup):
     """``lookup(sheet key, row, col) -> bool`` answers ISFORMULA while the block runs."""
-    token = _LOOKUP.set(lookup)
-    try:
+    with during(_LOOKUP, lookup):
         yield
-    finally:
-        _LOOKUP.reset(token)
 
 
 def isformula(ref):

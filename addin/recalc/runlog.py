@@ -12,6 +12,7 @@ import contextlib
 import contextvars
 from dataclasses import dataclass, field
 
+from .during import during
 from ..errors import ExcelError
 
 #: how the reason of an error starts when the engine did not compute the formula (a form
@@ -41,11 +42,8 @@ class Reasons:
     @contextlib.contextmanager
     def active(self):
         """Where :func:`note` leaves reasons while the block runs."""
-        token = _ACTIVE.set(self)
-        try:
+        with during(_ACTIVE, self, self):
             yield self
-        finally:
-            _ACTIVE.reset(token)
 
 
 def note(err: ExcelError) -> None:

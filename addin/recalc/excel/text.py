@@ -24,6 +24,7 @@ import numpy as np
 import schedula as sh
 from formulas.tokens.operand import XlError
 
+from ..during import during
 from .values import XL, each, is_collection, is_number, single, values_of
 from .parse import number_from_text
 
@@ -67,11 +68,8 @@ def mac_roman(active: bool):
     Macintosh Excel"). Its values were computed so -- formulas' test.xlsx, saved by
     Excel 16 for Mac, caches CHAR(128) as "Ä", Windows-1252's "€" -- and Excel for Mac
     recalculating it gives them again."""
-    token = _MAC.set(bool(active))
-    try:
+    with during(_MAC, bool(active)):
         yield
-    finally:
-        _MAC.reset(token)
 
 
 def _charset() -> tuple[dict, dict]:
