@@ -565,7 +565,9 @@ def bench_calc_speed(cmd, tmp, rows=CALC_ROWS, reference=None, runs=3, lo=True):
     have_lo = lo and planner_sheet.soffice() is not None
     z = planner_sheet.write(tmp / f"planner_{rows}_zvmplan.xlsx", rows, zvmplan=True)
     b = planner_sheet.write(tmp / f"planner_{rows}_builtin.xlsx", rows, zvmplan=False)
-    cases = [(f"planner sheet {rows:,} rows", z, b, 5.0, 600),
+    at_target = rows == CALC_ROWS  # the issue's targets are for 100,000 rows only
+    cases = [(f"planner sheet {rows:,} rows", z, b, 5.0 if at_target else None,
+              600 if at_target else None),
              ("template", TEMPLATE, TEMPLATE, 1.0, None)]
     whos = [("zvmplan", cmd)] + ([("reference", reference)] if reference else [])
     for label, src, lo_src, target_cpu, target_mb in cases:
@@ -595,7 +597,7 @@ def bench_calc_speed(cmd, tmp, rows=CALC_ROWS, reference=None, runs=3, lo=True):
             cpu, wall, mb = best[who]
             target = None
             ok = None
-            if who == "zvmplan":
+            if who == "zvmplan" and target_cpu is not None:
                 target = f"<= {target_cpu:g} s" + (f", {target_mb} MB" if target_mb else "")
                 ok = cpu <= target_cpu and (target_mb is None or mb <= target_mb)
             report("calc19", f"{label}, {who} [CPU s / wall s / MB]",
@@ -603,8 +605,8 @@ def bench_calc_speed(cmd, tmp, rows=CALC_ROWS, reference=None, runs=3, lo=True):
         if "zvmplan" in best and "LibreOffice" in best:
             ratio = best["LibreOffice"][0] / best["zvmplan"][0]
             report("calc19", f"{label}: LibreOffice CPU / zvmplan CPU", f"{ratio:.2f}x",
-                   ">= 2x" if "planner" in label else None,
-                   ratio >= 2 if "planner" in label else None)
+                   ">= 2x" if "planner" in label and at_target else None,
+                   ratio >= 2 if "planner" in label and at_target else None)
         if "zvmplan" in best and "reference" in best:
             report("calc19", f"{label}: reference CPU / zvmplan CPU",
                    f"{best['reference'][0] / best['zvmplan'][0]:.2f}x")
@@ -695,7 +697,8 @@ def main(argv=None) -> int:
                         help="only issue 19's calc targets: the planner sheet (--calc-rows) "
                         "and the template, beside --calc-reference and LibreOffice")
     parser.add_argument("--calc-rows", type=int, default=CALC_ROWS,
-                        help="rows of the planner sheet of --calc-only (default 100,000)")
+                        help="rows of the planner sheet of --calc-only (default 100,000; the "
+                        "targets are judged at 100,000 rows only)")
     parser.add_argument("--calc-reference", metavar="ZVMPLAN",
                         help="another zvmplan command (e.g. main's venv/bin/zvmplan) run "
                         "in the same rounds as --calc-only's")
