@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 
 from . import sheet as S
+from .bulksheet import read_bulk
 
 # an attribute as the usual writers spell it: no reference, no whitespace, no "<" in it
 _ATTR = rb' [A-Za-z][A-Za-z0-9:]*="[^"&<\t\n\r]*"'
@@ -65,13 +66,19 @@ def read_fast(data: bytes, sheet: "S.SheetData", strings: list, name: str,
     decl = head.find(b"?>") + 2 if head.lstrip(b"\xef\xbb\xbf").startswith(b"<?xml") else 0
     if stop < 0 or b"<!" in head or b"<?" in head[decl:]:
         return None     # the first "<sheetData>" may be in a comment, CDATA or a PI
-    S.xmlparse.check(data, name)     # the whole part well formed, as expat reads it
-    # what lies outside <sheetData> (dimension, filters) as the general reader sees it
+    # what lies outside <sheetData> (dimension, filters) as the general reader sees it;
+    # expat reads the rest of the part below (or the bulk reader proves it well formed),
+    # and a part expat refuses is refused with expat's word on the whole of it
     outer = S.SheetData(sheet.name, sheet.part)
     local = S.Budget(budget.limit)
     local.cells, local.others = list(budget.cells), list(budget.others)
-    around = S.read_general(head + data[stop:], outer, strings, name, local)
+    try:
+        around = S.read_general(head + data[stop:], outer, strings, name, local)
+    except S.UnsafeWorkbookError:
+        S.xmlparse.check(data, name)
+        raise
     if around.prefix or outer.values or outer.formulas or outer.hidden_rows or around.cells:
+        S.xmlparse.check(data, name)
         return None     # a second sheetData after the first: the general reader's case
     # straight into the sheet's dicts when they are empty (as read_workbook hands them);
     # emptied again if the part goes to the general reader after all
@@ -81,8 +88,12 @@ def read_fast(data: bytes, sheet: "S.SheetData", strings: list, name: str,
                                             sheet.hidden_rows)
     else:
         values, formulas, cached, hidden = {}, {}, {}, {}
-    layout = _read_cells(data, body, stop, name, strings, values, formulas, cached, hidden,
-                         (local.cells[0], local.others[0]), budget.limit)
+    left = (local.cells[0], local.others[0])
+    layout = read_bulk(data, body, stop, strings, values, formulas, cached, left)
+    if layout is None:      # not in the bulk reader's spelling: expat, then the loop
+        S.xmlparse.check(data, name)     # the whole part well formed, as expat reads it
+        layout = _read_cells(data, body, stop, name, strings, values, formulas, cached,
+                             hidden, left, budget.limit)
     if layout is None:
         if direct:
             for d in (values, formulas, cached, hidden):
