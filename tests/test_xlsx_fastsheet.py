@@ -23,7 +23,9 @@ STRINGS = ["zero", "one", "two"]
 def _state(sheet: SheetData, layout: S.Layout, budget: S.Budget) -> tuple:
     return (repr(sheet.values), repr(sheet.formulas), repr(sheet.cached), sheet.hidden_rows,
             sheet.filter_active, sheet.max_row, sheet.max_col, bytes(layout.cells),
-            layout.dimension, layout.prefix, budget.cells, budget.others)
+            layout.dimension, layout.prefix, budget.cells, budget.others,
+            [type(v).__name__ for v in sheet.values.values()],     # an XlError is a str
+            [type(v).__name__ for v in sheet.cached.values()])
 
 
 def _both(xml: str, fm: str = "0"):
@@ -127,3 +129,203 @@ def test_the_fast_layout_splices_new_values():
     out = splice_by_layout(data, CellValues.from_dict({1: {2: 4.0, 3: "x2"}}), layout)
     assert b'<c r="B1"><f>A1*2</f><v>4.0</v></c>' in out
     assert b'<c r="C1" t="str"><f>"x"&amp;A1</f><v>x2</v></c>' in out
+
+
+# ------------------------------------------------------------------ the bulk path ----
+# (xlsx/bulksheet.py: the usual spelling read with numpy, well-formedness proved from
+# the tokens; anything else goes to expat and the regex loop, the path before it)
+
+def _outcome(data: bytes, bulk: bool, monkeypatch, strings=STRINGS, budget=None):
+    """What read_sheet makes of ``data``, with the bulk path or without it: the state,
+    or the one-line error."""
+    from zvmplan_addin.xlsx import fastsheet
+    with monkeypatch.context() as m:
+        if not bulk:
+            m.setattr(fastsheet, "read_bulk", lambda *a: None)
+        sheet, b = SheetData("S", "p"), budget() if budget else S.Budget()
+        try:
+            layout = read_sheet(data, sheet, strings, "p", b)
+        except S.UnsafeWorkbookError as exc:
+            return "refused: " + str(exc)
+        return _state(sheet, layout, b)
+
+
+def _bulk_taken(data: bytes) -> bool:
+    from zvmplan_addin.xlsx.bulksheet import read_bulk
+    if data.count(b"<sheetData>") != 1 or data.count(b"</sheetData>") != 1:
+        return False
+    body = data.index(b"<sheetData>") + len(b"<sheetData>")
+    return read_bulk(data, body, data.index(b"</sheetData>"), STRINGS, {}, {}, {},
+                     (10**6, 10**6)) is not None
+
+
+def _part(xml: str, fm: str = "0") -> bytes:
+    return (HEAD.replace("{fm}", fm) + xml + TAIL).encode("utf-8")
+
+
+USUAL = ('<row r="1" spans="1:5" x14ac:dyDescent="0.25"><c r="A1" t="s"><v>1</v></c>'
+         '<c r="B1" s="2"><v>2.5</v></c><c r="C1" t="b"><v>1</v></c>'
+         '<c r="D1" t="e"><v>#N/A</v></c><c r="E1" t="str"><v> x&amp;y </v></c></row>'
+         '<row r="2"><c r="A2" t="inlineStr"><is><t>a&amp;b_x0041_</t></is></c>'
+         '<c r="B2"><f>IF(A1&gt;0,A1&amp;"x",1)</f><v>3</v></c>'
+         '<c r="C2" t="str"><f>A1&amp;""</f><v>one</v></c><c r="D2" t="s"><v>7</v></c>'
+         '<c r="E2" t="inlineStr"><is><t xml:space="preserve"> sp </t></is></c></row>'
+         '<row r="3"><c r="A3" s="1"/><c r="B3"><f>B1</f><v /></c><c r="C3"><f>C1</f><v/></c>'
+         '<c r="D3" t="s"><v/></c><c r="E3"><v></v></c><c r="F3"><v>1e3</v></c>'
+         '<c r="G3"><v>abc</v></c><c r="H3" t="d"><v>2020-01-02T12:00:00</v></c></row>'
+         '<row r="4" s="1" customFormat="1"/><row r="7"><c r="ZZ7" s="3" /></row>'
+         '<row r="9"><c r="AAA9"><f>1+\n2</f><v>3</v></c><c r="B9" t="str"><f>"&lt;"</f>'
+         '<v>&lt;</v></c><c r="C9" t="inlineStr"><f>"q"</f><v>old</v>'
+         '<is><t>&quot;q&apos;</t></is></c></row>')
+
+
+def test_the_bulk_path_reads_the_usual_spelling_as_the_loop_does(monkeypatch):
+    """Every value type, empty <v/> and <v />, styled empty cells, references and
+    _xHHHH_ escapes, an empty row, a line feed in a formula, an inline string with a
+    formula: the bulk path takes it and gives what the loop and the general reader
+    give (dicts in the same order, layout offsets, budget, extent)."""
+    data = _part(USUAL)
+    assert _bulk_taken(data)
+    bulk = _outcome(data, True, monkeypatch)
+    assert bulk == _outcome(data, False, monkeypatch)
+    sheet, general = SheetData("S", "p"), S.Budget()
+    want = S.read_general(data, sheet, STRINGS, "p", general)
+    assert bulk == _state(sheet, want, general)
+    assert "(2, 4): '#REF!'" in bulk[0] and "'a&bA'" in bulk[0] and "' sp '" in bulk[0]
+    assert bulk[-2].count("XlError") == 3 and "(9, 2): '<'" in bulk[2]
+
+
+def test_the_bulk_path_reads_a_large_part_in_chunks(monkeypatch):
+    """Rows across several chunks (CHUNK made small): the same as the loop."""
+    from zvmplan_addin.xlsx import bulksheet
+    monkeypatch.setattr(bulksheet, "CHUNK", 200)
+    rows = "".join(f'<row r="{r}"><c r="A{r}" t="inlineStr"><is><t>k{r}</t></is></c>'
+                   f'<c r="B{r}"><v>{r / 7}</v></c><c r="C{r}"><f>B{r}*2&amp;""</f><v /></c>'
+                   f'</row>' for r in range(1, 400))
+    data = _part(rows)
+    assert _bulk_taken(data)
+    assert _outcome(data, True, monkeypatch) == _outcome(data, False, monkeypatch)
+
+
+@pytest.mark.parametrize("xml", [
+    '<row r="1"><c r="A1"><v>1</v></c></row>\n<row r="2"/>',          # white space
+    '<row r="1" hidden="1"><c r="A1"><v>1</v></c></row>',               # a hidden row
+    '<row r="1"><c r="A1"><f t="shared" ref="A1:A2" si="0">1</f></c></row>',
+    '<row r="1"><c r="A1"><v>&#49;</v></c></row>',                      # a character reference
+    '<row r="1"><c r="A1" t="inlineStr"><is><t>caf\u00e9</t></is></c></row>',   # not ASCII
+    '<row r="1"><c r="A1"><f>1+\r\n2</f><v>3</v></c></row>',            # a CR
+    '<row><c r="A1"><v>1</v></c></row>',                                # a row without r
+    '<row r="1"><c r="A1" t="n" t="s"><v>1</v></c></row>',             # twice the same
+    '<row r="1"><c r="A1" r="B1"><v>1</v></c></row>',
+    '<row r="1"><c r="AAAA1"><v>1</v></c></row>',
+    '<row r="1"><c r="A12345678"><v>1</v></c></row>',
+])
+def test_the_bulk_path_leaves_other_spellings_to_the_loop(xml, monkeypatch):
+    """Not taken by the bulk path; the loop (or the general reader, or expat's refusal)
+    gives the answer it gave before."""
+    data = _part(xml)
+    assert not _bulk_taken(data)
+    assert _outcome(data, True, monkeypatch) == _outcome(data, False, monkeypatch)
+
+
+HOSTILE = [
+    '<row r="1"><c r="A1"><v>1\x01</v></c></row>',          # control characters
+    '<row r="1"><c r="A1"><v>1\x0b</v></c></row>',
+    '<row r="1"><c r="A1"><f>\x0c</f></c></row>',
+    '<row r="1"><c r="A1"><v>a&b</v></c></row>',            # a bare &
+    '<row r="1"><c r="A1"><v>&foo;</v></c></row>',          # an undeclared entity
+    '<row r="1"><c r="A1"><v>&amp</v></c></row>',
+    '<row r="1"><c r="A1"><v>&#0;</v></c></row>',           # references to no character
+    '<row r="1"><c r="A1"><v>&#xFFFE;</v></c></row>',
+    '<row r="1"><c r="A1"><v>&#x110000;</v></c></row>',
+    '<row r="1"><c r="A1"><v>a]]>b</v></c></row>',          # ]]> in character data
+    '<row r="1"><c r="A1"><v>a>b</v></c></row>',            # > is fine there
+    '<row r="1"><c r="A1" s="<"><v>1</v></c></row>',        # < in an attribute value
+    '<row r="1"><c r="A1" s="1" s="2"><v>1</v></c></row>',  # an attribute twice
+    '<row r="1"><c r="A1" s=1><v>1</v></c></row>',          # unquoted
+    '<row r="1"><c r="A1"><v>1</v></row>',                  # unbalanced
+    '<row r="1"><c r="A1"><v>1</c></v></row>',              # crossed
+    '<row r="1"><c r="A1"><v>1</v></c>',                    # unclosed row
+    '<row r="1"><c r="A1"><v>1</v></c></row></row>',
+    '<row r="1"><c r="A1"><v>1</v></c></row><',
+    '<row r="1"><c r="A1"><v>\xff</v></c></row>',           # (made invalid UTF-8 below)
+    '<row r="1"><c r="A1"><v>\ufffe</v></c></row>',         # not an XML character
+    '<row r="1"><c r="A1"><v>\ud800</v></c></row>',         # (a surrogate, encoded below)
+    '<row r="1"><c r="A1"><v>1</v></c></row><!DOCTYPE x>',
+    '<row r="1"><c r="A1"><v>1</v></c></row><?pi x?>',
+    '<row r="1"><c r="A1"><v><![CDATA[1]]></v></c></row>',
+    '<row r="1"><c r="A1"><v>1</v></c></row><!-- -- -->',
+    '<row r="1"><c r="A1" t="inlineStr"><is><t xml:space=preserve"> a</t></is></c></row>',
+    '<row r="1"><c r="A1" t="inlineStr"><is><t xml:space="preserve" > a</t></is></c></row>',
+]
+
+
+def _hostile(xml: str) -> bytes:
+    if "\xff" in xml:
+        return _part(xml.replace("\xff", "")).replace(b"<v></v>", b"<v>\xff</v>")
+    if "\ud800" in xml:
+        return _part(xml.replace("\ud800", "")).replace(b"<v></v>", b"<v>\xed\xa0\x80</v>")
+    return _part(xml)
+
+
+@pytest.mark.parametrize("xml", HOSTILE)
+def test_malformed_content_is_refused_as_expat_refuses_it(xml, monkeypatch):
+    """Whatever expat refuses in <sheetData> (the bulk path proves the rest well formed
+    itself) is refused with expat's one line, as before; what expat takes is read as
+    before."""
+    from zvmplan_addin.xlsx import xml as xmlparse
+    data = _hostile(xml)
+    got = _outcome(data, True, monkeypatch)
+    assert got == _outcome(data, False, monkeypatch)
+    try:
+        xmlparse.check(data, "p")
+    except S.UnsafeWorkbookError as exc:
+        assert got == "refused: " + str(exc)
+        assert "\n" not in got and "bug" not in got
+    else:
+        assert not isinstance(got, str)
+
+
+def test_mutated_parts_give_what_they_gave_before(monkeypatch):
+    """A thousand random byte edits of the usual spelling (seeded): each part is
+    refused with the same line, or read into the same state, with the bulk path as
+    without it."""
+    import random
+    rng = random.Random(19)
+    base = _part(USUAL)
+    body = base.index(b"<sheetData>") + len(b"<sheetData>")
+    stop = base.index(b"</sheetData>")
+    pieces = [b"<", b">", b"/", b"&", b";", b'"', b" ", b"\x01", b"\r", b"\n", b"]]>",
+              b"&#", b"x", b"1", b"A", b"=", b"\xc3\xa9", b"\xff", b"<v>", b"</c>",
+              b"<row r=\"5\">", b"</row>", b"<f>", b"&amp;", b"&lt;", b' t="s"', b' r="B1"',
+              b"9", b"Z", b"\t", b"<v/>", b"<is>", b"<t>", b"/>", b'<c r="A1">', b"\x00"]
+    taken = 0
+    for _ in range(1000):
+        data = bytearray(base)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(body, stop)
+            how = rng.random()
+            if how < 0.4:
+                data[at:at + 1] = b""
+            elif how < 0.7:
+                data[at:at] = rng.choice(pieces)
+            else:
+                data[at:at + 1] = rng.choice(pieces)
+        data = bytes(data)
+        assert _outcome(data, True, monkeypatch) == _outcome(data, False, monkeypatch), data
+        taken += _bulk_taken(data)
+    assert taken > 40       # many edits stay in the spelling the bulk path takes
+
+
+def test_the_budgets_refuse_as_before_on_the_bulk_path(monkeypatch):
+    """A part that spends the cell or the other-element budget is refused with the
+    same line as before."""
+    data = _part(USUAL)
+    for cells in (3, 10):
+        budget = lambda: S.Budget(cells)     # noqa: E731
+        got = _outcome(data, True, monkeypatch, budget=budget)
+        assert got == _outcome(data, False, monkeypatch, budget=budget)
+        assert got.startswith("refused: more than")
+    monkeypatch.setattr(S, "MAX_OTHER_ELEMENTS", 4)
+    got = _outcome(data, True, monkeypatch)
+    assert got == _outcome(data, False, monkeypatch) and "other elements" in got

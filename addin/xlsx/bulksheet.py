@@ -182,7 +182,7 @@ class _Chunk:
         key = (w >> np.uint64(8)) & np.uint64(0xFFFF)
         _require(np.all(w & _MASK[key] == _SPELLING[key]))
         self.code = code = _CODE[key]
-        kept = np.flatnonzero(w & np.uint64(0xFFFF00) == np.uint64(int.from_bytes(b"<t ", "little")))
+        kept = np.flatnonzero(key == _T_PRESERVE[1] | _T_PRESERVE[2] << 8)
         if kept.size:       # <t xml:space="preserve">: its 24 bytes
             _require(np.all(gt[kept] - lt[kept] == len(_T_PRESERVE) - 1)
                      and np.all(self.spelt(lt[kept], _T_PRESERVE)))
