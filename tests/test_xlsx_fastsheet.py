@@ -176,7 +176,8 @@ USUAL = ('<row r="1" spans="1:5" x14ac:dyDescent="0.25"><c r="A1" t="s"><v>1</v>
          '<row r="4" s="1" customFormat="1"/><row r="7"><c r="ZZ7" s="3" /></row>'
          '<row r="9"><c r="AAA9"><f>1+\n2</f><v>3</v></c><c r="B9" t="str"><f>"&lt;"</f>'
          '<v>&lt;</v></c><c r="C9" t="inlineStr"><f>"q"</f><v>old</v>'
-         '<is><t>&quot;q&apos;</t></is></c></row>')
+         '<is><t>&quot;q&apos;</t></is></c></row>'
+         '<row r="1048576"><c r="XFD1048576"><v>-0.5E-3</v></c></row>')
 
 
 def test_the_bulk_path_reads_the_usual_spelling_as_the_loop_does(monkeypatch):

@@ -331,8 +331,10 @@ def _cells(t, data, p, strings, values, formulas, cached, layout, kinds, rows):
     isdigit = (ref >= 48) & (ref <= 57)
     _require(np.all((digits > 0) & (digits <= 7))
              and np.array_equal(np.count_nonzero(run & isdigit, axis=1), digits))
-    power = _POWERS[np.clip(digits[:, None] - 1 - place, 0, 7)]
-    row = np.sum(np.where(run, (ref.astype(np.int64) - 48) * power, 0), axis=1)
+    row = np.zeros(len(at), dtype=np.int64)
+    for i in range(1, ref.shape[1]):        # Horner's rule down the digits
+        here = run[:, i]
+        row = np.where(here, row * 10 + ref[:, i] - 48, row)
     quote = at + 6 + end
     # the attributes after r: each distinct spelling proved and looked up once
     which, distinct = t.attributes(tok, quote + 1)
@@ -369,7 +371,7 @@ def _cells(t, data, p, strings, values, formulas, cached, layout, kinds, rows):
         if kind_t == "inlineStr":
             sel = np.flatnonzero(mine & has_is)
             got = t.texts(t_tok[sel])
-            if "_x" in t.text:
+            if "_x" in "\0".join(got):
                 got = list(map(S.unescape_ooxml, got))
         else:
             sel = np.flatnonzero(mine & (v_text if kind_t == "n" else has_v))
@@ -417,7 +419,6 @@ def _cells(t, data, p, strings, values, formulas, cached, layout, kinds, rows):
     return n, others, rmax, cmax
 
 
-_POWERS = 10 ** np.arange(8, dtype=np.int64)
 _LAYOUT = np.dtype([("r", "<u4"), ("c", "<u4"), ("c0", "<u4"), ("v0", "<i4"), ("v1", "<i4"),
                     ("flags", "u1")])
 assert _LAYOUT.itemsize == S._LAYOUT.size
