@@ -9,8 +9,11 @@ inline string) a match, so the Python here runs once per cell, not once per elem
 
 It is only ever a faster way to the general reader's answer:
 
-* expat has read the whole part first (:func:`~.xml.check`: well formed, no DTD, no
-  entity), so the expression only meets well-formed markup;
+* the part is first offered to the bulk reader (:mod:`.bulksheet`: the commonest
+  spelling, read with numpy and proved well formed from its tokens, no Python per
+  cell); what it leaves comes here after expat has read the whole part
+  (:func:`~.xml.check`: well formed, no DTD, no entity), so the expression only meets
+  well-formed markup;
 * the expression's last alternative takes any one byte it does not otherwise know
   (``other``): matches therefore tile the ``<sheetData>`` content exactly, and one
   ``other`` match -- another spelling, a prefix, an attribute with a reference or

@@ -91,8 +91,34 @@ def count_cells(data: bytes) -> tuple[int, int]:
     count as formulas: the estimate errs high by as many."""
     m = _SHEET_DATA.search(data)
     prefix = (m.group(1) or b"") if m else b""
+    if not prefix:
+        return _counted(data)
     c = b"<" + prefix + b"c"
     return data.count(c + b" ") + data.count(c + b">"), data.count(b"<" + prefix + b"f")
+
+
+_COUNT_STEP = 1 << 22   #: [bytes] searched at a time by :func:`_counted`
+
+
+def _counted(data: bytes) -> tuple[int, int]:
+    """``data.count(b"<c ") + data.count(b"<c>")`` and ``data.count(b"<f")`` in one pass:
+    the bytes after each "<" (found with numpy, a step at a time) looked at together.
+    Each needle starts with the only "<" it holds, so its matches never overlap and
+    counting where they start counts them as ``bytes.count`` does; half the time of the
+    three passes on a large part."""
+    import numpy as np
+    a = np.frombuffer(data, dtype=np.uint8)
+    n = len(a)
+    cells = formulas = 0
+    for p in range(0, n, _COUNT_STEP):
+        lt = np.flatnonzero(a[p:p + _COUNT_STEP] == 60) + p
+        b1 = a[np.minimum(lt + 1, n - 1)]
+        b1[lt + 1 >= n] = 0
+        b2 = a[np.minimum(lt + 2, n - 1)]
+        b2[lt + 2 >= n] = 0
+        cells += int(np.count_nonzero((b1 == 99) & ((b2 == 32) | (b2 == 62))))
+        formulas += int(np.count_nonzero(b1 == 102))
+    return cells, formulas
 
 
 def bounding_cells(data: bytes, whole: bool = True) -> int | None:
