@@ -74,6 +74,7 @@ for _a, _bs in ((_ROW, (_C, _C_EMPTY, _ROW_END)), (_ROW_END, (_ROW, _ROW_EMPTY))
                 (_V_END, (_IS, _C_END)), (_V_EMPTY, (_IS, _C_END)), (_IS, (_T,)),
                 (_T, (_T_END,)), (_T_END, (_IS_END,)), (_IS_END, (_C_END,))):
     _NEXT[_a, list(_bs)] = True
+_FOLLOWS = _NEXT.ravel()     # by 16 * code before + code after
 #: tokens followed by character data (up to the next tag)
 _CARRIES_TEXT = np.zeros(16, dtype=bool)
 _CARRIES_TEXT[[_F, _V, _T]] = True
@@ -191,7 +192,7 @@ class _Chunk:
         code[(code == _C) & closed] = _C_EMPTY
         # nesting: each token may follow the one before; whole rows
         _require(code[0] in (_ROW, _ROW_EMPTY) and code[-1] in (_ROW_END, _ROW_EMPTY))
-        _require(np.all(_NEXT[code[:-1], code[1:]]))
+        _require(np.all(_FOLLOWS[code[:-1] * np.uint8(16) + code[1:]]))
         # no character between tags but in a formula, a value or an inline string's text
         gap = lt[1:] - gt[:-1] - 1
         _require(not np.any(gap[~_CARRIES_TEXT[code[:-1]]]))
@@ -393,13 +394,14 @@ def _cells(t, data, p, strings, values, formulas, cached, layout, kinds, rows):
                           value[filed_value].tolist()))
     if has_f.any():
         fsel = np.flatnonzero(has_f)
-        fkeys = list(_keys(row[fsel], col[fsel]))
+        fval = value[fsel]
+        held = fval != None      # noqa: E711 (elementwise)
+        fkeys = list(_keys(row[fsel], col[fsel])) if held.any() else \
+            _keys(row[fsel], col[fsel])
         new, cell = tuple.__new__, S.FormulaCell
         formulas.update(zip(fkeys, map(new, repeat(cell),
                                        zip(t.formulas(f_tok[fsel]),
                                            repeat("plain"), repeat(None)))))
-        fval = value[fsel]
-        held = fval != None      # noqa: E711 (elementwise)
         if held.all():
             cached.update(zip(fkeys, fval.tolist()))
         elif held.any():
