@@ -330,3 +330,18 @@ def test_the_budgets_refuse_as_before_on_the_bulk_path(monkeypatch):
     monkeypatch.setattr(S, "MAX_OTHER_ELEMENTS", 4)
     got = _outcome(data, True, monkeypatch)
     assert got == _outcome(data, False, monkeypatch) and "other elements" in got
+
+
+def test_an_unforeseen_error_in_the_bulk_path_falls_back_to_the_loop(monkeypatch):
+    """An exception inside the bulk reader (here forced) leaves the dicts empty and the
+    part to the loop, which reads it as before."""
+    from zvmplan_addin.xlsx import bulksheet
+    data = _part(USUAL)
+    want = _outcome(data, False, monkeypatch)
+
+    def broken(*args):
+        raise IndexError("forced")
+
+    monkeypatch.setattr(bulksheet, "_cells", broken)
+    assert not _bulk_taken(data)
+    assert _outcome(data, True, monkeypatch) == want

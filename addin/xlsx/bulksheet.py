@@ -99,7 +99,9 @@ def read_bulk(data: bytes, body: int, stop: int, strings: list, values: dict,
     given, empty) if the content is not in the spelling this reader proves well formed."""
     try:
         return _read(data, body, stop, strings, values, formulas, cached, left)
-    except _Refused:
+    except (_Refused, LookupError, ValueError, TypeError, ArithmeticError):
+        # (anything unforeseen in the arrays, too: the loop reads the part as before
+        # and words its own errors)
         for d in (values, formulas, cached):
             d.clear()
         return None
