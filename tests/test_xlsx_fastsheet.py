@@ -213,7 +213,6 @@ def test_the_bulk_path_reads_a_large_part_in_chunks(monkeypatch):
     '<row r="1" hidden="1"><c r="A1"><v>1</v></c></row>',               # a hidden row
     '<row r="1"><c r="A1"><f t="shared" ref="A1:A2" si="0">1</f></c></row>',
     '<row r="1"><c r="A1"><v>&#49;</v></c></row>',                      # a character reference
-    '<row r="1"><c r="A1" t="inlineStr"><is><t>caf\u00e9</t></is></c></row>',   # not ASCII
     '<row r="1"><c r="A1"><f>1+\r\n2</f><v>3</v></c></row>',            # a CR
     '<row><c r="A1"><v>1</v></c></row>',                                # a row without r
     '<row r="1"><c r="A1" t="n" t="s"><v>1</v></c></row>',             # twice the same
@@ -288,20 +287,22 @@ def test_malformed_content_is_refused_as_expat_refuses_it(xml, monkeypatch):
 
 
 def test_mutated_parts_give_what_they_gave_before(monkeypatch):
-    """A thousand random byte edits of the usual spelling (seeded): each part is
-    refused with the same line, or read into the same state, with the bulk path as
-    without it."""
+    """A thousand random byte edits of the usual spelling, ASCII and not (seeded): each
+    part is refused with the same line, or read into the same state, with the bulk path
+    as without it."""
     import random
     rng = random.Random(19)
-    base = _part(USUAL)
-    body = base.index(b"<sheetData>") + len(b"<sheetData>")
-    stop = base.index(b"</sheetData>")
+    bases = [_part(USUAL), _part(USUAL.replace(" sp ", " s\u00e9\U0001F600 "))]
     pieces = [b"<", b">", b"/", b"&", b";", b'"', b" ", b"\x01", b"\r", b"\n", b"]]>",
               b"&#", b"x", b"1", b"A", b"=", b"\xc3\xa9", b"\xff", b"<v>", b"</c>",
               b"<row r=\"5\">", b"</row>", b"<f>", b"&amp;", b"&lt;", b' t="s"', b' r="B1"',
-              b"9", b"Z", b"\t", b"<v/>", b"<is>", b"<t>", b"/>", b'<c r="A1">', b"\x00"]
+              b"9", b"Z", b"\t", b"<v/>", b"<is>", b"<t>", b"/>", b'<c r="A1">', b"\x00",
+              b"\xef\xbf\xbf", b"\xe2\x82", b"\xf0\x9f\x98\x80", b"\xc3"]
     taken = 0
-    for _ in range(1000):
+    for i in range(1000):
+        base = bases[i % 2]
+        body = base.index(b"<sheetData>") + len(b"<sheetData>")
+        stop = base.index(b"</sheetData>")
         data = bytearray(base)
         for _ in range(rng.randint(1, 3)):
             at = rng.randrange(body, stop)
@@ -345,3 +346,32 @@ def test_an_unforeseen_error_in_the_bulk_path_falls_back_to_the_loop(monkeypatch
     monkeypatch.setattr(bulksheet, "_cells", broken)
     assert not _bulk_taken(data)
     assert _outcome(data, True, monkeypatch) == want
+
+
+def test_text_beyond_ascii_is_read_in_bulk_as_the_loop_reads_it(monkeypatch):
+    """UTF-8 text (an accent, an emoji, Arabic-Indic digits, which ``float`` and ``int``
+    read from text but not from bytes) in formulas, values and inline strings: read in
+    bulk, with what the loop gives, layout offsets counted in bytes."""
+    xml = ('<row r="1"><c r="A1" t="inlineStr"><is><t>Z\u00fcrich \U0001F600 &amp;</t></is></c>'
+           '<c r="B1"><f>"\u00e9"&amp;A1</f><v>x</v></c><c r="C1" t="s"><v>\u0661</v></c>'
+           '<c r="D1"><v>\u0661\u0662</v></c><c r="E1" t="str"><f>"\u00e9"</f><v>\u00e9</v></c>'
+           '<c r="F1"><f>1</f><v>1</v></c></row>')
+    data = _part(xml)
+    assert _bulk_taken(data)
+    got = _outcome(data, True, monkeypatch)
+    assert got == _outcome(data, False, monkeypatch)
+    assert "(1, 3): '#REF!'" in got[0] and "(1, 4): 12.0" in got[0]
+
+
+@pytest.mark.parametrize("encoding, expat_takes", [("ISO-8859-1", True),
+                                                   ("windows-1252", False)])
+def test_text_beyond_ascii_under_another_declared_encoding_goes_to_the_loop(
+        encoding, expat_takes, monkeypatch):
+    """Declared in another encoding, the bytes are not read in bulk: expat reads them as
+    that encoding (refusing "\u0101" as windows-1252), the loop as before."""
+    data = _part('<row r="1"><c r="A1" t="inlineStr"><is><t>\u0101</t></is></c></row>')
+    data = data.replace(b'encoding="UTF-8"', f'encoding="{encoding}"'.encode())
+    assert not _bulk_taken(data)
+    got = _outcome(data, True, monkeypatch)
+    assert got == _outcome(data, False, monkeypatch)
+    assert isinstance(got, str) != expat_takes

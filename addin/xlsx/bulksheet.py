@@ -13,8 +13,9 @@ prove. It takes a ``<sheetData>`` content made only of
   [``<is><t>TEXT</t></is>``, ``<t xml:space="preserve">`` too] ``</c>``, and empty cells
   ``<c r="A1" ATTRS/>``, with no character between two tags outside a ``TEXT``;
 * ATTRS: attributes as :data:`.fastsheet._ATTR` spells them, no name twice;
-* bytes that are ASCII, no control character but tab and line feed (a carriage return
-  goes to the loop, which reads it as expat does), and no ``&`` but ``&lt;``, ``&gt;``,
+* UTF-8 (beyond ASCII only when the XML declaration names no other encoding) of XML
+  characters, no control character but tab and line feed (a carriage return goes to
+  the loop, which reads it as expat does), and no ``&`` but ``&lt;``, ``&gt;``,
   ``&amp;``, ``&quot;``, ``&apos;``.
 
 Such content is well formed XML (elements nest, as the token-to-token transitions
@@ -79,6 +80,11 @@ _FOLLOWS = _NEXT.ravel()     # by 16 * code before + code after
 _CARRIES_TEXT = np.zeros(16, dtype=bool)
 _CARRIES_TEXT[[_F, _V, _T]] = True
 _FORMULA = re.compile(r"<f>([^<]*)")
+_FORMULA_BYTES = re.compile(rb"<f>([^<]*)")
+#: the encoding an XML declaration names (expat takes any spelling of UTF-8 for it)
+_ENCODING = re.compile(rb"""(?:\xef\xbb\xbf)?<\?xml[^>]*?\sencoding\s*=\s*["']([^"']*)["']""")
+#: the UTF-8 of U+FFFE and U+FFFF, which are not XML characters (Python decodes them)
+_NOT_CHARACTERS = (b"\xef\xbf\xbe", b"\xef\xbf\xbf")
 
 _ATTRS_OK = re.compile(rb'(?: [A-Za-z][A-Za-z0-9:]*="[^"&<\t\n\r]*")*')
 _ATTR_NAMES = re.compile(rb' ([A-Za-z][A-Za-z0-9:]*)="')
@@ -112,12 +118,16 @@ def _read(data, body, stop, strings, values, formulas, cached, left):
     layout = S.Layout(len(data))
     max_row = max_col = 0
     kinds = _Kinds()
+    # text beyond ASCII only as UTF-8: what the loop decodes it as, and what expat reads
+    # it as when the declaration names no other encoding
+    m = _ENCODING.match(data, 0, body)
+    utf8 = m is None or m.group(1).upper() == b"UTF-8"
     pos = body
     while pos < stop:
         end = data.find(b"</row>", pos + CHUNK, stop) if stop - pos > CHUNK else -1
         end = stop if end < 0 else end + 6
         cells, others, rmax, cmax = _chunk(data, pos, end, strings, values, formulas, cached,
-                                           layout, kinds)
+                                           layout, kinds, utf8)
         cells_left -= cells
         others_left -= others
         if cells_left < 1 or others_left < 1:
@@ -158,13 +168,16 @@ class _Chunk:
     """The tokens of one chunk of ``<sheetData>`` content: ``a`` its bytes (padded),
     ``lt``/``gt`` the offsets of each tag's "<" and ">", ``code`` each tag's code."""
 
-    def __init__(self, raw: bytes):
+    def __init__(self, raw: bytes, utf8: bool):
         n = len(raw)
         self.raw = raw
         self.a = a = np.frombuffer(raw + _PAD, dtype=np.uint8)
         body = a[:n]
         # ASCII, and no control character but tab and line feed (a CR goes to the loop)
-        _require(raw.isascii())
+        ascii = raw.isascii()
+        if not ascii:   # well-formed UTF-8 of XML characters only
+            _require(utf8 and not any(c in raw for c in _NOT_CHARACTERS))
+            self.text = raw.decode("utf-8")         # (UnicodeDecodeError: the loop)
         low = body[body < 32]
         _require(not low.size or np.all((low == 9) | (low == 10)))
         self.lt = lt = np.flatnonzero(body == 60)
@@ -208,12 +221,17 @@ class _Chunk:
             _require(ok.all())
             self.amp_in = np.zeros(len(lt), dtype=bool)     # tags whose text holds one
             self.amp_in[np.searchsorted(lt, amp, side="right") - 1] = True
-        self.text = raw.decode("ascii")
+        self.ascii = ascii
+        if ascii:       # offsets into the text are offsets into the bytes
+            self.text = raw.decode("ascii")
 
     def texts(self, tok: np.ndarray) -> list[str]:
         """The character data after each tag in ``tok``, references replaced."""
-        out = list(map(self.text.__getitem__, map(slice, (self.gt[tok] + 1).tolist(),
-                                                   self.lt[tok + 1].tolist())))
+        whole = self.text if self.ascii else self.raw
+        out = list(map(whole.__getitem__, map(slice, (self.gt[tok] + 1).tolist(),
+                                              self.lt[tok + 1].tolist())))
+        if not self.ascii:
+            out = list(map(bytes.decode, out))
         self.unescape(tok, out)
         return out
 
@@ -221,7 +239,8 @@ class _Chunk:
         """The text of each ``<f>`` of the chunk (``tok``: all of them, in order),
         references replaced: one pass of a regular expression with a literal start,
         cheaper than cutting this many texts one by one."""
-        out = _FORMULA.findall(self.text)
+        out = _FORMULA.findall(self.text) if self.ascii else \
+            list(map(bytes.decode, _FORMULA_BYTES.findall(self.raw)))
         _require(len(out) == len(tok))
         self.unescape(tok, out)
         return out
@@ -286,12 +305,12 @@ def _digits(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return value, count
 
 
-def _chunk(data, p, q, strings, values, formulas, cached, layout, kinds):
+def _chunk(data, p, q, strings, values, formulas, cached, layout, kinds, utf8):
     """File the cells of ``data[p:q]`` (whole rows); returns (cells, rows and other
     elements spent, max row, max column) of what it filed."""
     if q <= p:
         return 0, 0, 0, 0
-    t = _Chunk(data[p:q])
+    t = _Chunk(data[p:q], utf8)
     rows = _rows(t)
     return _cells(t, data, p, strings, values, formulas, cached, layout, kinds, rows)
 
@@ -381,7 +400,8 @@ def _cells(t, data, p, strings, values, formulas, cached, layout, kinds, rows):
             if kind_t == "n":
                 got = _floats(t.texts(v_tok[sel]), lambda: raws(v_tok[sel]), strings)
             elif kind_t == "s":
-                got = _shared(t.texts(v_tok[sel]), strings)
+                got = _shared(t.texts(v_tok[sel]), strings) if t.ascii else \
+                    [_value(kind_t, b, strings) for b in raws(v_tok[sel])]
             else:
                 got = [_value(kind_t, b, strings) for b in raws(v_tok[sel])]
         if sel.size:
