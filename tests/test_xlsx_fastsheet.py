@@ -211,7 +211,8 @@ def test_the_bulk_path_reads_a_large_part_in_chunks(monkeypatch):
 @pytest.mark.parametrize("xml", [
     '<row r="1"><c r="A1"><v>1</v></c></row>\n<row r="2"/>',          # white space
     '<row r="1" hidden="1"><c r="A1"><v>1</v></c></row>',               # a hidden row
-    '<row r="1"><c r="A1"><f t="shared" ref="A1:A2" si="0">1</f></c></row>',
+    '<row r="1"><c r="A1"><f t="shared" si="0" t="array">1</f></c></row>',
+    '<row r="1"><c r="A1"><f >1</f></c></row>',
     '<row r="1"><c r="A1"><v>&#49;</v></c></row>',                      # a character reference
     '<row r="1"><c r="A1"><f>1+\r\n2</f><v>3</v></c></row>',            # a CR
     '<row><c r="A1"><v>1</v></c></row>',                                # a row without r
@@ -292,15 +293,17 @@ def test_mutated_parts_give_what_they_gave_before(monkeypatch):
     as without it."""
     import random
     rng = random.Random(19)
-    bases = [_part(USUAL), _part(USUAL.replace(" sp ", " s\u00e9\U0001F600 "))]
+    bases = [_part(USUAL), _part(USUAL.replace(" sp ", " s\u00e9\U0001F600 ")),
+             _part(SHARED + USUAL.replace('"1"', '"11"'))]
     pieces = [b"<", b">", b"/", b"&", b";", b'"', b" ", b"\x01", b"\r", b"\n", b"]]>",
               b"&#", b"x", b"1", b"A", b"=", b"\xc3\xa9", b"\xff", b"<v>", b"</c>",
               b"<row r=\"5\">", b"</row>", b"<f>", b"&amp;", b"&lt;", b' t="s"', b' r="B1"',
               b"9", b"Z", b"\t", b"<v/>", b"<is>", b"<t>", b"/>", b'<c r="A1">', b"\x00",
-              b"\xef\xbf\xbf", b"\xe2\x82", b"\xf0\x9f\x98\x80", b"\xc3"]
+              b"\xef\xbf\xbf", b"\xe2\x82", b"\xf0\x9f\x98\x80", b"\xc3", b' t="shared"', b' si="0"', b"<f/>",
+              b'<f t="shared" si="1"/>', b' ref="A1:B2"']
     taken = 0
     for i in range(1000):
-        base = bases[i % 2]
+        base = bases[i % 3]
         body = base.index(b"<sheetData>") + len(b"<sheetData>")
         stop = base.index(b"</sheetData>")
         data = bytearray(base)
@@ -375,3 +378,28 @@ def test_text_beyond_ascii_under_another_declared_encoding_goes_to_the_loop(
     got = _outcome(data, True, monkeypatch)
     assert got == _outcome(data, False, monkeypatch)
     assert isinstance(got, str) != expat_takes
+
+
+SHARED = ('<row r="1"><c r="A1"><f t="shared" si="1"/><v>1</v></c>'
+           '<c r="B1"><f t="shared" ref="B1:B3" si="0">A1*2</f><v>2</v></c>'
+           '<c r="C1"><f>B1</f><v>2</v></c></row>'
+           '<row r="2"><c r="A2"><f t="shared" ref="A1:A2" si="1">C2+1</f><v /></c>'
+           '<c r="B2"><f t="shared" si="0"/><v>4</v></c><c r="C2"><f ca="1">NOW()</f><v>5</v>'
+           '</c><c r="D2"><f t="array" ref="D2:D3">A1:A2</f><v>1</v></c></row>'
+           '<row r="3"><c r="B3"><f t="shared" si="0" /></c><c r="C3"><f/></c>'
+           '<c r="D3"><f t="shared" si="9"/></c><c r="E3"><f t="dataTable" ref="E3" dt2D="0" '
+           'dtr="0" r1="A1"/><v>0</v></c></row>')
+
+
+def test_formulas_with_attributes_are_read_in_bulk_as_the_loop_reads_them(monkeypatch):
+    """Shared formulas (masters, dependents before and after their master, one with no
+    master: #REF!), an array formula, a data table, a volatile ``ca`` formula, ``<f/>``
+    and ``<f />``, beside plain ones: the order of the formulas dict too."""
+    data = _part(SHARED)
+    assert _bulk_taken(data)
+    got = _outcome(data, True, monkeypatch)
+    assert got == _outcome(data, False, monkeypatch)
+    sheet, general = SheetData("S", "p"), S.Budget()
+    assert got == _state(sheet, S.read_general(data, sheet, STRINGS, "p", general), general)
+    assert "(3, 2): FormulaCell(text='A3*2', kind='shared'" in got[1]
+    assert "(3, 4): FormulaCell(text='#REF!', kind='shared'" in got[1]

@@ -33,7 +33,7 @@ bounds the memory the arrays take beside the part.
 from __future__ import annotations
 
 import re
-from itertools import chain, repeat
+from itertools import chain, compress, repeat
 
 import numpy as np
 
@@ -44,7 +44,8 @@ MAX_KINDS = 64      #: distinct attribute spellings of cells (or rows) taken in 
 
 # token codes
 (_BAD, _ROW, _ROW_END, _ROW_EMPTY, _C, _C_END, _C_EMPTY, _F, _F_END, _V, _V_END, _V_EMPTY,
- _IS, _IS_END, _T, _T_END) = range(16)
+ _IS, _IS_END, _T, _T_END, _F_EMPTY) = range(17)
+_CODES = 32         # table size: more than the codes
 
 # a tag by its first two bytes after "<" (``key``): its code, and the spelling its first
 # eight bytes must have (``_MASK`` selects the bytes that count). A fixed tag's spelling
@@ -55,7 +56,8 @@ _SPELLING = np.ones(1 << 16, dtype=np.uint64)      # 1 & a mask of 0 never holds
 _MASK = np.zeros(1 << 16, dtype=np.uint64)
 _T_PRESERVE = b'<t xml:space="preserve">'
 for _tag, _code in ((b'<row r="', _ROW), (b"</row>", _ROW_END), (b'<c r="', _C),
-                    (b"</c>", _C_END), (b"<f>", _F), (b"</f>", _F_END), (b"<v>", _V),
+                    (b"</c>", _C_END), (b"<f>", _F), (b"<f ", _F), (b"<f/>", _F_EMPTY),
+                    (b"</f>", _F_END), (b"<v>", _V),
                     (b"</v>", _V_END), (b"<v/>", _V_EMPTY), (b"<v />", _V_EMPTY),
                     (b"<is>", _IS), (b"</is>", _IS_END), (b"<t>", _T), (b"</t>", _T_END),
                     (_T_PRESERVE[:8], _T)):
@@ -63,21 +65,24 @@ for _tag, _code in ((b'<row r="', _ROW), (b"</row>", _ROW_END), (b'<c r="', _C),
     _CODE[_key] = _code
     _SPELLING[_key] = int.from_bytes(_tag, "little")
     _MASK[_key] = (1 << 8 * len(_tag)) - 1
+_F_ATTRS_KEY = ord("f") | ord(" ") << 8
 _PAD = bytes(32)    # read past the end of a chunk as zeros (no tag's byte)
 
 #: which token may follow which: rows of cells, each cell <c> [<f>..</f>] [<v>..</v> |
 #: <v/>] [<is><t>..</t></is>] </c>
-_NEXT = np.zeros((16, 16), dtype=bool)
+_NEXT = np.zeros((_CODES, _CODES), dtype=bool)
 for _a, _bs in ((_ROW, (_C, _C_EMPTY, _ROW_END)), (_ROW_END, (_ROW, _ROW_EMPTY)),
-                (_ROW_EMPTY, (_ROW, _ROW_EMPTY)), (_C, (_F, _V, _V_EMPTY, _IS, _C_END)),
+                (_ROW_EMPTY, (_ROW, _ROW_EMPTY)),
+                (_C, (_F, _F_EMPTY, _V, _V_EMPTY, _IS, _C_END)),
+                (_F_EMPTY, (_V, _V_EMPTY, _IS, _C_END)),
                 (_C_EMPTY, (_C, _C_EMPTY, _ROW_END)), (_C_END, (_C, _C_EMPTY, _ROW_END)),
                 (_F, (_F_END,)), (_F_END, (_V, _V_EMPTY, _IS, _C_END)), (_V, (_V_END,)),
                 (_V_END, (_IS, _C_END)), (_V_EMPTY, (_IS, _C_END)), (_IS, (_T,)),
                 (_T, (_T_END,)), (_T_END, (_IS_END,)), (_IS_END, (_C_END,))):
     _NEXT[_a, list(_bs)] = True
-_FOLLOWS = _NEXT.ravel()     # by 16 * code before + code after
+_FOLLOWS = _NEXT.ravel()     # by _CODES * code before + code after
 #: tokens followed by character data (up to the next tag)
-_CARRIES_TEXT = np.zeros(16, dtype=bool)
+_CARRIES_TEXT = np.zeros(_CODES, dtype=bool)
 _CARRIES_TEXT[[_F, _V, _T]] = True
 _FORMULA = re.compile(r"<f>([^<]*)")
 _FORMULA_BYTES = re.compile(rb"<f>([^<]*)")
@@ -118,6 +123,7 @@ def _read(data, body, stop, strings, values, formulas, cached, left):
     layout = S.Layout(len(data))
     max_row = max_col = 0
     kinds = _Kinds()
+    shared: tuple = ({}, [])    # shared formulas: masters by si, dependents (r, c, si)
     # text beyond ASCII only as UTF-8: what the loop decodes it as, and what expat reads
     # it as when the declaration names no other encoding
     m = _ENCODING.match(data, 0, body)
@@ -127,13 +133,14 @@ def _read(data, body, stop, strings, values, formulas, cached, left):
         end = data.find(b"</row>", pos + CHUNK, stop) if stop - pos > CHUNK else -1
         end = stop if end < 0 else end + 6
         cells, others, rmax, cmax = _chunk(data, pos, end, strings, values, formulas, cached,
-                                           layout, kinds, utf8)
+                                           layout, kinds, utf8, shared)
         cells_left -= cells
         others_left -= others
         if cells_left < 1 or others_left < 1:
             raise _Refused      # the loop refuses the part at the cell that spends it
         max_row, max_col = max(max_row, rmax), max(max_col, cmax)
         pos = end
+    S._file_dependents(formulas, *shared)
     return layout, max_row, max_col, (cells_left, others_left)
 
 
@@ -205,9 +212,12 @@ class _Chunk:
         closed = a[gt - 1] == 47
         code[(code == _ROW) & closed] = _ROW_EMPTY
         code[(code == _C) & closed] = _C_EMPTY
+        # <f with attributes (a shared, array or volatile formula): filed one by one
+        self.f_attrs = np.flatnonzero(key == _F_ATTRS_KEY)
+        code[self.f_attrs[closed[self.f_attrs]]] = _F_EMPTY
         # nesting: each token may follow the one before; whole rows
         _require(code[0] in (_ROW, _ROW_EMPTY) and code[-1] in (_ROW_END, _ROW_EMPTY))
-        _require(np.all(_FOLLOWS[code[:-1] * np.uint8(16) + code[1:]]))
+        _require(np.all(_FOLLOWS[code[:-1].astype(np.intp) * _CODES + code[1:]]))
         # no character between tags but in a formula, a value or an inline string's text
         gap = lt[1:] - gt[:-1] - 1
         _require(not np.any(gap[~_CARRIES_TEXT[code[:-1]]]))
@@ -305,14 +315,14 @@ def _digits(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return value, count
 
 
-def _chunk(data, p, q, strings, values, formulas, cached, layout, kinds, utf8):
+def _chunk(data, p, q, strings, values, formulas, cached, layout, kinds, utf8, shared):
     """File the cells of ``data[p:q]`` (whole rows); returns (cells, rows and other
     elements spent, max row, max column) of what it filed."""
     if q <= p:
         return 0, 0, 0, 0
     t = _Chunk(data[p:q], utf8)
     rows = _rows(t)
-    return _cells(t, data, p, strings, values, formulas, cached, layout, kinds, rows)
+    return _cells(t, data, p, strings, values, formulas, cached, layout, kinds, rows, shared)
 
 
 def _rows(t: _Chunk) -> int:
@@ -330,7 +340,7 @@ def _rows(t: _Chunk) -> int:
     return len(tok)
 
 
-def _cells(t, data, p, strings, values, formulas, cached, layout, kinds, rows):
+def _cells(t, data, p, strings, values, formulas, cached, layout, kinds, rows, shared):
     code, lt, gt = t.code, t.lt, t.gt
     is_cell = (code == _C) | (code == _C_EMPTY)
     tok = np.flatnonzero(is_cell)
@@ -377,7 +387,7 @@ def _cells(t, data, p, strings, values, formulas, cached, layout, kinds, rows):
         out[cell_of[got]] = got
         return out
 
-    f_tok, v_tok, t_tok = child(_F), child(_V, _V_EMPTY), child(_T)
+    f_tok, v_tok, t_tok = child(_F, _F_EMPTY), child(_V, _V_EMPTY), child(_T)
     has_f, has_v, has_is = f_tok >= 0, v_tok >= 0, t_tok >= 0
     v_text = has_v & (code[np.maximum(v_tok, 0)] == _V)
     others = rows + 2 * int(np.count_nonzero(has_is))
@@ -418,12 +428,15 @@ def _cells(t, data, p, strings, values, formulas, cached, layout, kinds, rows):
         fsel = np.flatnonzero(has_f)
         fval = value[fsel]
         held = fval != None      # noqa: E711 (elementwise)
-        fkeys = list(_keys(row[fsel], col[fsel])) if held.any() else \
+        fkeys = list(_keys(row[fsel], col[fsel])) if held.any() or t.f_attrs.size else \
             _keys(row[fsel], col[fsel])
         new, cell = tuple.__new__, S.FormulaCell
-        formulas.update(zip(fkeys, map(new, repeat(cell),
-                                       zip(t.formulas(f_tok[fsel]),
-                                           repeat("plain"), repeat(None)))))
+        if not t.f_attrs.size:
+            formulas.update(zip(fkeys, map(new, repeat(cell),
+                                           zip(t.formulas(f_tok[fsel]),
+                                               repeat("plain"), repeat(None)))))
+        else:
+            _file_attributed(t, f_tok[fsel], row[fsel], col[fsel], fkeys, formulas, shared)
         if held.all():
             cached.update(zip(fkeys, fval.tolist()))
         elif held.any():
@@ -441,6 +454,33 @@ def _cells(t, data, p, strings, values, formulas, cached, layout, kinds, rows):
         out["flags"] = flag[fsel]
         layout.cells.extend(out.tobytes())
     return n, others, rmax, cmax
+
+
+def _file_attributed(t: _Chunk, f_tok, row, col, keys: list, formulas: dict,
+                     shared: tuple) -> None:
+    """File the formulas of a chunk in which some ``<f>`` has attributes (``f_tok``: the
+    token of each formula cell's ``<f>``, in order): those without as plain formulas,
+    those with one by one by :func:`.sheet._file_formula`, as the loop does (a shared
+    formula's dependent waits in ``shared`` for its master, filed at the end)."""
+    texts = t.texts(f_tok)              # "" for an empty <f/>
+    made = list(map(tuple.__new__, repeat(S.FormulaCell),
+                    zip(texts, repeat("plain"), repeat(None))))
+    tok = t.f_attrs
+    which, distinct = t.attributes(tok, t.lt[tok] + 2)
+    for raw in distinct:
+        _attrs_proved(raw, b"")
+    from .fastsheet import _attrs
+    parsed = [_attrs(raw) for raw in distinct]
+    at = np.searchsorted(f_tok, tok)     # the formula cells with attributes
+    masters, dependents = shared
+    for i, k, r, c in zip(at.tolist(), which.tolist(), row[at].tolist(), col[at].tolist()):
+        one: dict = {}
+        S._file_formula(one, masters, dependents, r, c, parsed[k], texts[i])
+        made[i] = one.get((r, c))       # None: a dependent
+    if None in made:
+        formulas.update(compress(zip(keys, made), [m is not None for m in made]))
+    else:
+        formulas.update(zip(keys, made))
 
 
 _LAYOUT = np.dtype([("r", "<u4"), ("c", "<u4"), ("c0", "<u4"), ("v0", "<i4"), ("v1", "<i4"),
