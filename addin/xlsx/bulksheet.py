@@ -12,7 +12,7 @@ prove. It takes a ``<sheetData>`` content made only of
 * cells ``<c r="A1" ATTRS>`` [``<f>TEXT</f>``] [``<v>TEXT</v>`` | ``<v/>`` | ``<v />``]
   [``<is><t>TEXT</t></is>``, ``<t xml:space="preserve">`` too] ``</c>``, and empty cells
   ``<c r="A1" ATTRS/>``, with no character between two tags outside a ``TEXT``;
-* ATTRS: attributes as :data:`.fastsheet._ATTR` spells them, no name twice;
+* ATTRS: attributes as :data:`.cellread.ATTR` spells them, no name twice;
 * UTF-8 (beyond ASCII only when the XML declaration names no other encoding) of XML
   characters, no control character but tab and line feed (a carriage return goes to
   the loop, which reads it as expat does), and no ``&`` but ``&lt;``, ``&gt;``,
@@ -23,7 +23,7 @@ Such content is well formed XML (elements nest, as the token-to-token transition
 only characters XML allows and the five references it predefines, and no ``]]>``, which
 needs a ``>`` outside a tag), so what lies outside ``<sheetData>`` is all expat still has
 to read (the caller does, with the general reader). Each cell is converted by the rules
-of the loop (:func:`.fastsheet._value` for the rarer types, the same ``float`` and
+of the loop (:func:`.cellread.value` for the rarer types, the same ``float`` and
 ``int`` calls for the others), so both give the same dicts, extent, budget and layout;
 ``tests/test_xlsx_fastsheet.py`` checks it.
 
@@ -37,7 +37,7 @@ from itertools import chain, compress, repeat
 
 import numpy as np
 
-from . import sheet as S
+from . import cellread, sheet as S
 
 CHUNK = 1 << 20     #: [bytes] of <sheetData> content read at a time
 MAX_KINDS = 64      #: distinct attribute spellings of cells (or rows) taken in a chunk
@@ -146,18 +146,17 @@ def _read(data, body, stop, strings, values, formulas, cached, left):
 
 class _Kinds(dict):
     """A cell's attributes after ``r`` (bytes) -> its ``t`` and layout flag 1 as
-    :class:`.fastsheet._Kinds` gives them, after proving them well formed (else
+    :class:`.cellread.Kinds` gives them, after proving them well formed (else
     :class:`_Refused`)."""
 
     def __missing__(self, raw: bytes) -> tuple:
         _attrs_proved(raw, b"r")
-        from .fastsheet import _Kinds as loop_kinds
-        kind = self[raw] = loop_kinds()[raw]
+        kind = self[raw] = cellread.Kinds()[raw]
         return kind
 
 
 def _attrs_proved(raw: bytes, first: bytes) -> None:
-    """Refuse attributes not in :data:`.fastsheet._ATTR`'s spelling or naming one twice
+    """Refuse attributes not in :data:`.cellread.ATTR`'s spelling or naming one twice
     (``first``: the name already given before them)."""
     if _ATTRS_OK.fullmatch(raw) is None:
         raise _Refused
@@ -469,8 +468,7 @@ def _file_attributed(t: _Chunk, f_tok, row, col, keys: list, formulas: dict,
     which, distinct = t.attributes(tok, t.lt[tok] + 2)
     for raw in distinct:
         _attrs_proved(raw, b"")
-    from .fastsheet import _attrs
-    parsed = [_attrs(raw) for raw in distinct]
+    parsed = [cellread.attrs(raw) for raw in distinct]
     at = np.searchsorted(f_tok, tok)     # the formula cells with attributes
     masters, dependents = shared
     for i, k, r, c in zip(at.tolist(), which.tolist(), row[at].tolist(), col[at].tolist()):
@@ -510,7 +508,7 @@ def _objects(items: list) -> np.ndarray:
 def _floats(got: list, raws, strings: list) -> list:
     """The values of number cells (``t`` "n" or none) whose ``<v>`` holds ``got`` (as
     text; ``raws()``: as bytes): as the loop reads them (``float``, else
-    :func:`.fastsheet._value` on the bytes)."""
+    :func:`.cellread.value` on the bytes)."""
     try:
         return list(map(float, got))
     except ValueError:
@@ -534,5 +532,4 @@ def _shared(got: list, strings: list) -> list:
 
 def _value(t: str, raw: bytes, strings: list):
     """A cell of type ``t`` whose ``<v>`` holds ``raw``, as the loop reads it."""
-    from .fastsheet import _value as loop_value
-    return loop_value(t, raw, strings)
+    return cellread.value(t, raw, strings)

@@ -31,9 +31,8 @@ import re
 
 from . import sheet as S
 from .bulksheet import read_bulk
+from .cellread import ATTR as _ATTR, Kinds as _Kinds, attrs as _attrs, value as _value
 
-# an attribute as the usual writers spell it: no reference, no whitespace, no "<" in it
-_ATTR = rb' [A-Za-z][A-Za-z0-9:]*="[^"&<\t\n\r]*"'
 _TOKEN = re.compile(
     rb'<c r="([A-Z]{1,3})([0-9]{1,7})"((?:' + _ATTR + rb')*)'      # 1 letters 2 digits 3 attrs
     rb'(?: ?/>|>'
@@ -45,14 +44,7 @@ _TOKEN = re.compile(
     rb'|(</row>)'                                                  # 10
     rb'|(<row(?:' + _ATTR + rb')* ?/>)'                            # 11 an empty row
     rb'|([\s\S])')                                                 # 12 any other byte
-_ATTRS = re.compile(rb' ([A-Za-z][A-Za-z0-9:]*)="([^"]*)"')
 _SHEETDATA, _END = b"<sheetData>", b"</sheetData>"
-
-
-def _attrs(raw: bytes) -> dict:
-    """The attributes matched by :data:`_ATTR` as expat gives them (no reference or
-    whitespace to normalise: the expression admits none)."""
-    return {k.decode(): v.decode() for k, v in _ATTRS.findall(raw)}
 
 
 def read_fast(data: bytes, sheet: "S.SheetData", strings: list, name: str,
@@ -244,35 +236,6 @@ class _Columns(dict):
 _COLUMN = _Columns()
 
 
-class _Kinds(dict):
-    """A cell's attributes (the bytes after ``r``) -> its ``t`` (``"n"`` if none) and
-    the layout's flag 1 (``t`` or ``vm`` given), as the general reader makes them."""
-
-    def __missing__(self, raw: bytes) -> tuple:
-        a = _attrs(raw)
-        t = a.get("t")
-        kind = self[raw] = ("n", 1 if "vm" in a else 0) if t is None else (t, 1)
-        return kind
-
-
 def _other_refused(name: str):
     raise S.UnsafeWorkbookError(f"more than {S.MAX_OTHER_ELEMENTS:,} rows and other elements "
                                 f"in the sheets (at {name}); refused")
-
-
-def _value(t: str, raw: bytes, strings: list):
-    """The value of a cell of type ``t`` (not ``inlineStr``) whose ``<v>`` holds ``raw``:
-    what the general reader's ``</v>`` handler makes."""
-    if t == "n":
-        if not raw:
-            return None
-        try:
-            return float(raw)
-        except ValueError:
-            return S.cell_value(t, S._decoded(raw), strings)
-    if t == "s":
-        try:
-            return strings[int(raw)]
-        except (ValueError, IndexError):
-            return S.XlError("#REF!")
-    return S.cell_value(t, S._decoded(raw), strings)
