@@ -138,10 +138,10 @@ def test_the_fast_layout_splices_new_values():
 def _outcome(data: bytes, bulk: bool, monkeypatch, strings=STRINGS, budget=None):
     """What read_sheet makes of ``data``, with the bulk path or without it: the state,
     or the one-line error."""
-    from zvmplan_addin.xlsx import fastsheet
+    from zvmplan_addin.xlsx import bulksheet
     with monkeypatch.context() as m:
         if not bulk:
-            m.setattr(fastsheet, "read_bulk", lambda *a: None)
+            m.setattr(bulksheet, "read_bulk", lambda *a: None)
         sheet, b = SheetData("S", "p"), budget() if budget else S.Budget()
         try:
             layout = read_sheet(data, sheet, strings, "p", b)

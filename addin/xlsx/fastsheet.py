@@ -30,7 +30,6 @@ from __future__ import annotations
 import re
 
 from . import sheet as S
-from .bulksheet import read_bulk
 from .cellread import ATTR as _ATTR, Kinds as _Kinds, attrs as _attrs, value as _value
 
 _TOKEN = re.compile(
@@ -84,6 +83,7 @@ def read_fast(data: bytes, sheet: "S.SheetData", strings: list, name: str,
     else:
         values, formulas, cached, hidden = {}, {}, {}, {}
     left = (local.cells[0], local.others[0])
+    from .bulksheet import read_bulk    # numpy: not imported with the package (see there)
     layout = read_bulk(data, body, stop, strings, values, formulas, cached, left)
     if layout is None:      # not in the bulk reader's spelling: expat, then the loop
         S.xmlparse.check(data, name)     # the whole part well formed, as expat reads it

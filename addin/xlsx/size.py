@@ -91,7 +91,7 @@ def count_cells(data: bytes) -> tuple[int, int]:
     count as formulas: the estimate errs high by as many."""
     m = _SHEET_DATA.search(data)
     prefix = (m.group(1) or b"") if m else b""
-    if not prefix:
+    if not prefix and len(data) > _COUNT_STEP:
         return _counted(data)
     c = b"<" + prefix + b"c"
     return data.count(c + b" ") + data.count(c + b">"), data.count(b"<" + prefix + b"f")
@@ -105,7 +105,8 @@ def _counted(data: bytes) -> tuple[int, int]:
     the bytes after each "<" (found with numpy, a step at a time) looked at together.
     Each needle starts with the only "<" it holds, so its matches never overlap and
     counting where they start counts them as ``bytes.count`` does; half the time of the
-    three passes on a large part."""
+    three passes on a large part (a smaller one keeps them: numpy, imported here, is not
+    loaded to open a workbook)."""
     import numpy as np
     a = np.frombuffer(data, dtype=np.uint8)
     n = len(a)
