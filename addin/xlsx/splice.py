@@ -42,12 +42,13 @@ def splice_blocks(data: bytes, updates, layout: Layout) -> Iterator[bytes] | Non
     send an update to the general path is checked before the first block.
 
     What is vectorised: matching updates to layout records (numpy sort and search on
-    row/column keys), the checks that each noted offset still starts a ``<c``/``<v``
-    tag in order, finding the end of start tags that get a ``t``, and the bytes of the
-    float values (one ``%r`` format per value, in C), which are most of a planner
-    sheet. Text is escaped all at once. Cells are done :data:`_BLOCK` at a time, each
-    block joined to bytes with the input's bytes between its edits, so that the pieces
-    of only one block exist at a time."""
+    row/column keys, skipped when the updates are the noted cells in document order,
+    as the engine gives them), the checks that each noted offset still starts a
+    ``<c``/``<v`` tag in order, finding the end of start tags that get a ``t``, the
+    texts of the values (each distinct value formatted once, :mod:`.valuetexts`), and
+    the splice itself (one ``%`` format per block, :func:`_splice`): no Python runs per
+    cell unless a start tag must be parsed. Cells are done :data:`_BLOCK` at a time,
+    each block made when asked for, so that only one block's edits exist at a time."""
     if not isinstance(updates, CellValues):
         updates = CellValues.from_dict(updates)
         if updates is None:
@@ -71,6 +72,8 @@ def splice_blocks(data: bytes, updates, layout: Layout) -> Iterator[bytes] | Non
 
 
 def _blocks(data: bytes, pos: int, head: list, found, prefix: bytes) -> Iterator[bytes]:
+    """The part's bytes: ``head`` joined, then the cells :data:`_BLOCK` at a time (a
+    bytearray each), then the rest of the part."""
     c0, v0, v1, flags, values = found
     texts = value_texts(values, b"<" + prefix + b"v>", b"</" + prefix + b"v>")
     yield b"".join(head)
@@ -187,22 +190,35 @@ def _parsed_tags(data: bytes, which, c0, t, t_names: list):
 
 
 _WINDOW = 48                        # bytes of a start tag looked at by _tag_ends
+_FIRST_WINDOW = 16                  # ... first (most tags are shorter: less to compare)
 
 
 def _tag_ends(data: bytes, c0) -> "np.ndarray":
     """For each ``<c`` start tag at ``c0``: the offset of its closing ``>`` when that is
     within :data:`_WINDOW` bytes, no attribute value before it is quoted with ``'``,
     the ``"`` before it pair up (so the ``>`` is outside every value) and neither ``/``
-    nor white space precedes it; else -1 (the caller parses that tag)."""
+    nor white space precedes it; else -1 (the caller parses that tag). The tags are
+    looked at :data:`_FIRST_WINDOW` bytes first, those not found in that many again
+    in :data:`_WINDOW` (what is found depends only on the bytes up to the first ``>``,
+    so the same either way)."""
     raw = np.frombuffer(data, dtype=np.uint8)
-    if len(c0) == 0 or len(raw) < _WINDOW:
+    out = _tag_ends_within(raw, c0, _FIRST_WINDOW)
+    again = np.flatnonzero(out < 0)
+    if len(again):
+        out[again] = _tag_ends_within(raw, c0[again], _WINDOW)
+    return out
+
+
+def _tag_ends_within(raw, c0, width: int) -> "np.ndarray":
+    """:func:`_tag_ends` looking ``width`` bytes from each tag's start."""
+    if len(c0) == 0 or len(raw) < width:
         return np.full(len(c0), -1, dtype=np.int64)
-    inside = c0 <= len(raw) - _WINDOW
-    window = np.lib.stride_tricks.sliding_window_view(raw, _WINDOW)[np.where(inside, c0, 0)]
+    inside = c0 <= len(raw) - width
+    window = np.lib.stride_tricks.sliding_window_view(raw, width)[np.where(inside, c0, 0)]
     close = window == ord(">")
     first = np.argmax(close, axis=1)
     rows = np.arange(len(c0))
-    before = np.arange(_WINDOW) < first[:, None]
+    before = np.arange(width) < first[:, None]
     ok = inside & close[rows, first]
     ok &= ((window == ord('"')) & before).sum(axis=1) % 2 == 0
     ok &= ~((window == ord("'")) & before).any(axis=1)
