@@ -91,12 +91,10 @@ def _of_types(values: np.ndarray, chosen) -> np.ndarray:
     picked = [k for k in kinds if chosen(k)]
     if len(picked) == len(kinds):
         return np.ones(len(listed), dtype=bool)
-    mask = np.zeros(len(listed), dtype=bool)
-    if picked:
-        types = np.fromiter(map(type, listed), dtype=object, count=len(listed))
-        for k in picked:
-            mask |= np.equal(types, k).astype(bool)
-    return mask
+    if not picked:
+        return np.zeros(len(listed), dtype=bool)
+    return np.fromiter(map(set(picked).__contains__, map(type, listed)), dtype=bool,
+                       count=len(listed))
 
 
 def updates(nodes: Nodes, results: Results, values: dict) -> dict[int, object]:

@@ -151,8 +151,8 @@ def _match(data: bytes, updates: CellValues, layout: Layout):
     flags = recs["flags"]
     if np.any(flags & 2) or np.any(v0 < 0):
         return None
-    if np.any(v0 <= c0) or np.any(v1 <= v0) or np.any(c0[1:] < v1[:-1]):
-        return None                 # not one cell after another: no splice in order
+    if np.any(v0 <= c0) or np.any(v1 - v0 < 4) or np.any(c0[1:] < v1[:-1]):
+        return None                 # not one cell after another (or no room for <v/>)
     raw = np.frombuffer(data, dtype=np.uint8)
     prefix = layout.prefix.encode()
     for tag, where in ((b"<" + prefix + b"c", c0), (b"<" + prefix + b"v", v0)):
