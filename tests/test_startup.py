@@ -57,21 +57,28 @@ from zvmplan_addin.recalc import evaluate_formula
 out = {f: float(evaluate_formula(f)) for f in (
     "=T.INV.2T(0.05,10)", "=T.DIST.2T(1.96,60)", "=CONFIDENCE.T(0.05,1,50)",
     "=RANK(3,{5,3,3,1})", "=RANK.AVG(3,{5,3,3,1})")}
-out["loaded"] = sorted(m for m in ("scipy.stats", "xlwings", "matplotlib", "openpyxl")
-                       if m in sys.modules)
+out["loaded"] = sorted(m for m in ("scipy.stats", "scipy.special", "numpy.f2py", "xlwings",
+                                   "matplotlib", "openpyxl") if m in sys.modules)
+from zvmplan_addin.recalc.startup import special_ufuncs
+early = special_ufuncs()
+import scipy.special  # the real package, after the compiled module was loaded alone
+out["same_module"] = scipy.special._ufuncs is early and \
+    scipy.special.stdtrit is early.stdtrit and special_ufuncs() is early
 print(json.dumps(out))
 """
 
 
 def test_the_templates_statistics_need_no_scipy_stats():
     """T.INV.2T, T.DIST.2T, CONFIDENCE.T and RANK (the template's confidence intervals and
-    ranks) are computed without importing scipy.stats (nor xlwings, matplotlib, openpyxl),
-    with Excel's values: T.INV.2T(0.05,10) = 2.228138852, T.DIST.2T(1.96,60) =
+    ranks) are computed without importing scipy.stats, nor the scipy.special package (its
+    compiled functions are loaded alone; a later import of the package takes the same
+    module), nor xlwings, matplotlib, openpyxl, with Excel's values: T.INV.2T(0.05,10) = 2.228138852, T.DIST.2T(1.96,60) =
     0.054645, CONFIDENCE.T(0.05,1,50) = 0.284196855, RANK 2 and RANK.AVG 2.5."""
     out = subprocess.run([sys.executable, "-c", _CHILD_T], capture_output=True, text=True,
                          check=True, timeout=120)
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got.pop("loaded") == []
+    assert got.pop("same_module") is True
     assert got["=T.INV.2T(0.05,10)"] == pytest.approx(2.228138852, abs=5e-10)
     assert got["=T.DIST.2T(1.96,60)"] == pytest.approx(0.054645, abs=5e-7)
     assert got["=CONFIDENCE.T(0.05,1,50)"] == pytest.approx(0.284196855, abs=5e-10)
