@@ -321,6 +321,11 @@ register(Command("functions", "list the worksheet functions with their arguments
                  _functions_args, _functions))
 
 
+#: the commands registered above, which need no plugin: ``zvmplan calc`` imports none of
+#: them (~0.06 s of a template's recalculation)
+BUILTIN_COMMANDS = frozenset(COMMANDS)
+
+
 # ------------------------------------------------------------------- main ----
 def _load_plugins() -> None:
     for module in PLUGINS:
@@ -353,8 +358,17 @@ def _version() -> str:
         return "(not installed)"
 
 
+def _names_a_builtin(argv: list[str]) -> bool:
+    """Does ``argv`` run one of the commands this module registers (``calc``, ``check``,
+    ``eval``, ``functions``)? Its first argument that is not an option is the command
+    (the top-level parser's only option, ``--version``, takes no value)."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    return first in BUILTIN_COMMANDS
+
+
 def main(argv: list[str] | None = None) -> int:
-    _load_plugins()
+    if not _names_a_builtin(sys.argv[1:] if argv is None else list(argv)):
+        _load_plugins()  # a plugin's command, --help or a usage error: every command known
     args = build_parser().parse_args(argv)
     try:
         code = args._run(args)

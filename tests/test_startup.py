@@ -2,6 +2,7 @@
 (zvmplan_addin/recalc/startup.py), and the statistics functions that need it still give
 Excel's results."""
 import json
+import re
 import subprocess
 import sys
 
@@ -114,3 +115,32 @@ def test_student_t_and_rankdata_stand_ins_give_scipy_stats_floats():
                 assert mine.dtype == theirs.dtype and np.array_equal(mine, theirs)
     nan = np.array([1.0, np.nan])
     assert np.isnan(rankdata(nan, method="min")).all()      # scipy: NaN propagates
+
+
+_CHILD_CALC = r"""
+import json, sys
+from zvmplan_addin.cli import main
+code = main(["calc", sys.argv[1], "-o", sys.argv[2], "-q"])
+print(json.dumps({"code": code, "loaded": sorted(
+    m for m in ("zvmplan_workbook.fill", "zvmplan_workbook.render", "zvmplan_workbook.report",
+                "zvmplan_workbook.template", "zvmplan_addin.export_lite", "scipy.special",
+                "scipy.stats") if m in sys.modules)}))
+"""
+
+
+def test_calc_loads_no_plugin_and_help_lists_every_command(tmp_path):
+    """``zvmplan calc`` on the template computes it (exit 0) without importing the command
+    line's plugins (fill, render, report, template, export-lite) nor the scipy.special
+    package; ``zvmplan --help`` still lists the plugins' commands."""
+    from pathlib import Path
+    template = Path(__file__).parent.parent / "workbook" / "zvmplan_template.xlsx"
+    out = subprocess.run([sys.executable, "-c", _CHILD_CALC, str(template),
+                          str(tmp_path / "out.xlsx")], capture_output=True, text=True,
+                         check=True, timeout=300)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got == {"code": 0, "loaded": []}
+    assert (tmp_path / "out.xlsx").stat().st_size > 10_000
+    helped = subprocess.run([sys.executable, "-m", "zvmplan_addin.cli", "--help"],
+                            capture_output=True, text=True, timeout=120)
+    for command in ("calc", "fill", "render", "report", "template", "export-lite"):
+        assert re.search(rf"^ +{command}\s", helped.stdout, re.M), command
