@@ -144,3 +144,24 @@ def test_calc_loads_no_plugin_and_help_lists_every_command(tmp_path):
                             capture_output=True, text=True, timeout=120)
     for command in ("calc", "fill", "render", "report", "template", "export-lite"):
         assert re.search(rf"^ +{command}\s", helped.stdout, re.M), command
+
+
+_CHILD_FALLBACK = r"""
+import json, sys
+from zvmplan_addin.recalc import startup
+startup._has_t = lambda module: module.__name__ == "scipy.special"  # another SciPy layout
+got = startup.special_ufuncs()
+print(json.dumps({"name": got.__name__, "loaded": "scipy.special" in sys.modules,
+                  "ppf": startup.STUDENT_T.ppf(0.975, 10)}))
+"""
+
+
+def test_student_t_falls_back_to_the_scipy_special_package():
+    """Where SciPy's compiled module does not hold stdtr and stdtrit (another SciPy's
+    layout), the stand-in imports the scipy.special package and computes the same
+    T.INV.2T(0.05,10) = 2.228138852 (Excel's value) from it."""
+    out = subprocess.run([sys.executable, "-c", _CHILD_FALLBACK], capture_output=True,
+                         text=True, check=True, timeout=120)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["name"] == "scipy.special" and got["loaded"] is True
+    assert got["ppf"] == pytest.approx(2.228138852, abs=5e-10)

@@ -94,23 +94,32 @@ def special_ufuncs() -> types.ModuleType:
     system finds the compiled module and its compiled siblings where they are; the
     stand-in leaves as soon as the import is done. A later ``import scipy.special`` runs
     the real package, whose ``from ._ufuncs import *`` takes the module already loaded:
-    one module, one set of functions. If ``scipy.special`` is loaded already, it is
-    used as it is."""
+    one module, one set of functions. If ``scipy.special`` is loaded already, or this
+    SciPy keeps the two functions elsewhere, the package itself is returned."""
     loaded = sys.modules.get(UFUNCS)
-    if loaded is not None:
+    if loaded is not None and _has_t(loaded):
         return loaded
     if SPECIAL in sys.modules:
-        return importlib.import_module(UFUNCS)
+        return importlib.import_module(SPECIAL)
     import scipy
     standin = types.ModuleType(SPECIAL)
     standin.__path__ = [os.path.join(directory, "special") for directory in scipy.__path__]
     standin.__package__ = SPECIAL
     sys.modules[SPECIAL] = standin
     try:
-        return importlib.import_module(UFUNCS)
+        ufuncs = importlib.import_module(UFUNCS)
+    except ImportError:  # another SciPy's layout: the package as it is
+        ufuncs = None
     finally:
         if sys.modules.get(SPECIAL) is standin:
             del sys.modules[SPECIAL]
+    if ufuncs is not None and _has_t(ufuncs):
+        return ufuncs
+    return importlib.import_module(SPECIAL)
+
+
+def _has_t(module) -> bool:
+    return hasattr(module, "stdtr") and hasattr(module, "stdtrit")
 
 
 def _number(x) -> bool:
