@@ -530,7 +530,7 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
     rep = FillReport(out, len(links), len(scen) if scen else 0, report)
     from . import results
     try:
-        rep.results = results.read(out)
+        rep.results = results.read(out, written=True)
     except results.ResultsError as exc:
         notes.append(f"{exc}; no results to show")
     else:
