@@ -138,6 +138,8 @@ def sheet_paths(entries: dict[str, bytes]) -> dict[str, str]:
 #: a row number no template formula holds otherwise: the added rows' XML is made once
 #: for this row and copied with each row's number put in its place (checked below)
 _SENTINEL = 987_654_321
+#: added rows encoded at a time
+_BATCH = 256
 
 
 def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals, offsets=(0,),
@@ -245,14 +247,20 @@ def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals, offset
     if rows and any(row_runs(r, {}) != row_xml(r, [t for _, _, t in render(r, row_fn(r))])
                     for r in (rows[0], rows[-1])):  # pragma: no cover - a formula with its digits
         raise GrowError(f"{path}: the template's row formulas hold the row {_SENTINEL}")
-    added = []
+    # the rows encoded a batch at a time, and the part joined once: its text is never
+    # held whole beside its bytes (a 10,000-row Planner is 88 MB)
+    blocks, batch = [head.encode("utf-8")], []
     for r in rows:
         given = inputs(r) if inputs is not None else {}
         if given.keys() <= keyed:
-            added.append(row_runs(r, given))
+            batch.append(row_runs(r, given))
         else:  # pragma: no cover - inputs(r) names a column the first row's did not
-            added.append(row_xml(r, [
+            batch.append(row_xml(r, [
                 text if given.get(col) in (None, "") else
                 cell_xml(f"{col}{r}", 0 if s is None else s, given[col])
                 for col, s, text in render(r, row_fn(r))]))
-    entries[path] = (head + "".join(added) + tail).encode("utf-8")
+        if len(batch) == _BATCH:
+            blocks.append("".join(batch).encode("utf-8"))
+            batch = []
+    blocks += ["".join(batch).encode("utf-8"), tail.encode("utf-8")]
+    entries[path] = b"".join(blocks)
