@@ -64,12 +64,14 @@ def formula_values(nodes: Nodes, code: Compiled) -> dict[int, tuple]:
     compiled = np.fromiter(map(operator.is_not, pipes, itertools.repeat(None)),
                            dtype=bool, count=n)
     ids = np.flatnonzero(compiled)
-    sheet = np.asarray(nodes.n_sheet[:n], dtype=np.int64)[ids]
-    rows = np.asarray(nodes.n_row[:n], dtype=np.int64)[ids]
-    cols = np.asarray(nodes.n_col[:n], dtype=np.int64)[ids]
+    sheet, rows, cols = (np.fromiter(column, dtype=np.int64, count=n) for column in
+                         (nodes.n_sheet, nodes.n_row, nodes.n_col))
+    if len(ids) < n:
+        sheet, rows, cols = sheet[ids], rows[ids], cols[ids]
     out = {}
-    for s in np.unique(sheet).tolist():
-        mine = sheet == s
+    sheets = np.flatnonzero(np.bincount(sheet)).tolist() if len(sheet) else []
+    for s in sheets:
+        mine = sheet == s if len(sheets) > 1 else slice(None)
         rr, cc = rows[mine], cols[mine]
         grid = nodes.grids[s]
         if grid.dense and rr.max() <= grid.rows and cc.max() <= grid.cols:
@@ -81,6 +83,20 @@ def formula_values(nodes: Nodes, code: Compiled) -> dict[int, tuple]:
     return out
 
 
+def _of_types(values: np.ndarray, chosen) -> np.ndarray:
+    """A mask of ``values`` (an object array): True where ``chosen(type)`` is, the test
+    made once per distinct type."""
+    listed = values.tolist()
+    kinds = set(map(type, listed))
+    picked = [k for k in kinds if chosen(k)]
+    if len(picked) == len(kinds):
+        return np.ones(len(listed), dtype=bool)
+    if not picked:
+        return np.zeros(len(listed), dtype=bool)
+    return np.fromiter(map(set(picked).__contains__, map(type, listed)), dtype=bool,
+                       count=len(listed))
+
+
 def updates(nodes: Nodes, results: Results, values: dict) -> dict[int, object]:
     """sheet -> the values to cache (``values``: :func:`formula_values`). For a sheet whose
     formula cells are all plain (the common case) a
@@ -89,13 +105,17 @@ def updates(nodes: Nodes, results: Results, values: dict) -> dict[int, object]:
     :class:`~zvmplan_addin.xlsx.CellUpdate` for each cell of an array formula or a spill
     (array_ref set on a spilled anchor)."""
     areas = nodes.n_area[:nodes.cells]
-    if results.spill_area or any(map(operator.is_not, areas, itertools.repeat(None))):
+    if results.spill_area or areas.count(None) != len(areas):
         return _updates_by_cell(nodes, results, values)
     out: dict[int, object] = {}
     kept = (float, str, bool)
     for s, (_, rows, cols, cached) in values.items():
-        out[s] = CellValues(rows, cols, [v if type(v) in kept else for_file(v)
-                                         for v in cached])
+        other = np.flatnonzero(_of_types(cached, lambda k: k not in kept))
+        if len(other):          # formulas' errors, an empty result: as the file writes them
+            cached = cached.copy()
+            for i in other.tolist():
+                cached[i] = for_file(cached[i])
+        out[s] = CellValues(rows, cols, cached)
     return out
 
 
@@ -152,7 +172,7 @@ def fill_report(report: CalcReport, nodes: Nodes, results: Results, log: RunLog,
     report.unsupported = set(log.unsupported)
     bad = []            # the formula cells that show an error, in node order
     for s, (mine, _, _, cached) in values.items():
-        bad.append(mine[[isinstance(v, FXlError) for v in cached]])
+        bad.append(mine[_of_types(cached, lambda k: issubclass(k, FXlError))])
     bad = np.sort(np.concatenate(bad)) if bad else np.zeros(0, dtype=np.int64)
     errors, shown = len(bad), {}
     reasons = log.reasons.log
