@@ -157,7 +157,7 @@ def _plan_results(path):
     except ImportError:  # pragma: no cover - the workbook package is not installed
         return None
     try:
-        return results.read(path)
+        return results.read(path, written=True)  # the engine wrote it: read it back fast
     except (results.ResultsError, OSError, KeyError, ValueError):
         return None  # not a plan: the counts above are all there is
 

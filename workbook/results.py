@@ -234,7 +234,7 @@ def _find_head(rows, need: set[str]) -> int | None:
 def read(out, sheet: str = "Planner", written: bool = False) -> Results:
     """The per-link rows and the totals of the Planner of the workbook ``out``, and the
     named blocks of its Scenarios sheet (if it has one). ``written``: ``out`` is a plan
-    the engine has just written (``fill``), whose sheets :mod:`.readback` reads as
+    the engine has just written (``fill``, ``calc``), whose sheets :mod:`.readback` reads as
     openpyxl does, faster; whatever it does not know is read with openpyxl."""
     out = Path(out)
     got = None
