@@ -66,17 +66,16 @@ class ColumnEvaluator:
         self.columnar_cells += len(rest)
         if self.check:
             self._compare_with_cells(rest, result)
-        self._scatter(rest, _cell_values(result[:, 0].tolist()))
+        self._scatter(rest, group.members[1:], _cell_values(result[:, 0].tolist()))
 
-    def _scatter(self, rest, values):
-        """Each cell of ``rest`` gets its value (one fancy assignment per dense sheet)."""
+    def _scatter(self, rest, ids, values):
+        """Each cell of ``rest`` (``ids``: the same as an array) gets its value (one fancy
+        assignment per dense sheet)."""
         nodes = self.cells.nodes
-        pick = operator.itemgetter(*rest) if len(rest) > 1 else lambda a: (a[rest[0]],)
-        sheets = set(pick(nodes.n_sheet))
-        if len(sheets) == 1 and nodes.grids[next(iter(sheets))].dense:
-            grid = nodes.grids[next(iter(sheets))]
-            rows = np.array(pick(nodes.n_row), dtype=np.int64)
-            cols = np.array(pick(nodes.n_col), dtype=np.int64)
+        sheets, rows, cols = (a[ids] for a in nodes.where())
+        s = int(sheets[0])
+        if (sheets == s).all() and nodes.grids[s].dense:
+            grid = nodes.grids[s]
             if rows.max() <= grid.rows and cols.max() <= grid.cols:
                 column = np.empty(len(rest), dtype=object)
                 column[:] = values

@@ -17,6 +17,9 @@ them one by one.
 """
 from __future__ import annotations
 
+import functools
+import operator
+import string
 from typing import NamedTuple
 
 import numpy as np
@@ -136,7 +139,7 @@ def find_runs(n_sheet, n_row, n_col, n_text, cells: int, shaper_of) -> dict[int,
         if len(ids) < 2:
             continue
         s, col = int(sheets[ids[0]]), int(cols[ids[0]])
-        texts = [n_text[i] for i in ids.tolist()]
+        texts = list(operator.itemgetter(*ids.tolist())(n_text))
         _column_runs(shaper_of(s), ids, rows[ids], col, texts, runs)
     return runs
 
@@ -162,11 +165,23 @@ def _column_runs(shaper: Shaper, ids, rows, col: int, texts: list, runs: dict) -
 
 def _extent(pattern: FillPattern, rows, texts: list, start: int) -> int:
     """The first position from ``start`` whose text is not ``pattern`` at its row
-    (compared a chunk at a time, the chunk doubling, so a short run costs little)."""
+    (compared a chunk at a time, the chunk doubling, so a short run costs little). A
+    chunk's texts are predicted all at once, one ``%`` format of the chunk's rows
+    (:func:`_printf`), and compared joined, as one string; a chunk that differs is
+    compared text by text to find where."""
     stop_all = min(len(texts), int(np.searchsorted(rows, pattern.last_row(), side="right")))
     end, chunk = start, FIRST_CHUNK
+    printf = _printf(pattern.fmt, pattern.offsets) if pattern.offsets else None
     while end < stop_all:
         stop = min(stop_all, end + chunk)
+        if printf is not None and stop - end > FIRST_CHUNK:
+            pct, fields = printf
+            values = (rows[end:stop, None] + fields).ravel().tolist()
+            # the rows grow, so the last text is the longest
+            if (_SEP.join([pct] * (stop - end)) % tuple(values) == _SEP.join(texts[end:stop])
+                    and len(pct % tuple(values[-len(fields):])) <= _LONGEST):
+                end, chunk = stop, chunk * 2
+                continue
         if pattern.offsets:
             fields = [(rows[end:stop] + d).tolist() for d in pattern.offsets]
             want = list(map(pattern.fmt.format, *fields))
@@ -178,6 +193,30 @@ def _extent(pattern: FillPattern, rows, texts: list, start: int) -> int:
                               if a != b or len(a) > _LONGEST)
         end, chunk = stop, chunk * 2
     return end
+
+
+_SEP = "\x00"  # between texts compared joined (XML 1.0 has no NUL: no text holds one)
+
+
+@functools.lru_cache(maxsize=256)
+def _printf(fmt: str, offsets: tuple):
+    """``fmt`` (a :class:`~.shapes.FillPattern`'s ``str.format`` text) as a ``%`` format
+    and the row offset of each of its ``%d`` in order, so one ``%`` makes many texts;
+    None if the text holds a NUL or a field is not a plain ``{k}``."""
+    pieces, fields = [], []
+    for literal, name, spec, conversion in string.Formatter().parse(fmt):
+        if _SEP in literal:
+            return None
+        pieces.append(literal.replace("%", "%%"))
+        if name is None:
+            continue
+        if spec or conversion or not name.isdigit():
+            return None
+        pieces.append("%d")
+        fields.append(offsets[int(name)])
+    if not fields:
+        return None
+    return "".join(pieces), np.array(fields, dtype=np.int64)
 
 
 __all__ = ["Run", "RunRefs", "find_runs"]

@@ -11,8 +11,6 @@ arrays of its rows and columns in every cell, which a formula filled down a colu
 holds as such (:class:`~.filldown.RunRefs`): no tuple per cell is made or read."""
 from __future__ import annotations
 
-import itertools
-import operator
 from typing import NamedTuple
 
 import numpy as np
@@ -62,8 +60,7 @@ def column_groups(nodes: Nodes, code: Compiled, index: CellIndex,
     (:func:`cells_by_template` of ``code.template``) its cells, if they form a group.
     Only each template, not each cell, is looked at in Python."""
     n = nodes.cells
-    in_area = np.fromiter(map(operator.is_not, nodes.n_area[:n], itertools.repeat(None)),
-                          dtype=bool, count=n)
+    in_area = nodes.in_area()
     groups = []
     for t, members in by_template:
         members = members[:np.searchsorted(members, n)]  # cells, not defined names
@@ -79,8 +76,7 @@ def column_groups(nodes: Nodes, code: Compiled, index: CellIndex,
             groups.append(ColumnGroup(members, slots))
             continue
         # one template in several columns (SUM(A$2:A2) and SUM(B$2:B2)): a group each
-        cols = np.fromiter(map(nodes.n_col.__getitem__, members.tolist()), dtype=np.int64,
-                           count=len(members))
+        cols = nodes.where()[2][members]
         for c in np.unique(cols).tolist() if cols.min() != cols.max() else ():
             part = members[cols == c]
             if len(part) >= MIN_COLUMN:

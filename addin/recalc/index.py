@@ -3,9 +3,6 @@ cells, and per cell the node that fills it -- so the order stage finds the formu
 inside a range with a binary search, not a scan."""
 from __future__ import annotations
 
-import itertools
-import operator
-
 import numpy as np
 
 from . import shapes
@@ -25,13 +22,10 @@ class CellIndex:
         huge sparse sheet). Built with numpy sorts, not a Python call per cell."""
         self.sheet_index = nodes.sheet_index
         n = nodes.cells
-        sheets = np.array(nodes.n_sheet[:n], dtype=np.int64)
-        rows = np.array(nodes.n_row[:n], dtype=np.int64)
-        cols = np.array(nodes.n_col[:n], dtype=np.int64)
+        sheets, rows, cols = nodes.where()
         ids = np.arange(n, dtype=np.int64)
         extra = []  # the cells of array formulas and spills beyond their anchors
-        in_area = np.fromiter(map(operator.is_not, nodes.n_area[:n], itertools.repeat(None)),
-                              dtype=bool, count=n)
+        in_area = nodes.in_area()
         for i in np.flatnonzero(in_area).tolist() + list(spill_area):
             area = nodes.n_area[i] or spill_area[i]
             for rr in range(area[0], area[2] + 1):

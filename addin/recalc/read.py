@@ -7,6 +7,8 @@ cached for it (:mod:`.external`).
 """
 from __future__ import annotations
 
+import itertools
+import operator
 import re
 from dataclasses import dataclass
 from itertools import chain
@@ -215,9 +217,30 @@ class Nodes:
     names: object = None            # the NameTable (INDIRECT reads names by their text)
     facts: BookFacts | None = None
     iteration: tuple | None = None  # (count, delta) of Excel's iterative calculation, or off
+    cell_at: tuple | None = None    # n_sheet, n_row, n_col of the cells as int64 arrays
 
     def __len__(self) -> int:
         return len(self.n_text)
+
+    def where(self) -> tuple:
+        """(sheets, rows, cols) of the formula cells (the first :attr:`cells` nodes) as
+        int64 arrays, for the stages that look at all of them at once."""
+        if self.cell_at is None:
+            n = self.cells
+            object.__setattr__(self, "cell_at", tuple(
+                np.array(a[:n], dtype=np.int64) for a in (self.n_sheet, self.n_row, self.n_col)))
+        return self.cell_at
+
+    def in_area(self) -> np.ndarray:
+        """Which formula cells anchor an array formula's range (``n_area`` not None), as
+        a boolean array (made once)."""
+        got = self.__dict__.get("_in_area")
+        if got is None:
+            n = self.cells
+            got = np.fromiter(map(operator.is_not, self.n_area[:n], itertools.repeat(None)),
+                              dtype=bool, count=n)
+            self.__dict__["_in_area"] = got
+        return got
 
 
 class _NodeLists:
@@ -226,8 +249,17 @@ class _NodeLists:
     def __init__(self, sheet_names: list[str]):
         self.sheet, self.row, self.col, self.text, self.area, self.kind = [], [], [], [], [], []
         self.labels = Labels(sheet_names, self.sheet, self.row, self.col)
+        self.arrays: list | None = []  # (sheets, rows, cols) of each extend; None after add
+
+    def where(self) -> tuple | None:
+        """The cells' (sheets, rows, cols) as int64 arrays, if every cell came in by
+        :meth:`extend` (else None: :meth:`Nodes.where` makes them from the lists)."""
+        if self.arrays is None or not self.arrays:
+            return None
+        return tuple(np.concatenate([a[k] for a in self.arrays]) for k in range(3))
 
     def add(self, s, r, c, text, area, label=None, kind="name") -> int:
+        self.arrays = None  # (:meth:`where` is asked before the names come)
         self.kind.append(kind)
         self.sheet.append(s)
         self.row.append(r)
@@ -240,6 +272,8 @@ class _NodeLists:
 
     def extend(self, s: int, rows: np.ndarray, cols: np.ndarray, cells: list, kinds: list):
         """A sheet's formula cells at once (by row, then column)."""
+        if self.arrays is not None:
+            self.arrays.append((np.full(len(cells), s, dtype=np.int64), rows, cols))
         self.kind.extend(kinds)
         self.sheet.extend([s] * len(cells))
         self.row.extend(rows.tolist())
@@ -262,6 +296,7 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
     for s, sheet in enumerate(book.sheets):
         _formula_cells(lists, s, sheet, where[s][1], kinds[s], log)
     n_cells = len(lists.text)
+    cell_at = lists.where()
     names = NameTable([(dn.name, dn.text, dn.sheet) for dn in book.names], sheet_names)
     tables = TableRefs(getattr(book, "tables", ()), sheet_names)
     external = ExternalRefs(getattr(book, "external", ()))
@@ -294,7 +329,7 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
                  facts=BookFacts(book.sheets, lambda: zip(
                      lists.sheet[:n_cells], lists.row[:n_cells], lists.col[:n_cells],
                      lists.text[:n_cells], lists.area[:n_cells])),
-                 iteration=getattr(book, "iteration", None))
+                 iteration=getattr(book, "iteration", None), cell_at=cell_at)
 
 
 _REF_END = r"""(?:(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?(?:\#REF!|\$?[A-Za-z]{1,3}\$?[0-9]+

@@ -64,9 +64,7 @@ def formula_values(nodes: Nodes, code: Compiled) -> dict[int, tuple]:
     compiled = np.fromiter(map(operator.is_not, pipes, itertools.repeat(None)),
                            dtype=bool, count=n)
     ids = np.flatnonzero(compiled)
-    sheet = np.asarray(nodes.n_sheet[:n], dtype=np.int64)[ids]
-    rows = np.asarray(nodes.n_row[:n], dtype=np.int64)[ids]
-    cols = np.asarray(nodes.n_col[:n], dtype=np.int64)[ids]
+    sheet, rows, cols = (a[ids] for a in nodes.where())
     out = {}
     for s in np.unique(sheet).tolist():
         mine = sheet == s
