@@ -88,9 +88,7 @@ def compile_nodes(nodes: Nodes, compiler: "FormulaCompiler", log: RunLog) -> Com
         flags[run.members] = 1
     taken = []
     beyond_limits, n_text = shapes.beyond_limits, nodes.n_text
-    for i in range(n):  # once per formula cell that no run covers
-        if covered[i]:
-            continue
+    for i in _uncovered(covered):  # once per node that no run covers
         why = beyond_limits(n_text[i])
         if why is not None:  # before any parser sees it
             code.template[i] = compiler.refused(i, why)
@@ -112,6 +110,16 @@ def compile_nodes(nodes: Nodes, compiler: "FormulaCompiler", log: RunLog) -> Com
                 flags[run.members] = 0
     _share_invariants(code, np.flatnonzero(flags == 0).tolist(), taken)
     return code
+
+
+def _uncovered(covered: bytearray):
+    """The positions of ``covered`` that hold 0, each found by ``bytearray.find`` (in C,
+    not a Python step per node) when the one before it has been handled: a run the loop
+    gives up on clears its members' flags, and they come next."""
+    i = covered.find(0)
+    while i >= 0:
+        yield i
+        i = covered.find(0, i + 1)
 
 
 class _Shaping:

@@ -37,8 +37,9 @@ class ColumnGroup(NamedTuple):
 
 def cells_by_template(templates: list) -> list[tuple]:
     """(template, its cells as a sorted int64 array) for each distinct template in
-    ``templates`` (None included), in order of first appearance: one ``np.unique`` over
-    the templates' ids instead of a dict filled cell by cell.
+    ``templates`` (None included), in order of first appearance: numpy over the
+    templates' ids (a compare per template when they are few, else one ``np.unique``)
+    instead of a dict filled cell by cell.
 
     >>> a, b = object(), object()
     >>> [(t is a, cells.tolist()) for t, cells in cells_by_template([a, b, a])]
@@ -47,11 +48,17 @@ def cells_by_template(templates: list) -> list[tuple]:
     if not templates:
         return []
     ids = np.fromiter(map(id, templates), dtype=np.int64, count=len(templates))
+    distinct = dict(zip(map(id, templates), templates))  # by first appearance
+    if len(distinct) <= FEW_TEMPLATES:  # a pass over the ids each: no sort
+        return [(t, np.flatnonzero(ids == key)) for key, t in distinct.items()]
     _, first, inverse, counts = np.unique(ids, return_index=True, return_inverse=True,
                                           return_counts=True)
     by_template = np.argsort(inverse.reshape(-1), kind="stable")  # cells in order per template
     parts = np.split(by_template, np.cumsum(counts)[:-1])
     return [(templates[int(first[j])], parts[j]) for j in np.argsort(first, kind="stable")]
+
+
+FEW_TEMPLATES = 64  # up to this many distinct templates are sorted out without a sort
 
 
 def column_groups(nodes: Nodes, code: Compiled, index: CellIndex,

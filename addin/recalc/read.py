@@ -218,6 +218,7 @@ class Nodes:
     facts: BookFacts | None = None
     iteration: tuple | None = None  # (count, delta) of Excel's iterative calculation, or off
     cell_at: tuple | None = None    # n_sheet, n_row, n_col of the cells as int64 arrays
+    any_area: bool = True           # False: no cell is an array formula (n_area all None)
 
     def __len__(self) -> int:
         return len(self.n_text)
@@ -237,8 +238,9 @@ class Nodes:
         got = self.__dict__.get("_in_area")
         if got is None:
             n = self.cells
-            got = np.fromiter(map(operator.is_not, self.n_area[:n], itertools.repeat(None)),
-                              dtype=bool, count=n)
+            got = np.zeros(n, dtype=bool) if not self.any_area else \
+                np.fromiter(map(operator.is_not, self.n_area[:n], itertools.repeat(None)),
+                            dtype=bool, count=n)
             self.__dict__["_in_area"] = got
         return got
 
@@ -250,6 +252,7 @@ class _NodeLists:
         self.sheet, self.row, self.col, self.text, self.area, self.kind = [], [], [], [], [], []
         self.labels = Labels(sheet_names, self.sheet, self.row, self.col)
         self.arrays: list | None = []  # (sheets, rows, cols) of each extend; None after add
+        self.any_area = False
 
     def where(self) -> tuple | None:
         """The cells' (sheets, rows, cols) as int64 arrays, if every cell came in by
@@ -260,6 +263,7 @@ class _NodeLists:
 
     def add(self, s, r, c, text, area, label=None, kind="name") -> int:
         self.arrays = None  # (:meth:`where` is asked before the names come)
+        self.any_area = self.any_area or area is not None
         self.kind.append(kind)
         self.sheet.append(s)
         self.row.append(r)
@@ -329,7 +333,8 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
                  facts=BookFacts(book.sheets, lambda: zip(
                      lists.sheet[:n_cells], lists.row[:n_cells], lists.col[:n_cells],
                      lists.text[:n_cells], lists.area[:n_cells])),
-                 iteration=getattr(book, "iteration", None), cell_at=cell_at)
+                 iteration=getattr(book, "iteration", None), cell_at=cell_at,
+                 any_area=lists.any_area)
 
 
 _REF_END = r"""(?:(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?(?:\#REF!|\$?[A-Za-z]{1,3}\$?[0-9]+

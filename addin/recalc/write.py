@@ -86,8 +86,7 @@ def updates(nodes: Nodes, results: Results, values: dict) -> dict[int, object]:
     Where there are array formulas or spills, row -> col -> value: an
     :class:`~zvmplan_addin.xlsx.CellUpdate` for each cell of an array formula or a spill
     (array_ref set on a spilled anchor)."""
-    areas = nodes.n_area[:nodes.cells]
-    if results.spill_area or any(map(operator.is_not, areas, itertools.repeat(None))):
+    if results.spill_area or nodes.in_area().any():
         return _updates_by_cell(nodes, results, values)
     out: dict[int, object] = {}
     kept = (float, str, bool)
