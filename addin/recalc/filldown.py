@@ -18,12 +18,12 @@ them one by one.
 from __future__ import annotations
 
 import functools
-import operator
 import string
 from typing import NamedTuple
 
 import numpy as np
 
+from .pernode import pick
 from .shapes import MAX_COL, MAX_FORMULA_CHARS, FillPattern, Shaper
 
 FIRST_CHUNK = 4  # cells compared before the chunk doubles (a short run costs little)
@@ -139,20 +139,9 @@ def find_runs(n_sheet, n_row, n_col, n_text, cells: int, shaper_of) -> dict[int,
         if len(ids) < 2:
             continue
         s, col = int(sheets[ids[0]]), int(cols[ids[0]])
-        texts = _pick(n_text, ids)
+        texts = pick(n_text, ids)
         _column_runs(shaper_of(s), ids, rows[ids], col, texts, runs)
     return runs
-
-
-def _pick(items: list, ids: np.ndarray) -> list:
-    """``[items[i] for i in ids]``: one slice when the ids are evenly spaced (a column of
-    a sheet whose rows hold the same columns), else one ``itemgetter``."""
-    first, last = int(ids[0]), int(ids[-1])
-    step = int(ids[1]) - first
-    if step > 0 and last == first + step * (len(ids) - 1) and \
-            (len(ids) == 2 or bool((np.diff(ids) == step).all())):
-        return items[first:last + 1:step]
-    return list(operator.itemgetter(*ids.tolist())(items))
 
 
 def _column_runs(shaper: Shaper, ids, rows, col: int, texts: list, runs: dict) -> None:

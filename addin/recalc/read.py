@@ -282,7 +282,7 @@ class _NodeLists:
         self.sheet.extend([s] * len(cells))
         self.row.extend(rows.tolist())
         self.col.extend(cols.tolist())
-        self.text.extend([f.text for f in cells])
+        self.text.extend(map(operator.attrgetter("text"), cells))
         self.area.extend([None] * len(cells))
 
 
@@ -293,7 +293,7 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
     sheet_names = [s.name for s in book.sheets]
     # one pass over each sheet's cell keys and formula cells, shared by what follows
     where = [(coords(s.values), coords(s.formulas)) for s in book.sheets]
-    kinds = [[f.kind for f in s.formulas.values()] for s in book.sheets]
+    kinds = [list(map(operator.attrgetter("kind"), s.formulas.values())) for s in book.sheets]
     grids = [Grid(s, at[0], arrays="array" in k) for s, at, k in zip(book.sheets, where, kinds)]
     taken = [_Taken(s, g, at) for s, g, at in zip(book.sheets, grids, where)]
     lists = _NodeLists(sheet_names)
@@ -310,8 +310,10 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
         if table:
             inline = table.inline
             text[:] = [inline(text[i], sheet[i], row[i], col[i]) for i in range(n_cells)]
-    text[:n_cells] = [dead_ranges(t) if "#REF!" in t else t for t in text[:n_cells]]
-    if any("ANCHORARRAY" in t.upper() for t in text[:n_cells]):
+    joined = "\n".join(text[:n_cells])  # looked through once, not text by text
+    if "#REF!" in joined:
+        text[:n_cells] = [dead_ranges(t) if "#REF!" in t else t for t in text[:n_cells]]
+    if "ANCHORARRAY" in joined.upper():
         spilled = SpilledRanges(sheet_names, sheet[:n_cells], row[:n_cells], col[:n_cells],
                                 lists.area[:n_cells])
         text[:n_cells] = [spilled.inline(t, sheet[i]) for i, t in enumerate(text[:n_cells])]
