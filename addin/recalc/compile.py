@@ -219,7 +219,7 @@ def _take(code: Compiled, run: filldown.Run, t: Template) -> bool:
     for x in refs:
         if run.one_cell(x):
             continue
-        if block.ends(x) is not None:  # each member's own (a range in most rows)
+        if run.pattern.moves[x] is not None:  # each member's own (a range in most rows)
             for one in block.rect_list(x):
                 if one[1] != one[3] or one[2] != one[4]:
                     reads[one] = reads.get(one, 0) + 1

@@ -65,9 +65,10 @@ class RunRefs:
         self.delta = run.rows - run.pattern.row
         self._ends: dict = {}
 
-    def ends(self, k: int):
+    def ends(self, k: int, keep: bool = True):
         """(first rows, last rows) of reference ``k`` in each member; None if it does
-        not move (the first row is the smaller end)."""
+        not move (the first row is the smaller end). Kept for the next call if ``keep``
+        (:meth:`at` asks once per cell; :meth:`columns` once per group)."""
         got = self._ends.get(k)
         if got is None:
             move = self.pattern.moves[k]
@@ -81,7 +82,9 @@ class RunRefs:
             else:
                 ra, rb = (a + delta) if a_moves else a, (b + delta) if b_moves else b
                 first, last = np.minimum(ra, rb), np.maximum(ra, rb)
-            got = self._ends[k] = (first, last)
+            got = (first, last)
+            if keep:
+                self._ends[k] = got
         return got
 
     def rect(self, k: int, j: int) -> tuple:
@@ -106,7 +109,7 @@ class RunRefs:
         """(sheet, (r1, c1, r2, c2)) of reference ``k`` in the members at ``places``,
         the four as arrays (or numbers, the same in each)."""
         rect = self.pattern.shape.rects[k]
-        ends = self.ends(k)
+        ends = self.ends(k, keep=False)
         if ends is None:
             return rect[0], rect[1:]
         return rect[0], (ends[0][places], rect[2], ends[1][places], rect[4])
@@ -116,7 +119,7 @@ class RunRefs:
         a, b = self.pattern.shape.rects[j], self.pattern.shape.rects[j0]
         if (a[0], a[2], a[4]) != (b[0], b[2], b[4]):
             return False
-        ea, eb = self.ends(j), self.ends(j0)
+        ea, eb = self.ends(j, keep=False), self.ends(j0, keep=False)
         ea = ea if ea is not None else (a[1], a[3])
         eb = eb if eb is not None else (b[1], b[3])
         return bool(np.all(np.asarray(ea[0]) == eb[0]) and np.all(np.asarray(ea[1]) == eb[1]))

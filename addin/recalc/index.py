@@ -42,7 +42,9 @@ class CellIndex:
             _, first = np.unique(key, return_index=True)  # sorted by sheet, column, row
         else:  # one node per cell: sorting is enough
             first = np.argsort(key, kind="stable")
+        del key
         sheets, rows, cols, ids = sheets[first], rows[first], cols[first], ids[first]
+        del first
         self.fcols = [dict() for _ in nodes.grids]
         self.owners = []
         starts = np.flatnonzero(np.diff(sheets * (shapes.MAX_COL + 1) + cols,
@@ -51,9 +53,10 @@ class CellIndex:
         for a, b in zip(starts.tolist(), ends.tolist()):
             self.fcols[int(sheets[a])][int(cols[a])] = (rows[a:b], ids[a:b])
         self.fcol_keys = [np.array(sorted(d), dtype=np.int64) for d in self.fcols]
+        bounds = np.searchsorted(sheets, np.arange(len(nodes.grids) + 1))  # sorted by sheet
         for s, grid in enumerate(nodes.grids):
-            mine = sheets == s
-            r, c, i = rows[mine], cols[mine], ids[mine]
+            a, b = int(bounds[s]), int(bounds[s + 1])
+            r, c, i = rows[a:b], cols[a:b], ids[a:b]
             if grid.dense:
                 shape = (max(grid.rows, int(r.max(initial=0))), max(grid.cols, int(c.max(initial=0))))
                 owner = np.full(shape, -1, dtype=np.int64)

@@ -67,7 +67,7 @@ class PerNode:
         n = len(members)
         blocks = self.block_of[members] if self.block_of is not None else None
         alone = np.arange(n) if blocks is None else np.flatnonzero(blocks < 0)
-        out = np.empty((4, n), dtype=np.int64)
+        out = [np.empty(n, dtype=np.int64) for _ in range(4)]  # apart: a slot keeps two
         sheets = set()
         if alone.size:
             pick = operator.itemgetter(x)
@@ -81,14 +81,14 @@ class PerNode:
             if len(flat) != 5 * len(rects):
                 return None
             for f in range(4):
-                out[f, alone] = flat[f + 1::5]
+                out[f][alone] = flat[f + 1::5]
             sheets.update(flat[0::5])
         if blocks is not None:
             for b in np.unique(blocks[blocks >= 0]).tolist():
                 where = np.flatnonzero(blocks == b)
                 sheet, fields = self.blocks[b].columns(x, self.place[members[where]])
                 for f in range(4):
-                    out[f, where] = fields[f]
+                    out[f][where] = fields[f]
                 sheets.add(sheet)
         return (sheets.pop() if len(sheets) == 1 else None), out[0], out[1], out[2], out[3]
 

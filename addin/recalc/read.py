@@ -280,10 +280,23 @@ class _NodeLists:
             self.arrays.append((np.full(len(cells), s, dtype=np.int64), rows, cols))
         self.kind.extend(kinds)
         self.sheet.extend([s] * len(cells))
-        self.row.extend(rows.tolist())
-        self.col.extend(cols.tolist())
+        self.row.extend(_shared_ints(rows))
+        self.col.extend(cols.tolist())  # (small numbers: Python keeps one object each)
         self.text.extend(map(operator.attrgetter("text"), cells))
         self.area.extend([None] * len(cells))
+
+
+def _shared_ints(values: np.ndarray) -> list:
+    """``values.tolist()`` with one int object per distinct number (a row number is held
+    by every formula cell of the row: a 100,000-row planner keeps 100,000 objects for
+    its 900,000 cells, not 900,000)."""
+    if not values.size:
+        return []
+    low, high = int(values.min()), int(values.max())
+    if high - low > 2 * values.size:  # sparse: nothing to share
+        return values.tolist()
+    ints = list(range(low, high + 1))
+    return list(map(ints.__getitem__, (values - low).tolist()))
 
 
 def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
@@ -310,10 +323,9 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
         if table:
             inline = table.inline
             text[:] = [inline(text[i], sheet[i], row[i], col[i]) for i in range(n_cells)]
-    joined = "\n".join(text[:n_cells])  # looked through once, not text by text
-    if "#REF!" in joined:
+    if _holds(text, n_cells, "#REF!"):
         text[:n_cells] = [dead_ranges(t) if "#REF!" in t else t for t in text[:n_cells]]
-    if "ANCHORARRAY" in joined.upper():
+    if _holds(text, n_cells, "ANCHORARRAY", upper=True):
         spilled = SpilledRanges(sheet_names, sheet[:n_cells], row[:n_cells], col[:n_cells],
                                 lists.area[:n_cells])
         text[:n_cells] = [spilled.inline(t, sheet[i]) for i, t in enumerate(text[:n_cells])]
@@ -337,6 +349,20 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
                      lists.text[:n_cells], lists.area[:n_cells])),
                  iteration=getattr(book, "iteration", None), cell_at=cell_at,
                  any_area=lists.any_area)
+
+
+def _holds(texts: list, n: int, word: str, upper: bool = False) -> bool:
+    """Does one of the first ``n`` texts hold ``word`` (in any case if ``upper``)? Looked
+    through joined a slice of texts at a time (a few C calls, and a few megabytes, not
+    one call per text nor one copy of them all)."""
+    for k in range(0, n, _SLICE):
+        joined = "\n".join(texts[k:min(n, k + _SLICE)])
+        if word in (joined.upper() if upper else joined):
+            return True
+    return False
+
+
+_SLICE = 32_768  # texts joined at once by _holds
 
 
 _REF_END = r"""(?:(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?(?:\#REF!|\$?[A-Za-z]{1,3}\$?[0-9]+
