@@ -340,3 +340,57 @@ def test_a_column_of_differing_formulas_is_tried_less_and_less(monkeypatch):
     assert _followers(book()) == {(r, 3) for r in range(5, 34)}
     e = _same_as_cell_by_cell(book, monkeypatch)
     assert _values(e, 2, [7, 8]) == [21.0, 13.0] and e.nodes.grids[0].get(5, 3) == 22.5
+
+
+def test_a_runs_references_as_arrays_are_its_cells_tuples(monkeypatch):
+    """The column groups read a reference of all their cells as arrays
+    (:meth:`PerNode.columns`): a run's from its row arrays, a lone cell's from its tuple.
+    =A{r}*2+SUM(A$2:A{r}) down B3:B40 with B20 written =A20*2+SUM(A$2:A19) (a cell no
+    fill writes: the run breaks there) gives the same rows and columns as the cells'
+    own rects, and the same values as cell by cell."""
+    def book():
+        b = _column("A{r}*2+SUM(A$2:A{r})", range(3, 41))
+        b.sheets[0].formulas[(20, 2)] = xlsxio.FormulaCell("A20*2+SUM(A$2:A19)")
+        return b
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    members = np.arange(e.nodes.cells, dtype=np.int64)
+    assert e.code.rects.blocks  # some cells are held by a run
+    for x in range(2):
+        sheet, r1, c1, r2, c2 = e.code.rects.columns(members, x)
+        tuples = [e.code.rects[i][x] for i in members.tolist()]
+        assert sheet == "PLAN"
+        assert [tuple(v) for v in zip(r1.tolist(), c1.tolist(), r2.tolist(), c2.tolist())] \
+            == [t[1:] for t in tuples]
+    # B19 = 19*1.5*2 + (2+...+19)*1.5 = 57 + 283.5; B20 = 60 + 283.5; B21 = 63 + 345
+    assert _values(e, 2, [19, 20, 21]) == [340.5, 343.5, 408.0]
+
+
+def test_fill_texts_with_percent_signs_and_braces_are_predicted_in_bulk(monkeypatch):
+    """A run's texts are predicted a chunk at a time by one ``%`` format
+    (:func:`filldown._printf`): a ``%`` or a brace in the text is text, and a cell in the
+    middle of a long chunk that differs ends the run there, as the text-by-text compare
+    does. ="50%{x}"&A{r} down B2:B60 with B45 ="50%{x}"&A44: followers 3..44, 46..60;
+    B45 shows 50%{x}66."""
+    def book():
+        b = _column('"50%{{x}}"&A{r}&"%d"', range(2, 61))
+        b.sheets[0].formulas[(45, 2)] = xlsxio.FormulaCell('"50%{x}"&A44&"%d"')
+        return b
+    assert _followers(book()) == {(r, 2) for r in range(3, 61)} - {(45, 2), (46, 2)}
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    assert _values(e, 2, [44, 45, 60]) == ["50%{x}66%d", "50%{x}66%d", "50%{x}90%d"]
+    pct, fields = filldown._printf("A{0}*B{1}+A{0}&\"{{%}}\"", (0, 1))
+    assert (pct, fields.tolist()) == ('A%d*B%d+A%d&"{%%}"', [0, 1, 0])
+
+
+def test_words_are_found_in_any_slice_of_the_texts(monkeypatch):
+    """read._holds looks through the texts joined a slice at a time: a word in the last
+    text of a slice, in the first of the next, or in lower case (``upper``) is found; a
+    word cut by the join is not invented."""
+    from zvmplan_addin.recalc import read
+    monkeypatch.setattr(read, "_SLICE", 3)
+    texts = ["A1", "B2", "#REF!+1", "C3", "_xlfn.anchorarray(B1)", "D4", "#RE", "F!"]
+    assert read._holds(texts, 3, "#REF!")
+    assert not read._holds(texts, 2, "#REF!")
+    assert read._holds(texts, len(texts), "ANCHORARRAY", upper=True)
+    assert not read._holds(texts, len(texts), "ANCHORARRAY")
+    assert not read._holds(texts[6:], 2, "#REF!")
