@@ -383,14 +383,14 @@ def test_fill_texts_with_percent_signs_and_braces_are_predicted_in_bulk(monkeypa
 
 
 def test_words_are_found_in_any_slice_of_the_texts(monkeypatch):
-    """read._holds looks through the texts joined a slice at a time: a word in the last
-    text of a slice, in the first of the next, or in lower case (``upper``) is found; a
-    word cut by the join is not invented."""
+    """read._holding looks through the texts joined a slice at a time: a word in the last
+    text of a slice, in the first of the next, or in lower case is found; a word cut
+    by the join is not invented."""
     from zvmplan_addin.recalc import read
     monkeypatch.setattr(read, "_SLICE", 3)
     texts = ["A1", "B2", "#REF!+1", "C3", "_xlfn.anchorarray(B1)", "D4", "#RE", "F!"]
-    assert read._holds(texts, 3, "#REF!")
-    assert not read._holds(texts, 2, "#REF!")
-    assert read._holds(texts, len(texts), "ANCHORARRAY", upper=True)
-    assert not read._holds(texts, len(texts), "ANCHORARRAY")
-    assert not read._holds(texts[6:], 2, "#REF!")
+    words = ("#REF!", "ANCHORARRAY")
+    assert read._holding(texts, 3, words) == [True, False]
+    assert read._holding(texts, 2, words) == [False, False]
+    assert read._holding(texts, len(texts), words) == [True, True]
+    assert read._holding(texts[3:], 5, words) == [False, True]

@@ -323,9 +323,10 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
         if table:
             inline = table.inline
             text[:] = [inline(text[i], sheet[i], row[i], col[i]) for i in range(n_cells)]
-    if _holds(text, n_cells, "#REF!"):
+    dead, anchored = _holding(text, n_cells, ("#REF!", "ANCHORARRAY"))
+    if dead:
         text[:n_cells] = [dead_ranges(t) if "#REF!" in t else t for t in text[:n_cells]]
-    if _holds(text, n_cells, "ANCHORARRAY", upper=True):
+    if anchored:
         spilled = SpilledRanges(sheet_names, sheet[:n_cells], row[:n_cells], col[:n_cells],
                                 lists.area[:n_cells])
         text[:n_cells] = [spilled.inline(t, sheet[i]) for i, t in enumerate(text[:n_cells])]
@@ -351,18 +352,22 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
                  any_area=lists.any_area)
 
 
-def _holds(texts: list, n: int, word: str, upper: bool = False) -> bool:
-    """Does one of the first ``n`` texts hold ``word`` (in any case if ``upper``)? Looked
-    through joined a slice of texts at a time (a few C calls, and a few megabytes, not
-    one call per text nor one copy of them all)."""
+def _holding(texts: list, n: int, words: tuple) -> list:
+    """For each of ``words`` (upper case): might one of the first ``n`` texts hold it, in
+    any case? Looked through joined and upper-cased a slice of texts at a time (a few C
+    calls and a few megabytes, not a call per text nor a copy of them all). A text
+    holding a word in lower case answers True too: the caller then looks text by
+    text, as for any text holding it."""
+    found = [False] * len(words)
     for k in range(0, n, _SLICE):
-        joined = "\n".join(texts[k:min(n, k + _SLICE)])
-        if word in (joined.upper() if upper else joined):
-            return True
-    return False
+        joined = "\n".join(texts[k:min(n, k + _SLICE)]).upper()
+        found = [f or w in joined for f, w in zip(found, words)]
+        if all(found):
+            break
+    return found
 
 
-_SLICE = 32_768  # texts joined at once by _holds
+_SLICE = 32_768  # texts joined at once by _holding
 
 
 _REF_END = r"""(?:(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?(?:\#REF!|\$?[A-Za-z]{1,3}\$?[0-9]+
