@@ -394,3 +394,20 @@ def test_words_are_found_in_any_slice_of_the_texts(monkeypatch):
     assert read._holding(texts, 2, words) == [False, False]
     assert read._holding(texts, len(texts), words) == [True, True]
     assert read._holding(texts[3:], 5, words) == [False, True]
+
+
+def test_the_templates_cells_are_sorted_out_alike_few_or_many():
+    """groups.cells_by_template takes each template's cells out in turn while there are
+    few templates, and sorts once when there are many: both give each template (in order
+    of its first cell) with its cells in order, as a dict filled cell by cell would."""
+    import random
+    from zvmplan_addin.recalc.groups import FEW_TEMPLATES, cells_by_template
+    rng = random.Random(19)
+    for count in (1, 3, FEW_TEMPLATES, FEW_TEMPLATES + 1, 50):
+        templates = [object() for _ in range(count)]
+        cells = [rng.choice(templates) for _ in range(600)] + [None]
+        want: dict = {}
+        for i, t in enumerate(cells):
+            want.setdefault(id(t), (t, []))[1].append(i)
+        got = cells_by_template(cells)
+        assert [(t, c.tolist()) for t, c in got] == list(want.values())

@@ -38,8 +38,8 @@ class ColumnGroup(NamedTuple):
 def cells_by_template(templates: list) -> list[tuple]:
     """(template, its cells as a sorted int64 array) for each distinct template in
     ``templates`` (None included), in order of first appearance: numpy over the
-    templates' ids (a compare per template when they are few, else one ``np.unique``)
-    instead of a dict filled cell by cell.
+    templates' ids (the first template's cells taken out, then the next's, while they
+    are few; else one ``np.unique``) instead of a dict filled cell by cell.
 
     >>> a, b = object(), object()
     >>> [(t is a, cells.tolist()) for t, cells in cells_by_template([a, b, a])]
@@ -48,9 +48,13 @@ def cells_by_template(templates: list) -> list[tuple]:
     if not templates:
         return []
     ids = np.fromiter(map(id, templates), dtype=np.int64, count=len(templates))
-    distinct = dict(zip(map(id, templates), templates))  # by first appearance
-    if len(distinct) <= FEW_TEMPLATES:  # a pass over the ids each: no sort
-        return [(t, np.flatnonzero(ids == key)) for key, t in distinct.items()]
+    out, where, left = [], np.arange(len(ids)), ids
+    while len(out) < FEW_TEMPLATES:  # the first template left, its cells taken out
+        if not left.size:
+            return out
+        mine = left == left[0]
+        out.append((templates[int(where[0])], where[mine]))
+        where, left = where[~mine], left[~mine]
     _, first, inverse, counts = np.unique(ids, return_index=True, return_inverse=True,
                                           return_counts=True)
     by_template = np.argsort(inverse.reshape(-1), kind="stable")  # cells in order per template
@@ -58,7 +62,7 @@ def cells_by_template(templates: list) -> list[tuple]:
     return [(templates[int(first[j])], parts[j]) for j in np.argsort(first, kind="stable")]
 
 
-FEW_TEMPLATES = 64  # up to this many distinct templates are sorted out without a sort
+FEW_TEMPLATES = 16  # up to this many distinct templates are sorted out without a sort
 
 
 def column_groups(nodes: Nodes, code: Compiled, index: CellIndex,

@@ -84,8 +84,10 @@ class PerNode:
                 out[f][alone] = flat[f + 1::5]
             sheets.update(flat[0::5])
         if blocks is not None:
-            for b in np.unique(blocks[blocks >= 0]).tolist():
-                where = np.flatnonzero(blocks == b)
+            held = blocks[blocks >= 0]
+            one = held.size and int(held.min()) == int(held.max())  # the usual: one run
+            for b in ([int(held[0])] if one else np.unique(held).tolist()):
+                where = np.flatnonzero(blocks >= 0) if one else np.flatnonzero(blocks == b)
                 sheet, fields = self.blocks[b].columns(x, self.place[members[where]])
                 for f in range(4):
                     out[f][where] = fields[f]
