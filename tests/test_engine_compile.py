@@ -411,3 +411,31 @@ def test_the_templates_cells_are_sorted_out_alike_few_or_many():
             want.setdefault(id(t), (t, []))[1].append(i)
         got = cells_by_template(cells)
         assert [(t, c.tolist()) for t, c in got] == list(want.values())
+
+
+def test_sum_of_plain_numbers_is_xsums_sum_to_the_bit():
+    """SUM over arguments that are only numbers (``SUM(I$2:I$100001)`` over a column of
+    results) skips formulas' step per element and gives xsum's very double, added left
+    to right as Excel adds; anything else (TRUE, text, an error, an empty cell, a
+    bool array) goes through xsum itself, with the same answer."""
+    from formulas.functions.math import xsum
+    from zvmplan_addin.recalc.install import _plain_numbers, left_to_right_sum, \
+        sum_left_to_right
+    import schedula as sh
+    rng = np.random.default_rng(19)
+
+    def column(values):
+        out = np.empty((len(values), 1), dtype=object)
+        out[:, 0] = values
+        return out
+    floats = column((rng.random(5000) * 1e6 - 5e5).tolist())
+    ints = column([3, 1.5, 7, 2 ** 40, 0.1])
+    mixed = column([1.0, sh.EMPTY, "7", True, 2.5])
+    cases = [(floats,), (floats, 2.5, ints), (ints, 1), (np.array([[0.1, 0.2], [0.3, 1e16]]),),
+             (column([]),), (mixed,), (np.array([True, False]),), (1.5, True), (float("nan"), 1.0)]
+    for args in cases:
+        want = xsum(*args, func=left_to_right_sum)
+        got = sum_left_to_right(*args)
+        assert type(got) is type(want) and (got == want or (got != got and want != want)), args
+    assert _plain_numbers((mixed,)) is None and _plain_numbers((1.5, True)) is None
+    assert float(sum_left_to_right(column([1e16, 1.0, 1.0]))) == 1e16  # not pairwise
