@@ -17,8 +17,8 @@ _IN_BLOCK = object()  # the entry of a node whose value its block holds
 class PerNode:
     """A list of one value per node (``n`` of them, ``fill`` at first) in which a block
     (:meth:`hold`) holds the values of its nodes: ``table[i]`` gives node ``i``'s value
-    either way, made by the block when asked (``block.at(k)`` for its ``k``-th node),
-    and never stored. ``what``: which of the block's values (``"rects"`` or
+    either way, made by the block when asked (``block.at(what, k)`` for its ``k``-th
+    node) and never stored. ``what``: which of the block's values (``"rects"`` or
     ``"used"``)."""
 
     def __init__(self, n: int, fill, what: str):
