@@ -132,6 +132,7 @@ class Engine:
                 cycles.resolve(nodes, code, CellIndex(nodes, results.spill_area), cells,
                                results, self.log, self._position)
         self.columnar_cells = columns.columnar_cells
+        self._by_template = []  # (each template's cells: made again by a later run)
         self.column_mismatches = columns.mismatches
 
     def _settle(self, cells: CellEvaluator, columns: ColumnEvaluator) -> None:
