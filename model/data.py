@@ -100,14 +100,13 @@ def find(**where) -> list[Record]:
     return list(_find(tuple(sorted(where.items()))))
 
 
-_NARROWING = ("size_bytes", "metric", "table", "transport")  # indexed keys, most selective first
-
-
 @lru_cache(maxsize=None)
-def _index(attr: str) -> dict:
+def _index(attrs: tuple[str, ...]) -> dict:
+    """The records keyed by their values of ``attrs``, each list in file order: built
+    once per set of keywords asked, so a query reads only the records that match."""
     out: dict = {}
     for r in records():
-        out.setdefault(getattr(r, attr), []).append(r)
+        out.setdefault(tuple([getattr(r, a) for a in attrs]), []).append(r)
     return out
 
 
@@ -115,11 +114,9 @@ def _index(attr: str) -> dict:
 def _find(items: tuple) -> tuple[Record, ...]:
     where = dict(items)
     doc = where.pop("document", None)
-    key = next((k for k in _NARROWING if k in where), None)
-    pool = records() if key is None else _index(key).get(where[key], ())
-    return tuple(r for r in pool
-                 if all(getattr(r, k) == v for k, v in where.items())
-                 and (doc is None or r.document.startswith(doc)))
+    attrs = tuple(where)  # sorted by find()
+    pool = _index(attrs).get(tuple(where.values()), ()) if attrs else records()
+    return tuple(r for r in pool if doc is None or r.document.startswith(doc))
 
 
 def one(**where) -> Record:

@@ -410,3 +410,46 @@ def test_calc_says_where_a_formula_breaks_the_grammar(tmp_path, capsys):
                      "--keep-stale"]) == 0
     assert ("Sheet!A1: cannot evaluate =SUM(1,2 (syntax error: the ( at position 5 "
             "is never closed)") in capsys.readouterr().err
+
+
+_CHILD_EXIT = r"""
+import atexit, sys
+from zvmplan_addin.cli import main
+out = sys.argv[1]
+atexit.register(lambda: open(out, "w").write("earlier handler ran"))  # a library's cleanup
+code = main(["eval", "=1+1"])
+code = main(["calc", sys.argv[2], "-o", sys.argv[3]]) or code
+print("printed last", end="")  # still buffered when the interpreter exits
+sys.exit(code)
+"""
+
+
+def test_the_exit_freeze_keeps_output_handlers_and_files(tmp_path):
+    """The command line freezes the objects still alive when the interpreter exits (so
+    Python's shutdown does not scan them for cycles): what it printed, even what was
+    still buffered, arrives whole; the recalculated workbook is complete; an exit
+    handler registered before ``main`` (a library's cleanup) still runs; the exit code
+    is kept."""
+    marker, out = tmp_path / "marker.txt", tmp_path / "out.xlsx"
+    book = write_book(tmp_path / "plain.xlsx", {"Plan": {"A1": 21, "B1": "=A1*2"}})
+    run = subprocess.run([sys.executable, "-c", _CHILD_EXIT, str(marker), str(book),
+                          str(out)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("2\n") and run.stdout.endswith("printed last")
+    assert "formula cells recalculated" in run.stdout
+    assert marker.read_text() == "earlier handler ran"
+    assert openpyxl.load_workbook(out, data_only=True)["Plan"]["B1"].value == 42
+
+
+def test_main_registers_the_exit_freeze_once(monkeypatch, capsys):
+    """However often ``main`` runs in one process, one ``gc.freeze`` handler is
+    registered, and it runs only at exit (the process goes on collecting)."""
+    import gc
+    from types import SimpleNamespace
+    registered = []
+    monkeypatch.setattr(cli, "_EXIT_FREEZE", False)
+    monkeypatch.setattr(cli, "atexit", SimpleNamespace(register=registered.append))
+    assert cli.main(["eval", "=1+1"]) == 0
+    assert cli.main(["eval", "=2+2"]) == 0
+    assert registered == [gc.freeze]
+    assert gc.get_freeze_count() == 0  # nothing frozen while the process goes on

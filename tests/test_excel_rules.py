@@ -391,6 +391,18 @@ def test_text_results_read_back_unchanged(tmp_path):
 
 
 # ----------------------------------------------------------------- functions ----
+def test_unichar_as_excel_and_a_surrogate_is_an_error(tmp_path):
+    """Microsoft's UNICHAR page: a partial surrogate (U+D800..U+DFFF) gives #N/A, 0 and
+    numbers past U+10FFFF give #VALUE!, and the number is truncated. Before, the engine
+    returned the lone surrogate itself and ``calc`` failed writing it ("this is a bug")."""
+    got = recalc_cells(tmp_path, {"A1": "=UNICHAR(55296)", "A2": "=UNICHAR(57343)",
+                                  "A3": "=UNICHAR(65.9)", "A4": "=UNICHAR(0)",
+                                  "A5": "=UNICHAR(1114112)", "A6": "=UNICHAR(9731)",
+                                  "A7": "=UNICHAR(-1)", "A8": '=UNICHAR("66")'})
+    assert got == {"A1": "#N/A", "A2": "#N/A", "A3": "A", "A4": "#VALUE!",
+                   "A5": "#VALUE!", "A6": "\u2603", "A7": "#VALUE!", "A8": "B"}
+
+
 LOOKUPS_DATA = {"A1": "x", "A2": 1, "A3": "y", "A4": "x", "A5": 3,
                 "B1": 10, "B2": 20, "B3": 30, "B4": 40, "B5": 50}
 LOOKUPS = {

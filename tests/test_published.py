@@ -42,6 +42,30 @@ def test_record_counts_per_table():
     assert len(counts) == 29
 
 
+def test_find_reads_the_same_records_as_a_scan_of_every_record():
+    """data.find looks records up in an index per set of keywords; for queries of every
+    kind the model makes (each key alone and in combination, numbers given as int or
+    float, a document prefix, a value no record has) it returns exactly the records, in
+    file order, that a scan comparing each attribute with == returns."""
+    def scan(**where):
+        doc = where.pop("document", None)
+        return [r for r in data.records() if all(getattr(r, k) == v for k, v in where.items())
+                and (doc is None or r.document.startswith(doc))]
+    keysets = [("transport", "workload", "size_bytes", "connections", "level", "metric",
+                "stat"), ("metric", "role", "size_bytes", "stat", "transport"),
+               ("accounting", "metric", "stat", "workload"), ("table", "column"),
+               ("transport",), ("size_bytes",)]
+    queries = [{}, {"document": "00"}, {"transport": "NO SUCH"}, {"size_bytes": 1492.0},
+               {"connections": 10.0, "document": "003"}]
+    for r in data.records()[::15]:
+        for keys in keysets:
+            queries.append({k: getattr(r, k) for k in keys})
+            queries.append({"document": r.document[:3], **{k: getattr(r, k) for k in keys}})
+    for where in queries:
+        assert data.find(**where) == scan(**dict(where)), where
+    assert len(data.find()) == len(data.records())
+
+
 def test_every_file_has_provenance_header():
     for name, head in data.headers().items():
         for key in ("document", "table", "z/VM level", "workload", "configuration", "units"):

@@ -2,6 +2,7 @@
 (zvmplan_addin/recalc/startup.py), and the statistics functions that need it still give
 Excel's results."""
 import json
+import re
 import subprocess
 import sys
 
@@ -57,21 +58,28 @@ from zvmplan_addin.recalc import evaluate_formula
 out = {f: float(evaluate_formula(f)) for f in (
     "=T.INV.2T(0.05,10)", "=T.DIST.2T(1.96,60)", "=CONFIDENCE.T(0.05,1,50)",
     "=RANK(3,{5,3,3,1})", "=RANK.AVG(3,{5,3,3,1})")}
-out["loaded"] = sorted(m for m in ("scipy.stats", "xlwings", "matplotlib", "openpyxl")
-                       if m in sys.modules)
+out["loaded"] = sorted(m for m in ("scipy.stats", "scipy.special", "numpy.f2py", "xlwings",
+                                   "matplotlib", "openpyxl") if m in sys.modules)
+from zvmplan_addin.recalc.startup import special_ufuncs
+early = special_ufuncs()
+import scipy.special  # the real package, after the compiled module was loaded alone
+out["same_module"] = scipy.special._ufuncs is early and \
+    scipy.special.stdtrit is early.stdtrit and special_ufuncs() is early
 print(json.dumps(out))
 """
 
 
 def test_the_templates_statistics_need_no_scipy_stats():
     """T.INV.2T, T.DIST.2T, CONFIDENCE.T and RANK (the template's confidence intervals and
-    ranks) are computed without importing scipy.stats (nor xlwings, matplotlib, openpyxl),
-    with Excel's values: T.INV.2T(0.05,10) = 2.228138852, T.DIST.2T(1.96,60) =
+    ranks) are computed without importing scipy.stats, nor the scipy.special package (its
+    compiled functions are loaded alone; a later import of the package takes the same
+    module), nor xlwings, matplotlib, openpyxl, with Excel's values: T.INV.2T(0.05,10) = 2.228138852, T.DIST.2T(1.96,60) =
     0.054645, CONFIDENCE.T(0.05,1,50) = 0.284196855, RANK 2 and RANK.AVG 2.5."""
     out = subprocess.run([sys.executable, "-c", _CHILD_T], capture_output=True, text=True,
                          check=True, timeout=120)
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got.pop("loaded") == []
+    assert got.pop("same_module") is True
     assert got["=T.INV.2T(0.05,10)"] == pytest.approx(2.228138852, abs=5e-10)
     assert got["=T.DIST.2T(1.96,60)"] == pytest.approx(0.054645, abs=5e-7)
     assert got["=CONFIDENCE.T(0.05,1,50)"] == pytest.approx(0.284196855, abs=5e-10)
@@ -107,3 +115,53 @@ def test_student_t_and_rankdata_stand_ins_give_scipy_stats_floats():
                 assert mine.dtype == theirs.dtype and np.array_equal(mine, theirs)
     nan = np.array([1.0, np.nan])
     assert np.isnan(rankdata(nan, method="min")).all()      # scipy: NaN propagates
+
+
+_CHILD_CALC = r"""
+import json, sys
+from zvmplan_addin.cli import main
+code = main(["calc", sys.argv[1], "-o", sys.argv[2], "-q"])
+print(json.dumps({"code": code, "loaded": sorted(
+    m for m in ("zvmplan_workbook.fill", "zvmplan_workbook.render", "zvmplan_workbook.report",
+                "zvmplan_workbook.template", "zvmplan_addin.export_lite", "scipy.special",
+                "scipy.stats") if m in sys.modules)}))
+"""
+
+
+def test_calc_loads_no_plugin_and_help_lists_every_command(tmp_path):
+    """``zvmplan calc`` on the template computes it (exit 0) without importing the command
+    line's plugins (fill, render, report, template, export-lite) nor the scipy.special
+    package; ``zvmplan --help`` still lists the plugins' commands."""
+    from pathlib import Path
+    template = Path(__file__).parent.parent / "workbook" / "zvmplan_template.xlsx"
+    out = subprocess.run([sys.executable, "-c", _CHILD_CALC, str(template),
+                          str(tmp_path / "out.xlsx")], capture_output=True, text=True,
+                         check=True, timeout=300)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got == {"code": 0, "loaded": []}
+    assert (tmp_path / "out.xlsx").stat().st_size > 10_000
+    helped = subprocess.run([sys.executable, "-m", "zvmplan_addin.cli", "--help"],
+                            capture_output=True, text=True, timeout=120)
+    for command in ("calc", "fill", "render", "report", "template", "export-lite"):
+        assert re.search(rf"^ +{command}\s", helped.stdout, re.M), command
+
+
+_CHILD_FALLBACK = r"""
+import json, sys
+from zvmplan_addin.recalc import startup
+startup._has_t = lambda module: module.__name__ == "scipy.special"  # another SciPy layout
+got = startup.special_ufuncs()
+print(json.dumps({"name": got.__name__, "loaded": "scipy.special" in sys.modules,
+                  "ppf": startup.STUDENT_T.ppf(0.975, 10)}))
+"""
+
+
+def test_student_t_falls_back_to_the_scipy_special_package():
+    """Where SciPy's compiled module does not hold stdtr and stdtrit (another SciPy's
+    layout), the stand-in imports the scipy.special package and computes the same
+    T.INV.2T(0.05,10) = 2.228138852 (Excel's value) from it."""
+    out = subprocess.run([sys.executable, "-c", _CHILD_FALLBACK], capture_output=True,
+                         text=True, check=True, timeout=120)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["name"] == "scipy.special" and got["loaded"] is True
+    assert got["ppf"] == pytest.approx(2.228138852, abs=5e-10)

@@ -124,6 +124,42 @@ def test_growing_grows_the_plan_sheet(grown):
     assert ws.max_row == last
 
 
+def test_every_added_row_is_its_own_formulas_and_inputs(tmp_path):
+    """Rows are made from runs of text with the row number put in, a batch at a time:
+    every added row of each sheet is there once, in order, and holds the formulas its
+    row function gives and the link's inputs (rows on both sides of each batch too)."""
+    n = planner.N_ROWS + 3 * rows._BATCH + 5
+    path = write_links(tmp_path / "links.csv", n)
+    given = fill.read_links(path)
+    raw = xlsxio.read_zip(TEMPLATE)
+    entries = {info.filename: data for info, data in raw}
+    rows.grow(entries, n, fill.added_inputs(given))
+    out = tmp_path / "grown.xlsx"
+    xlsxio.write_zip(out, [(i.filename, entries[i.filename]) for i, _ in raw], build.FIXED_TIME)
+    paths = rows.sheet_paths(entries)
+    tables = ((planner.PLANNER, planner.FIRST_ROW, planner.planner_row),
+              (planner.SCENARIOS, planner.SCEN_FIRST_ROW,
+               lambda r: {k: v for b in range(planner.SCENARIO_BLOCKS)
+                          for k, v in planner.scenario_row(b, r).items()}),
+              (charts.PLAN, charts.PLAN_EVERY_FIRST,
+               lambda r: charts.plan_link_row(r, charts.PLAN_EVERY_FIRST + n - 1)))
+    wb = openpyxl.load_workbook(out)
+    for sheet, first, row_fn in tables:
+        numbers = [int(x) for x in re.findall(rb'<row r="([0-9]+)"', entries[paths[sheet]])]
+        added = [x for x in numbers if x >= first + planner.N_ROWS]
+        assert added == list(range(first + planner.N_ROWS, first + n)), sheet
+        ws = wb[sheet]
+        for r in added:
+            for col, (f, _) in row_fn(r).items():
+                assert ws[f"{col}{r}"].value == f, (sheet, col, r)
+    ws = wb[planner.PLANNER]
+    for i in range(planner.N_ROWS, n):  # the inputs, as read_links gave them
+        r = planner.FIRST_ROW + i
+        for c in planner.INPUTS:
+            want = given[i][c.key]
+            assert ws[f"{planner.COL[c.key]}{r}"].value == want, (c.key, r)
+
+
 def test_a_table_with_rows_below_is_refused():
     raw = xlsxio.read_zip(TEMPLATE)
     entries = {info.filename: data for info, data in raw}

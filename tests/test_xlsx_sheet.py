@@ -52,7 +52,7 @@ def _scan_only(data: bytes, updates) -> bytes:
 
 
 VALUES = st.one_of(st.floats(allow_nan=False, allow_infinity=False, width=32), st.booleans(),
-                   st.text(alphabet="ab<&\"' \x01é", max_size=5),
+                   st.text(alphabet="ab<&\"' \x01é%", max_size=5),
                    st.sampled_from([XlError("#N/A"), XlError("#DIV/0!")]))
 
 

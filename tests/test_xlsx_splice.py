@@ -98,3 +98,68 @@ def test_cell_values_and_the_row_form_agree():
     assert len(CellValues([], [], [])) == 0
     with pytest.raises(ValueError):
         CellValues([1], [1, 2], [0.0])
+
+
+# values whose texts must stay apart although Python calls them equal (0.0 and -0.0,
+# True and 1.0 and 1), repeated as a filled-down column repeats them, texts holding the
+# '%' the splice's format must not read as a conversion, and a long text
+REPEATED = [0.0, -0.0, 1.0, True, 1, 0.1 + 0.2, 0.30000000000000004, float("nan"),
+            float("inf"), "50%", "%b %s %%", "%", "x" * 300, XlError("#DIV/0!"), False, 0]
+
+
+def _percent_sheet(rows: int) -> bytes:
+    """Formula cells holding '%' in their formulas, old cached values and attributes,
+    old values short, long (over the splice's 64-byte offsets) and empty."""
+    olds = ["<v>50%</v>", "<v/>", "<v>" + "%" * 100 + "</v>", "<v>1</v>", "<v></v>",
+            "<v>" + "y" * 2000 + "</v>"]
+    tags = ['<c r="{ref}">', '<c r="{ref}" t="str">', '<c r="{ref}" q:p="%b">',
+            '<c r="{ref}" s="2">']
+    body = []
+    for r in range(1, rows + 1):
+        cells = "".join(tags[(r * 3 + c) % len(tags)].format(ref=a1(r, c)) +
+                        f"<f>A{r}*10%+{c}%</f>" + olds[(r + 2 * c) % len(olds)] + "</c>"
+                        for c in range(1, 5))
+        body.append(f'<row r="{r}">{cells}<c r="E{r}" t="inlineStr"><is><t>%d%%</t></is>'
+                    "</c></row>")
+    return (HEAD + "".join(body) + TAIL).encode()
+
+
+@pytest.mark.parametrize("block", [1, 5, 1 << 16])
+def test_percent_signs_repeated_values_and_long_old_values_splice_as_the_scan(block,
+                                                                             monkeypatch):
+    """The splice writes by one ``%`` format (each edit's bytes a ``%-..-b`` conversion):
+    '%' in formulas, old values, attributes and new texts, old ``<v>`` elements longer
+    than its 64 offsets done at once, and values written once per distinct text
+    (``-0.0`` apart from ``0.0``, ``True`` from ``1.0``): byte for byte the general
+    rewrite, in blocks of 1, 5 and 65,536 cells."""
+    monkeypatch.setattr(splice, "_BLOCK", block)
+    data = _percent_sheet(12)
+    sheet = SheetData("S", "p")
+    layout = read_sheet(data, sheet, [])
+    cells = sorted(sheet.formulas)
+    values = [REPEATED[(k * 7) % len(REPEATED)] for k in range(len(cells))]
+    rows, cols = [r for r, _ in cells], [c for _, c in cells]
+    by_dict: dict = {}
+    for r, c, v in zip(rows, cols, values):
+        by_dict.setdefault(r, {})[c] = v
+    fast = splice.splice_by_layout(data, CellValues(rows, cols, values), layout)
+    assert fast is not None and fast == _general(data, by_dict)
+    assert b"<v>-0.0</v>" in fast and b"<v>0.0</v>" in fast and b"<v>%b %s %%</v>" in fast
+    assert b'<v>1</v>' in fast and b"<v>1.0</v>" in fast and b"<v>nan</v>" in fast
+    assert fast.count(b"10%+") == len(cells) and b"<t>%d%%</t>" in fast
+    assert b"%%%%" not in fast.replace(b"%" * 100, b"")     # no '%' doubled in the output
+
+
+def test_the_value_table_writes_each_distinct_text_once():
+    """value_texts: one piece per distinct text, each cell's code pointing at its own
+    text as encode_value writes it."""
+    from zvmplan_addin.xlsx.valuetexts import value_texts
+    values = np.empty(len(REPEATED) * 3, dtype=object)
+    values[:] = REPEATED * 3
+    texts = value_texts(values, b"<v>", b"</v>")
+    once = value_texts(values[:len(REPEATED)], b"<v>", b"</v>")
+    assert len(texts.pieces) == len(once.pieces) < len(REPEATED)  # 0.1 + 0.2 written once
+    for v, code in zip(values.tolist(), texts.codes.tolist()):
+        t, text = rw.encode_value(v)
+        assert texts.pieces[code] == b"<v>" + text.encode() + b"</v>"
+        assert texts.t_names[texts.t_codes[code]] == (None if t is None else t.encode())

@@ -25,7 +25,6 @@ import codecs
 import csv
 import io
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -174,9 +173,11 @@ def read_table(path, aliases: dict[str, str], required: tuple[str, ...]) -> Tabl
                 raise BadInput(f"{path.name} line {line}, column {i + 1}: a value "
                                f"({c.strip()[:20]!r}) under no heading")
         row = len(out) + 1
-        out.append((line, {k: _text(where(path, row, line, k),
-                                    cells[i].strip() if i < len(cells) else "")
-                           for k, i in columns.items()}))
+        values = {k: cells[i].strip() if i < len(cells) else "" for k, i in columns.items()}
+        for k, text in values.items():  # the place named only for a value refused
+            if len(text) > MAX_CELL or _CONTROL.search(text):
+                _text(where(path, row, line, k), text)
+        out.append((line, values))
     return Table(path, encoding, sep, head_line, columns, out, [warning] if warning else [])
 
 
@@ -210,15 +211,20 @@ def where(path: Path, row: int, line: int, column: str) -> str:
     return f"{path.name} row {row} (line {line}), column {column}"
 
 
+#: a character no cell here may hold: Unicode's control characters (category Cc,
+#: U+0000-U+001F and U+007F-U+009F), surrogates (Cs) and the noncharacters U+FFFE, U+FFFF
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
 def _text(at: str, text: str) -> str:
     if len(text) > MAX_CELL:
         raise BadInput(f"{at}: {len(text):,} characters; Excel's limit for a cell is "
                        f"{MAX_CELL:,}")
-    for ch in text:
-        if unicodedata.category(ch) in ("Cc", "Cs") or ch in "\ufffe\uffff":
-            raise BadInput(f"{at}: control character "
-                           f"U+{ord(ch):04X} in {text[:40]!r}; a cell here is one line of "
-                           "printable text")
+    bad = _CONTROL.search(text)
+    if bad:
+        raise BadInput(f"{at}: control character "
+                       f"U+{ord(bad.group(0)):04X} in {text[:40]!r}; a cell here is one line of "
+                       "printable text")
     return text
 
 

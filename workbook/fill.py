@@ -143,13 +143,15 @@ def _read_csv(path: Path, aliases: dict[str, str], required_cols: tuple[str, ...
         table = csvfile.read_table(path, aliases, required_cols)
         if bound is not None:
             bound(len(table.rows))
-        cells = [(csvfile.where(path, n, line, col), r[col])
-                 for n, (line, r) in enumerate(table.rows, start=1)
-                 for col in numeric if r.get(col)]
-        # a level European Excel turned into a number (4,4) tells the mark too
-        cells += [(csvfile.where(path, n, line, "level"), r["level"])
-                  for n, (line, r) in enumerate(table.rows, start=1)
-                  if "," in r.get("level", "") and csvfile.parse_number(r["level"], ",")]
+        cells = []
+        if table.separator != ",":  # a comma-separated file has the decimal point
+            cells = [(csvfile.where(path, n, line, col), r[col])
+                     for n, (line, r) in enumerate(table.rows, start=1)
+                     for col in numeric if r.get(col)]
+            # a level European Excel turned into a number (4,4) tells the mark too
+            cells += [(csvfile.where(path, n, line, "level"), r["level"])
+                      for n, (line, r) in enumerate(table.rows, start=1)
+                      if "," in r.get("level", "") and csvfile.parse_number(r["level"], ",")]
         mark = csvfile.decimal_mark(path.name, table.separator, cells)
     except csvfile.BadInput as exc:
         raise FillError(str(exc)) from None
@@ -193,6 +195,9 @@ def read_links(path, warnings: list[str] | None = None, bound=None) -> list[dict
     path = Path(path)
     out = []
     rows, mark, sep = _read_csv(path, link_aliases(), REQUIRED, LINK_NUMBERS, warnings, bound)
+    #: (column, text) -> its value, for each text already accepted in that column: a
+    #: name or number repeated down the file is checked once (a refused one raises)
+    accepted: dict[tuple[str, str], object] = {}
     for n, line, raw in rows:
         def where(col):
             return _at(path, n, line, col)
@@ -206,7 +211,12 @@ def read_links(path, warnings: list[str] | None = None, bound=None) -> list[dict
                 continue
             if col == "link":
                 link[col] = text
-            elif col in ("transport", "workload", "level"):
+                continue
+            known = accepted.get((col, text), accepted)
+            if known is not accepted:
+                link[col] = known
+                continue
+            if col in ("transport", "workload", "level"):
                 link[col] = _name(col, _level_text(text, mark) if col == "level" else text,
                                   where(col))
             elif col in ("connections", "size_bytes"):  # a count, and whole bytes
@@ -214,6 +224,7 @@ def read_links(path, warnings: list[str] | None = None, bound=None) -> list[dict
                                     separator=sep)
             else:
                 link[col] = _number(text, where(col), mark=mark, separator=sep)
+            accepted[col, text] = link[col]
         if link["workload"] in TX_WORKLOADS and link["connections"] is None:
             raise FillError(f"{where('connections')}: required for {link['workload']} "
                             "(concurrent connections, 1 or more)")
@@ -530,7 +541,7 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
     rep = FillReport(out, len(links), len(scen) if scen else 0, report)
     from . import results
     try:
-        rep.results = results.read(out)
+        rep.results = results.read(out, written=True)
     except results.ResultsError as exc:
         notes.append(f"{exc}; no results to show")
     else:

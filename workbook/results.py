@@ -231,20 +231,20 @@ def _find_head(rows, need: set[str]) -> int | None:
                  if need <= {normalise(v) for v in r if isinstance(v, str)}), None)
 
 
-def read(out, sheet: str = "Planner") -> Results:
+def read(out, sheet: str = "Planner", written: bool = False) -> Results:
     """The per-link rows and the totals of the Planner of the workbook ``out``, and the
-    named blocks of its Scenarios sheet (if it has one)."""
-    from openpyxl import load_workbook
+    named blocks of its Scenarios sheet (if it has one). ``written``: ``out`` is a plan
+    the engine has just written (``fill``), whose sheets :mod:`.readback` reads as
+    openpyxl does, faster; whatever it does not know is read with openpyxl."""
     out = Path(out)
-    wb = load_workbook(out, data_only=True, read_only=True)
-    try:
-        if sheet not in wb.sheetnames:
-            raise ResultsError(f"{out.name}: no {sheet} sheet")
-        rows = [tuple(r) for r in wb[sheet].iter_rows(values_only=True)]
-        scen_rows = ([tuple(r) for r in wb["Scenarios"].iter_rows(values_only=True)]
-                     if "Scenarios" in wb.sheetnames else [])
-    finally:
-        wb.close()
+    got = None
+    if written:
+        from .readback import sheet_rows
+        got = sheet_rows(out, [sheet, "Scenarios"])
+    if got is not None and sheet in got:
+        rows, scen_rows = got[sheet], got.get("Scenarios", [])
+    else:
+        rows, scen_rows = _openpyxl_rows(out, sheet)
     head = _find_head(rows, {"link", "total cpu"})
     if head is None:
         raise ResultsError(f"{out.name}: the {sheet} sheet has no row of headings with "
@@ -307,6 +307,22 @@ def read(out, sheet: str = "Planner") -> Results:
             res.banner = next(v for v in r if isinstance(v, str) and "unavailable" in v)
     res.scenarios, res.scenario_error_cells = _read_scenarios(scen_rows)
     return res
+
+
+def _openpyxl_rows(out: Path, sheet: str) -> tuple[list[tuple], list[tuple]]:
+    """The values of the sheet ``sheet`` and of the Scenarios sheet (if any) of ``out``,
+    row by row, as openpyxl's read-only workbook gives them."""
+    from openpyxl import load_workbook
+    wb = load_workbook(out, data_only=True, read_only=True)
+    try:
+        if sheet not in wb.sheetnames:
+            raise ResultsError(f"{out.name}: no {sheet} sheet")
+        rows = [tuple(r) for r in wb[sheet].iter_rows(values_only=True)]
+        scen_rows = ([tuple(r) for r in wb["Scenarios"].iter_rows(values_only=True)]
+                     if "Scenarios" in wb.sheetnames else [])
+    finally:
+        wb.close()
+    return rows, scen_rows
 
 
 #: Scenarios block heading -> key of a scenario's per-link dict

@@ -138,6 +138,8 @@ def sheet_paths(entries: dict[str, bytes]) -> dict[str, str]:
 #: a row number no template formula holds otherwise: the added rows' XML is made once
 #: for this row and copied with each row's number put in its place (checked below)
 _SENTINEL = 987_654_321
+#: added rows encoded at a time
+_BATCH = 256
 
 
 def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals, offsets=(0,),
@@ -192,34 +194,73 @@ def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals, offset
             out.append((col, s, text))
         return out
 
-    def split(text):
-        """``text`` cut at the sentinel rows: its pieces, and which offset each cut is."""
-        return cut.split(text), [marks.index(x) for x in cut.findall(text)]
+    steps = sorted(set(offsets))  # the distinct rows a row names, as offsets from it
+    marks = [str(_SENTINEL + k) for k in steps]
+    cut = re.compile("|".join(marks))
 
-    def fill_in(parts, r):
-        pieces, which = parts
-        out = [pieces[0]]
-        for k, piece in zip(which, pieces[1:]):
-            out += [str(r + offsets[k]), piece]
+    def pieces(text: str) -> tuple[list[str], list[int]]:
+        """``text`` cut where it names the sentinel row + ``steps[k]``: the text between
+        the cuts, with a place between each two, and each cut's ``k``."""
+        between = cut.split(text)
+        out = [between[0]]
+        for piece in between[1:]:
+            out += ["", piece]
+        return out, [marks.index(x) for x in cut.findall(text)]
+
+    def put(parts: tuple[list[str], list[int]], nums: list[str]) -> str:
+        """``parts`` (from :func:`pieces`) with the row numbers ``nums`` in its places."""
+        between, which = parts
+        if len(nums) == 1:
+            return nums[0].join(between[::2])
+        out = between[:]
+        out[1::2] = [nums[k] for k in which]
         return "".join(out)
 
-    marks = [str(_SENTINEL + k) for k in offsets]
-    cut = re.compile("|".join(marks))
-    model = [(col, s, split(text)) for col, s, text in render(_SENTINEL, row_fn(_SENTINEL))]
-    opening = split(f'<row r="{_SENTINEL}"{row_attrs}>')
+    model = render(_SENTINEL, row_fn(_SENTINEL))
     rows = range(old_last + 1, new_last + 1)
-    if rows and any([(c, s, fill_in(parts, r)) for c, s, parts in model] != render(r, row_fn(r))
-           for r in (rows[0], rows[-1])):  # pragma: no cover - a formula with its digits
+    # the columns whose cells may hold an input: each row is the runs of the model
+    # between them (one string each, its row numbers put in) and those cells
+    keyed = set(inputs(rows[0])) if inputs is not None and rows else set()
+    runs, slots, run = [], [], [f'<row r="{_SENTINEL}"{row_attrs}>']
+    for col, s, text in model:
+        if col in keyed:
+            runs.append(pieces("".join(run)))
+            slots.append((col, s, pieces(text)))
+            run = []
+        else:
+            run.append(text)
+    runs.append(pieces("".join(run) + "</row>"))
+
+    def row_xml(r: int, cells) -> str:
+        """Row ``r`` as its cells are rendered one by one (the runs' reference)."""
+        return f'<row r="{r}"{row_attrs}>' + "".join(cells) + "</row>"
+
+    def row_runs(r: int, given: dict) -> str:
+        """Row ``r`` from the runs, with the input cells ``given`` (column -> value)."""
+        nums = [str(r + k) for k in steps]
+        out = [put(runs[0], nums)]
+        for (col, s, slot), after in zip(slots, runs[1:]):
+            value = given.get(col)
+            out += [put(slot, nums) if value is None or value == "" else
+                    cell_xml(f"{col}{r}", 0 if s is None else s, value), put(after, nums)]
+        return "".join(out)
+    if rows and any(row_runs(r, {}) != row_xml(r, [t for _, _, t in render(r, row_fn(r))])
+                    for r in (rows[0], rows[-1])):  # pragma: no cover - a formula with its digits
         raise GrowError(f"{path}: the template's row formulas hold the row {_SENTINEL}")
-    added = []
+    # the rows encoded a batch at a time, and the part joined once: its text is never
+    # held whole beside its bytes (a 10,000-row Planner is 88 MB)
+    blocks, batch = [head.encode("utf-8")], []
     for r in rows:
         given = inputs(r) if inputs is not None else {}
-        added.append(fill_in(opening, r))
-        for col, s, parts in model:
-            value = given.get(col)
-            if value is None or value == "":
-                added.append(fill_in(parts, r))
-            else:
-                added.append(cell_xml(f"{col}{r}", 0 if s is None else s, value))
-        added.append("</row>")
-    entries[path] = (head + "".join(added) + tail).encode("utf-8")
+        if given.keys() <= keyed:
+            batch.append(row_runs(r, given))
+        else:  # pragma: no cover - inputs(r) names a column the first row's did not
+            batch.append(row_xml(r, [
+                text if given.get(col) in (None, "") else
+                cell_xml(f"{col}{r}", 0 if s is None else s, given[col])
+                for col, s, text in render(r, row_fn(r))]))
+        if len(batch) == _BATCH:
+            blocks.append("".join(batch).encode("utf-8"))
+            batch = []
+    blocks += ["".join(batch).encode("utf-8"), tail.encode("utf-8")]
+    entries[path] = b"".join(blocks)

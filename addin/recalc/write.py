@@ -64,10 +64,11 @@ def formula_values(nodes: Nodes, code: Compiled) -> dict[int, tuple]:
     compiled = np.fromiter(map(operator.is_not, pipes, itertools.repeat(None)),
                            dtype=bool, count=n)
     ids = np.flatnonzero(compiled)
-    sheet, rows, cols = (a[ids] for a in nodes.where())
+    sheet, rows, cols = (a[ids] for a in nodes.where())  # copies: the writer keeps them
     out = {}
-    for s in np.unique(sheet).tolist():
-        mine = sheet == s
+    sheets = np.flatnonzero(np.bincount(sheet)).tolist() if len(sheet) else []
+    for s in sheets:
+        mine = sheet == s if len(sheets) > 1 else slice(None)
         rr, cc = rows[mine], cols[mine]
         grid = nodes.grids[s]
         if grid.dense and rr.max() <= grid.rows and cc.max() <= grid.cols:
@@ -77,6 +78,20 @@ def formula_values(nodes: Nodes, code: Compiled) -> dict[int, tuple]:
             values[:] = [grid.get(r, c) for r, c in zip(rr.tolist(), cc.tolist())]
         out[s] = (ids[mine], rr, cc, values)
     return out
+
+
+def _of_types(values: np.ndarray, chosen) -> np.ndarray:
+    """A mask of ``values`` (an object array): True where ``chosen(type)`` is, the test
+    made once per distinct type."""
+    listed = values.tolist()
+    kinds = set(map(type, listed))
+    picked = [k for k in kinds if chosen(k)]
+    if len(picked) == len(kinds):
+        return np.ones(len(listed), dtype=bool)
+    if not picked:
+        return np.zeros(len(listed), dtype=bool)
+    return np.fromiter(map(set(picked).__contains__, map(type, listed)), dtype=bool,
+                       count=len(listed))
 
 
 def updates(nodes: Nodes, results: Results, values: dict) -> dict[int, object]:
@@ -91,8 +106,12 @@ def updates(nodes: Nodes, results: Results, values: dict) -> dict[int, object]:
     out: dict[int, object] = {}
     kept = (float, str, bool)
     for s, (_, rows, cols, cached) in values.items():
-        out[s] = CellValues(rows, cols, [v if type(v) in kept else for_file(v)
-                                         for v in cached])
+        other = np.flatnonzero(_of_types(cached, lambda k: k not in kept))
+        if len(other):          # formulas' errors, an empty result: as the file writes them
+            cached = cached.copy()
+            for i in other.tolist():
+                cached[i] = for_file(cached[i])
+        out[s] = CellValues(rows, cols, cached)
     return out
 
 
@@ -149,7 +168,7 @@ def fill_report(report: CalcReport, nodes: Nodes, results: Results, log: RunLog,
     report.unsupported = set(log.unsupported)
     bad = []            # the formula cells that show an error, in node order
     for s, (mine, _, _, cached) in values.items():
-        bad.append(mine[[isinstance(v, FXlError) for v in cached]])
+        bad.append(mine[_of_types(cached, lambda k: issubclass(k, FXlError))])
     bad = np.sort(np.concatenate(bad)) if bad else np.zeros(0, dtype=np.int64)
     errors, shown = len(bad), {}
     reasons = log.reasons.log

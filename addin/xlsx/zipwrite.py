@@ -9,12 +9,13 @@ the template gives the same bytes.
 The zip container is written here (:class:`_ZipOut`, the record layouts of PKWARE's
 APPNOTE, no zip64: parts are at most 256 MiB, packages 512 MiB) because :mod:`zipfile`
 can only deflate a part itself, on one core. :func:`deflate` compresses a large part
-in chunks on threads (zlib releases the GIL) at a faster level (:data:`LARGE_LEVEL`), as
-its blocks come from the sheet rewrite: each chunk a raw deflate stream primed with the 32 KiB before it and ended
-with a sync flush, then a final empty block, so that the chunks joined are one valid
-deflate stream (what pigz does). A part of one chunk or less is deflated exactly as
-:mod:`zipfile` does, and the records are those :mod:`zipfile` writes, so small
-packages come out byte for byte as before.
+in chunks on threads (the libraries release the GIL) with the fastest library installed
+at a fast level (:data:`LARGE`: ISA-L's, else zlib level 1; :mod:`.codec`), as its blocks
+come from the sheet rewrite: each chunk a raw deflate stream primed with the 32 KiB
+before it and ended with a sync flush, then a final empty block, so that the chunks
+joined are one valid deflate stream (what pigz does). A part of one chunk or less is
+deflated exactly as :mod:`zipfile` does, and the records are those :mod:`zipfile`
+writes, so small packages come out byte for byte as before.
 """
 from __future__ import annotations
 
@@ -26,17 +27,18 @@ import struct
 import zipfile
 import zlib
 
+from . import codec
 from .errors import UnsafeWorkbookError
 from .output import atomic_output
 from .package import XlsxPackage, check_output_name, rels_name
 from .rewrite import REL_CALC_CHAIN, remove_elements, rewrite_workbook
 
 LEVEL = 6                           #: zlib's default level, as zipfile uses
-#: the level of a part deflated in chunks (larger than :data:`CHUNK`). On the 100,000-row
-#: planner's sheet part (99.7 MB of XML; CPU seconds, one core): level 1 0.46 s and
-#: 21.6 MB, 2 0.57 s and 19.6 MB, 3 0.73 s and 19.0 MB, 6 1.37 s and 17.0 MB. Level 1
-#: saves two thirds of the time for a file a quarter larger.
-LARGE_LEVEL = 1
+#: the library and level of a part deflated in chunks (larger than :data:`CHUNK`). On
+#: the 100,000-row planner's sheet part (99.7 MB of XML; CPU seconds, one core): zlib
+#: level 1 0.43 s and 21.6 MB (level 6: 1.37 s and 17.0 MB); ISA-L level 2 0.13 s and
+#: 20.2 MB (:mod:`.codec`).
+LARGE = codec.large_part_deflater()
 CHUNK = 1 << 22                     #: input bytes per deflate job (4 MiB)
 HISTORY = 1 << 15                   #: deflate's window: each chunk is primed with these
 THREADS = max(1, min(4, os.cpu_count() or 1))   #: deflate jobs at once
@@ -128,21 +130,16 @@ def deflate(data, pool=None) -> tuple[list[bytes], int, int]:
     return deflater.finish(), deflater.crc, deflater.size
 
 
-def _sync_deflate(chunk, history: bytes) -> bytes:
-    """``chunk`` as raw deflate blocks that may refer back into ``history`` (the bytes
-    just before it) and end on a byte boundary (a sync flush, not final)."""
-    z = zlib.compressobj(LARGE_LEVEL, zlib.DEFLATED, -15, zdict=history) if history else \
-        zlib.compressobj(LARGE_LEVEL, zlib.DEFLATED, -15)
-    return z.compress(chunk) + z.flush(zlib.Z_SYNC_FLUSH)
-
-
 class _Deflater:
-    """One part deflated in :data:`CHUNK`-byte chunks on threads, as its blocks come
-    (zlib releases the GIL, so they run beside the Python that makes the next block):
-    each chunk a raw deflate stream primed with the :data:`HISTORY` bytes before it
-    and sync-flushed, then one final empty block; joined, one valid deflate stream
-    (what pigz does). This thread keeps the CRC. At most ``2 * THREADS`` chunks wait
-    at a time, so a fast producer does not pile the part up in memory."""
+    """One part deflated in chunks on threads, as its blocks come (the library releases
+    the GIL, so they run beside the Python that makes the next block): each chunk a
+    raw deflate stream primed with the :data:`HISTORY` bytes before it and
+    sync-flushed, then one final empty block; joined, one valid deflate stream (what
+    pigz does). Blocks are gathered until they hold more than :data:`CHUNK` bytes, then
+    deflated as :data:`CHUNK`-byte chunks, the last taking the rest (so a block of a
+    few MB, as the sheet splice makes, is deflated where it is, never copied). This
+    thread keeps the CRC. At most ``2 * THREADS`` chunks wait at a time, so a fast
+    producer does not pile the part up in memory."""
 
     def __init__(self, pool):
         self.pool = pool
@@ -154,21 +151,20 @@ class _Deflater:
         self.size = 0
 
     def feed(self, block) -> None:
-        self.crc = zlib.crc32(block, self.crc)
+        self.crc = LARGE.crc32(block, self.crc)
         self.size += len(block)
         self.pending.append(block)
         self.pending_size += len(block)
         if self.pending_size <= CHUNK:
             return
         view = memoryview(self.pending[0] if len(self.pending) == 1 else b"".join(self.pending))
-        cut = len(view) - len(view) % CHUNK
-        for start in range(0, cut, CHUNK):
-            self._submit(view[start:start + CHUNK])
-        self.pending = [view[cut:]] if cut < len(view) else []
-        self.pending_size = len(view) - cut
+        self.pending, self.pending_size = [], 0
+        cuts = list(range(0, len(view), CHUNK))[:max(1, len(view) // CHUNK)] + [len(view)]
+        for start, stop in zip(cuts, cuts[1:]):
+            self._submit(view[start:stop])
 
     def _submit(self, chunk) -> None:
-        self.jobs.append(self.pool.submit(_sync_deflate, chunk, self.history))
+        self.jobs.append(self.pool.submit(LARGE.sync_deflate, chunk, self.history))
         self.history = (self.history + bytes(chunk[-HISTORY:]))[-HISTORY:]
         waiting = len(self.jobs) - 2 * THREADS
         if waiting > 0:
@@ -182,7 +178,7 @@ class _Deflater:
         if rest:
             self._submit(rest)
         return [job.result() for job in self.jobs] + [zlib.compressobj(
-            LARGE_LEVEL, zlib.DEFLATED, -15).flush()]     # the final block, empty
+            LEVEL, zlib.DEFLATED, -15).flush()]     # the final block, empty
 
 
 class _ZipOut:

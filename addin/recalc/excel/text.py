@@ -100,6 +100,24 @@ def code(text):
     return float(_charset()[1].get(s[0], 63))
 
 
+def unichar(number):
+    """UNICHAR as Microsoft's page for it says: #VALUE! for 0 and for numbers outside
+    1..1114111 (U+10FFFF), #N/A for a partial surrogate (55296..57343, U+D800..U+DFFF,
+    which is no character and could not be written to the file), the number truncated."""
+    if is_collection(number):
+        return each(unichar, number)
+    number = single(number)
+    if isinstance(number, XlError):
+        return number
+    n = _number(number)
+    if n is None or not 1 <= n < 1114112:
+        return XL["#VALUE!"]
+    n = int(n)
+    if 0xD800 <= n <= 0xDFFF:
+        return XL["#N/A"]
+    return chr(n)
+
+
 def trim(text):
     if is_collection(text):
         return each(trim, text)
@@ -160,6 +178,7 @@ def _flat(a) -> list:
 
 FUNCTIONS = {
     "CHAR": char, "CODE": code, "TRIM": trim,
+    "UNICHAR": unichar, "_XLFN.UNICHAR": unichar,
     "TEXTJOIN": textjoin, "_XLFN.TEXTJOIN": textjoin,
 }
 
