@@ -340,3 +340,102 @@ def test_a_column_of_differing_formulas_is_tried_less_and_less(monkeypatch):
     assert _followers(book()) == {(r, 3) for r in range(5, 34)}
     e = _same_as_cell_by_cell(book, monkeypatch)
     assert _values(e, 2, [7, 8]) == [21.0, 13.0] and e.nodes.grids[0].get(5, 3) == 22.5
+
+
+def test_a_runs_references_as_arrays_are_its_cells_tuples(monkeypatch):
+    """The column groups read a reference of all their cells as arrays
+    (:meth:`PerNode.columns`): a run's from its row arrays, a lone cell's from its tuple.
+    =A{r}*2+SUM(A$2:A{r}) down B3:B40 with B20 written =A20*2+SUM(A$2:A19) (a cell no
+    fill writes: the run breaks there) gives the same rows and columns as the cells'
+    own rects, and the same values as cell by cell."""
+    def book():
+        b = _column("A{r}*2+SUM(A$2:A{r})", range(3, 41))
+        b.sheets[0].formulas[(20, 2)] = xlsxio.FormulaCell("A20*2+SUM(A$2:A19)")
+        return b
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    members = np.arange(e.nodes.cells, dtype=np.int64)
+    assert e.code.rects.blocks  # some cells are held by a run
+    for x in range(2):
+        sheet, r1, c1, r2, c2 = e.code.rects.columns(members, x)
+        tuples = [e.code.rects[i][x] for i in members.tolist()]
+        assert sheet == "PLAN"
+        assert [tuple(v) for v in zip(r1.tolist(), c1.tolist(), r2.tolist(), c2.tolist())] \
+            == [t[1:] for t in tuples]
+    # B19 = 19*1.5*2 + (2+...+19)*1.5 = 57 + 283.5; B20 = 60 + 283.5; B21 = 63 + 345
+    assert _values(e, 2, [19, 20, 21]) == [340.5, 343.5, 408.0]
+
+
+def test_fill_texts_with_percent_signs_and_braces_are_predicted_in_bulk(monkeypatch):
+    """A run's texts are predicted a chunk at a time by one ``%`` format
+    (:func:`filldown._printf`): a ``%`` or a brace in the text is text, and a cell in the
+    middle of a long chunk that differs ends the run there, as the text-by-text compare
+    does. ="50%{x}"&A{r} down B2:B60 with B45 ="50%{x}"&A44: followers 3..44, 46..60;
+    B45 shows 50%{x}66."""
+    def book():
+        b = _column('"50%{{x}}"&A{r}&"%d"', range(2, 61))
+        b.sheets[0].formulas[(45, 2)] = xlsxio.FormulaCell('"50%{x}"&A44&"%d"')
+        return b
+    assert _followers(book()) == {(r, 2) for r in range(3, 61)} - {(45, 2), (46, 2)}
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    assert _values(e, 2, [44, 45, 60]) == ["50%{x}66%d", "50%{x}66%d", "50%{x}90%d"]
+    pct, fields = filldown._printf("A{0}*B{1}+A{0}&\"{{%}}\"", (0, 1))
+    assert (pct, fields.tolist()) == ('A%d*B%d+A%d&"{%%}"', [0, 1, 0])
+
+
+def test_words_are_found_in_any_slice_of_the_texts(monkeypatch):
+    """read._holding looks through the texts joined a slice at a time: a word in the last
+    text of a slice, in the first of the next, or in lower case is found; a word cut
+    by the join is not invented."""
+    from zvmplan_addin.recalc import read
+    monkeypatch.setattr(read, "_SLICE", 3)
+    texts = ["A1", "B2", "#REF!+1", "C3", "_xlfn.anchorarray(B1)", "D4", "#RE", "F!"]
+    words = ("#REF!", "ANCHORARRAY")
+    assert read._holding(texts, 3, words) == [True, False]
+    assert read._holding(texts, 2, words) == [False, False]
+    assert read._holding(texts, len(texts), words) == [True, True]
+    assert read._holding(texts[3:], 5, words) == [False, True]
+
+
+def test_the_templates_cells_are_sorted_out_alike_few_or_many():
+    """groups.cells_by_template takes each template's cells out in turn while there are
+    few templates, and sorts once when there are many: both give each template (in order
+    of its first cell) with its cells in order, as a dict filled cell by cell would."""
+    import random
+    from zvmplan_addin.recalc.groups import FEW_TEMPLATES, cells_by_template
+    rng = random.Random(19)
+    for count in (1, 3, FEW_TEMPLATES, FEW_TEMPLATES + 1, 50):
+        templates = [object() for _ in range(count)]
+        cells = [rng.choice(templates) for _ in range(600)] + [None]
+        want: dict = {}
+        for i, t in enumerate(cells):
+            want.setdefault(id(t), (t, []))[1].append(i)
+        got = cells_by_template(cells)
+        assert [(t, c.tolist()) for t, c in got] == list(want.values())
+
+
+def test_sum_of_plain_numbers_is_xsums_sum_to_the_bit():
+    """SUM over arguments that are only numbers (``SUM(I$2:I$100001)`` over a column of
+    results) skips formulas' step per element and gives xsum's very double, added left
+    to right as Excel adds; anything else (TRUE, text, an error, an empty cell, a
+    bool array) goes through xsum itself, with the same answer."""
+    from formulas.functions.math import xsum
+    from zvmplan_addin.recalc.install import _plain_numbers, left_to_right_sum, \
+        sum_left_to_right
+    import schedula as sh
+    rng = np.random.default_rng(19)
+
+    def column(values):
+        out = np.empty((len(values), 1), dtype=object)
+        out[:, 0] = values
+        return out
+    floats = column((rng.random(5000) * 1e6 - 5e5).tolist())
+    ints = column([3, 1.5, 7, 2 ** 40, 0.1])
+    mixed = column([1.0, sh.EMPTY, "7", True, 2.5])
+    cases = [(floats,), (floats, 2.5, ints), (ints, 1), (np.array([[0.1, 0.2], [0.3, 1e16]]),),
+             (column([]),), (mixed,), (np.array([True, False]),), (1.5, True), (float("nan"), 1.0)]
+    for args in cases:
+        want = xsum(*args, func=left_to_right_sum)
+        got = sum_left_to_right(*args)
+        assert type(got) is type(want) and (got == want or (got != got and want != want)), args
+    assert _plain_numbers((mixed,)) is None and _plain_numbers((1.5, True)) is None
+    assert float(sum_left_to_right(column([1e16, 1.0, 1.0]))) == 1e16  # not pairwise

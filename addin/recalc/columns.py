@@ -17,6 +17,7 @@ from .columnar import (LIT_COLUMN, PREFIX_COLUMN, REF_COLUMN, ROWS_COLUMN, Prefi
                        RowRanges, run_columns)
 from .columnar.vectors import _cell_values
 from .groups import ColumnGroup
+from .pernode import pick
 from .program import CONST, LIT, NAME, RAW, REF
 from .values import XL, same, scalar
 
@@ -48,7 +49,7 @@ class ColumnEvaluator:
         t = cells.code.template[members[0]]
         result = None
         if t.program is not None and not t.exact_only and t.checked:
-            gathered = self._column_args(rest, t, group.slots)
+            gathered = self._column_args(rest, group.members[1:], t, group.slots)
             if gathered is not None:
                 reasons, labels = cells.log.reasons.log, cells.nodes.n_label
 
@@ -66,21 +67,24 @@ class ColumnEvaluator:
         self.columnar_cells += len(rest)
         if self.check:
             self._compare_with_cells(rest, result)
-        self._scatter(rest, _cell_values(result[:, 0].tolist()))
+        self._scatter(rest, group.members[1:], _cell_values(result[:, 0].tolist()))
 
-    def _scatter(self, rest, values):
-        """Each cell of ``rest`` gets its value (one fancy assignment per dense sheet)."""
+    def _scatter(self, rest, ids, values):
+        """Each cell of ``rest`` (``ids``: the same as an array) gets its value (one fancy
+        assignment per dense sheet)."""
         nodes = self.cells.nodes
-        pick = operator.itemgetter(*rest) if len(rest) > 1 else lambda a: (a[rest[0]],)
-        sheets = set(pick(nodes.n_sheet))
-        if len(sheets) == 1 and nodes.grids[next(iter(sheets))].dense:
-            grid = nodes.grids[next(iter(sheets))]
-            rows = np.array(pick(nodes.n_row), dtype=np.int64)
-            cols = np.array(pick(nodes.n_col), dtype=np.int64)
+        sheets, rows, cols = (a[ids] for a in nodes.where())
+        s = int(sheets[0])
+        if (sheets == s).all() and nodes.grids[s].dense:
+            grid = nodes.grids[s]
             if rows.max() <= grid.rows and cols.max() <= grid.cols:
                 column = np.empty(len(rest), dtype=object)
                 column[:] = values
-                grid.a[rows - 1, cols - 1] = column
+                block = _one_column(rows, cols)
+                if block is None:
+                    grid.a[rows - 1, cols - 1] = column
+                else:
+                    grid.a[block[0] - 1:block[1], block[2] - 1] = column
                 return
         for i, v in zip(rest, values):
             nodes.grids[nodes.n_sheet[i]].set(nodes.n_row[i], nodes.n_col[i], v)
@@ -97,9 +101,9 @@ class ColumnEvaluator:
                 self.mismatches.append((nodes.n_label[i], cell, mine))
             result[k, 0] = cell
 
-    def _column_args(self, rest, t, slots):
+    def _column_args(self, rest, ids, t, slots):
         """The inputs of ``t``'s program for the cells ``rest`` (all of the group but its
-        first): (args, kinds)."""
+        first; ``ids``: the same as an array): (args, kinds)."""
         cells = self.cells
         grids, lits_of, name_values = cells.nodes.grids, cells.code.lits, \
             cells.results.name_values
@@ -123,9 +127,13 @@ class ColumnEvaluator:
                     args.append(_gather(grids, slot[1], slot[2][1:], slot[3][1:]))
                     kinds.append(REF_COLUMN)
             elif kind == LIT:
-                if cell_lits is None:  # each cell's literals
-                    cell_lits = operator.itemgetter(*rest)(lits_of) if n > 1 else \
-                        (lits_of[rest[0]],)
+                if cell_lits is None:  # each cell's literals (a run's: one tuple)
+                    cell_lits = pick(lits_of, ids)
+                    one_tuple = len(set(map(id, cell_lits))) == 1
+                if one_tuple:  # the same literal object in every cell
+                    args.append(cell_lits[0][x])
+                    kinds.append(0)
+                    continue
                 lits = list(map(operator.itemgetter(x), cell_lits))
                 first = lits[0]
                 if lits.count(first) == n and set(map(type, lits)) == {type(first)}:
@@ -163,7 +171,9 @@ def _gather(grids: list, s, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     if grid.dense:
         inside = (rows <= grid.rows) & (cols <= grid.cols)
         if inside.all():
-            out[:, 0] = grid.a[rows - 1, cols - 1]
+            block = _one_column(rows, cols)
+            out[:, 0] = grid.a[rows - 1, cols - 1] if block is None else \
+                grid.a[block[0] - 1:block[1], block[2] - 1]
             return out
         out.fill(sh.EMPTY)
         out[inside, 0] = grid.a[rows[inside] - 1, cols[inside] - 1]
@@ -171,3 +181,14 @@ def _gather(grids: list, s, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     for k, (r, c) in enumerate(zip(rows.tolist(), cols.tolist())):
         out[k, 0] = grid.get(r, c)
     return out
+
+
+def _one_column(rows: np.ndarray, cols: np.ndarray):
+    """(first row, last row, column) when the cells (``rows``, ``cols``) are consecutive
+    rows of one column, in order (a formula filled down): a slice of the grid, not a
+    gather; else None."""
+    n = rows.size
+    if n < 2 or int(rows[-1]) - int(rows[0]) != n - 1 or not (np.diff(rows) == 1).all() \
+            or not (cols == cols[0]).all():
+        return None
+    return int(rows[0]), int(rows[-1]), int(cols[0])

@@ -19,6 +19,7 @@ from ..prefixes import bare_name, spellings
 from . import dynamic, fastparse, filldown, legacy, shapes
 from .excel.numbers import mark_last_sum
 from .options import Options
+from .pernode import PerNode
 from .program import (CONST, COPY_SUFFIX, HOST, LIT, NAME, RAW, REF, UNION, CompilingHost,
                       NotStraight, Program, Template, host_as_input)
 from .read import Nodes
@@ -75,21 +76,19 @@ def compile_nodes(nodes: Nodes, compiler: "FormulaCompiler", log: RunLog) -> Com
     leader's template is the one every copy of its shape gets; otherwise they are shaped
     and compiled one by one like any other node."""
     n = len(nodes.n_text)
-    code = Compiled(template=[None] * n, rects=[()] * n, lits=[()] * n, used=[()] * n,
-                    name_deps=[()] * n, reads={})
+    code = Compiled(template=[None] * n, rects=PerNode(n, (), "rects"), lits=[()] * n,
+                    used=PerNode(n, (), "used"), name_deps=[()] * n, reads={})
     shaping = _Shaping(nodes, generic=not compiler.options.exact)
     templates = _Templates(compiler, shaping)
-    runs = filldown.find_runs(nodes.n_sheet, nodes.n_row, nodes.n_col, nodes.n_text,
-                              nodes.cells, shaping.shaper_of) if shaping.generic else {}
+    runs = filldown.find_runs(*nodes.where(), nodes.n_text, nodes.cells,
+                              shaping.shaper_of) if shaping.generic else {}
     covered = bytearray(n)  # 1: a run's follower, done with its leader
     flags = np.frombuffer(covered, dtype=np.uint8)
     for run in runs.values():
         flags[run.members] = 1
-    taken, memo = [], {}
+    taken = []
     beyond_limits, n_text = shapes.beyond_limits, nodes.n_text
-    for i in range(n):  # once per formula cell that no run covers
-        if covered[i]:
-            continue
+    for i in _uncovered(covered):  # once per node that no run covers
         why = beyond_limits(n_text[i])
         if why is not None:  # before any parser sees it
             code.template[i] = compiler.refused(i, why)
@@ -105,12 +104,22 @@ def compile_nodes(nodes: Nodes, compiler: "FormulaCompiler", log: RunLog) -> Com
         run = runs.get(i)
         if run is not None:
             # every copy of the shape gets t (if it accepts them all): so do these
-            if shp is not None and templates.first(shp) is t and _take(code, run, t, memo):
+            if shp is not None and templates.first(shp) is t and _take(code, run, t):
                 taken.append(run)
             else:
                 flags[run.members] = 0
     _share_invariants(code, np.flatnonzero(flags == 0).tolist(), taken)
     return code
+
+
+def _uncovered(covered: bytearray):
+    """The positions of ``covered`` that hold 0, each found by ``bytearray.find`` (in C,
+    not a Python step per node) when the one before it has been handled: a run the loop
+    gives up on clears its members' flags, and they come next."""
+    i = covered.find(0)
+    while i >= 0:
+        yield i
+        i = covered.find(0, i + 1)
 
 
 class _Shaping:
@@ -195,35 +204,35 @@ def _note_inputs(code: Compiled, i: int, t: Template, log: RunLog) -> None:
             reads[rect] = reads.get(rect, 0) + 1
 
 
-def _take(code: Compiled, run: filldown.Run, t: Template, memo: dict) -> bool:
+def _take(code: Compiled, run: filldown.Run, t: Template) -> bool:
     """Give the followers of ``run`` what the loop of :func:`compile_nodes` gives each
     node -- rects, literals, template, what it reads -- for all of them at once; False
-    (nothing given) if ``t`` does not accept them all. ``memo``: for
-    :meth:`~.filldown.Run.slots`."""
+    (nothing given) if ``t`` does not accept them all. The rects and what each reads
+    stay the run's row arrays (:class:`~.filldown.RunRefs`), held for the followers by
+    ``code.rects`` and ``code.used``."""
     ids, n = run.members, len(run.members)
-    slots = run.slots(memo)
-    columns = [s if isinstance(s, list) else [s] * n for s in slots]
-    if any(columns[j] != columns[j0] for j, j0 in t.dups):  # t.accepts, all at once
-        return False
-    rects = list(zip(*columns)) if columns else [()] * n
     refs, fixed, names = t.inputs_read()
-    if refs == tuple(range(len(slots))) and not fixed:
-        used = rects
-    elif refs:
-        used = list(zip(*[columns[x] for x in refs], *[[f] * n for f in fixed]))
-    else:
-        used = [fixed] * n
+    block = filldown.RunRefs(run, refs, fixed)
+    if not all(block.same(j, j0) for j, j0 in t.dups):  # t.accepts, all at once
+        return False
     reads = code.reads
-    for rect in [slots[x] for x in refs if not run.one_cell(x)] + list(fixed):
-        if isinstance(rect, list):  # each member's own (a range in most rows)
-            for one in rect:
+    for x in refs:
+        if run.one_cell(x):
+            continue
+        if run.pattern.moves[x] is not None:  # each member's own (a range in most rows)
+            for one in block.rect_list(x):
                 if one[1] != one[3] or one[2] != one[4]:
                     reads[one] = reads.get(one, 0) + 1
-        elif rect[1] != rect[3] or rect[2] != rect[4]:
+        else:
+            rect = run.pattern.shape.rects[x]
             reads[rect] = reads.get(rect, 0) + n
+    for rect in fixed:
+        if rect[1] != rect[3] or rect[2] != rect[4]:
+            reads[rect] = reads.get(rect, 0) + n
+    code.rects.hold(ids, block)
+    code.used.hold(ids, block)
     lits = code.lits[run.leader]
-    for values, into in ((rects, code.rects), ([lits] * n, code.lits),
-                         ([t] * n, code.template), (used, code.used),
+    for values, into in (([lits] * n, code.lits), ([t] * n, code.template),
                          ([names] * n, code.name_deps)):
         _scatter(into, ids, values)
     return True

@@ -79,6 +79,7 @@ class Engine:
         self.compiler = FormulaCompiler(self.nodes, self.options, self.log)
         self.results = Results()
         self.code: Compiled | None = None
+        self._by_template: list = []   # cells_by_template(code.template), made by run
         self.columnar_cells = 0        # cells a column run computed
         self.column_mismatches: list = []  # options.check: column != cell by cell
         self._values: dict | None = None
@@ -116,6 +117,7 @@ class Engine:
         a spilled array landed on cells that other formulas read."""
         nodes, results = self.nodes, self.results
         self.code = code = compile_nodes(nodes, self.compiler, self.log)
+        self._by_template = cells_by_template(code.template)  # the same in every pass
         cells = CellEvaluator(nodes, code, self.compiler, results, self.log, self.options)
         columns = ColumnEvaluator(cells, check=self.options.check)
         with dynamic.active(cells.ranges, nodes.sheet_index, nodes.names):
@@ -124,12 +126,13 @@ class Engine:
                 index = CellIndex(nodes, results.spill_area)  # now with the spilled cells
                 if spills_are_read(nodes, code, index, results.spill_area):
                     self._pass(cells, columns, index)
-            if any(t is not None and t.dynamic for t in code.template):
+            if any(t is not None and t.dynamic for t, _ in self._by_template):
                 self._settle(cells, columns)
             if results.circular:  # what Excel shows of them (iterating if the book asks)
                 cycles.resolve(nodes, code, CellIndex(nodes, results.spill_area), cells,
                                results, self.log, self._position)
         self.columnar_cells = columns.columnar_cells
+        self._by_template = []  # (each template's cells: made again by a later run)
         self.column_mismatches = columns.mismatches
 
     def _settle(self, cells: CellEvaluator, columns: ColumnEvaluator) -> None:
@@ -155,7 +158,7 @@ class Engine:
     def _pass(self, cells: CellEvaluator, columns: ColumnEvaluator, index: CellIndex) -> None:
         """Evaluate every node once, in the order of :class:`~.order.EvaluationOrder`."""
         nodes, code = self.nodes, self.code
-        by_template = cells_by_template(code.template)
+        by_template = self._by_template
         for t, _ in by_template:
             if t is not None and t.program is not None:
                 t.program.cache = {}

@@ -9,18 +9,21 @@ equality, no scan of the text -- and a :class:`Run` is a first cell (the *leader
 the cells after it that match. The first cell that does not match (another formula, a
 literal that changes by row, a row number inside a string, a reference that would move
 off the sheet, a text grown past Excel's 8,192 characters) ends the run and leads the
-next one. Equal text means an equal shape up to the moved rows, so :meth:`Run.slots`
-builds the references of all its cells at once from numpy row arrays, instead of a
-shape per cell; the compiler
-(:meth:`~.compile.Compiler.compile_all`) gives them the leader's compiled template when
-that template can be shared, and otherwise shapes and compiles them one by one.
+next one. Equal text means an equal shape up to the moved rows, so :class:`RunRefs`
+holds the references of all its cells as numpy row arrays, instead of a shape and a
+tuple per cell; the compiler (:func:`~.compile.compile_nodes`) gives them the leader's
+compiled template when that template can be shared, and otherwise shapes and compiles
+them one by one.
 """
 from __future__ import annotations
 
+import functools
+import string
 from typing import NamedTuple
 
 import numpy as np
 
+from .pernode import pick
 from .shapes import MAX_COL, MAX_FORMULA_CHARS, FillPattern, Shaper
 
 FIRST_CHUNK = 4  # cells compared before the chunk doubles (a short run costs little)
@@ -37,28 +40,6 @@ class Run(NamedTuple):
     rows: np.ndarray        # the members' rows
     pattern: FillPattern
 
-    def slots(self, memo: dict) -> list:
-        """Per reference of the shape, in text order: one rect (the same in every member)
-        or the list of each member's rect (sheet, r1, c1, r2, c2). ``memo`` keeps the
-        lists made, for other runs over the same rows: the ``A7`` that ``=F7*A7`` and
-        ``=G7+A7`` read is then one tuple, not two."""
-        delta = self.rows - self.pattern.row
-        rows_key = self.rows.tobytes()
-        out = []
-        for rect, move in zip(self.pattern.shape.rects, self.pattern.moves):
-            if move is None:
-                out.append(rect)
-                continue
-            sheet, _, c1, _, c2 = rect
-            a, a_moves, b, b_moves = move
-            key = (sheet, c1, c2, a - self.pattern.row if a_moves else (a,),
-                   b - self.pattern.row if b_moves else (b,), rows_key)
-            got = memo.get(key)
-            if got is None:
-                got = memo[key] = _rects(sheet, c1, c2, a, a_moves, b, b_moves, delta)
-            out.append(got)
-        return out
-
     def one_cell(self, k: int) -> bool:
         """Is reference ``k`` one cell in every member?"""
         move, rect = self.pattern.moves[k], self.pattern.shape.rects[k]
@@ -71,18 +52,77 @@ class Run(NamedTuple):
         return frozenset(k for k, move in enumerate(self.pattern.moves) if move is not None)
 
 
-def _rects(sheet, c1, c2, a, a_moves, b, b_moves, delta) -> list:
-    """The rect of each row (``delta`` rows below the leader's) of a reference whose
-    ends are rows ``a`` and ``b`` in the leader's row, each moving or not."""
-    if a_moves and b_moves:  # one cell, or both ends moving together
-        first = (min(a, b) + delta).tolist()
-        if a == b:
-            return [(sheet, r, c1, r, c2) for r in first]
-        last = (max(a, b) + delta).tolist()
-    else:  # one end fixed, the other moving: which is r1 may change by row
-        ra, rb = (a + delta) if a_moves else a, (b + delta) if b_moves else b
-        first, last = np.minimum(ra, rb).tolist(), np.maximum(ra, rb).tolist()
-    return [(sheet, r1, c1, r2, c2) for r1, r2 in zip(first, last)]
+class RunRefs:
+    """The references of a run's members held as the run's row arrays (a block of
+    :class:`~.pernode.PerNode`): each reference that moves is two int64 arrays (its
+    first and last row in each member), one that does not is its rect. :meth:`at`
+    makes one member's tuples when a later stage asks for that cell; ``refs`` and
+    ``fixed``: what the template reads (:meth:`~.program.Template.inputs_read`), for
+    the member's ``used``."""
+
+    def __init__(self, run: Run, refs: tuple, fixed: tuple):
+        self.pattern, self.refs, self.fixed = run.pattern, refs, fixed
+        self.delta = run.rows - run.pattern.row
+        self._ends: dict = {}
+
+    def ends(self, k: int, keep: bool = True):
+        """(first rows, last rows) of reference ``k`` in each member; None if it does
+        not move (the first row is the smaller end). Kept for the next call if ``keep``
+        (:meth:`at` asks once per cell; :meth:`columns` once per group)."""
+        got = self._ends.get(k)
+        if got is None:
+            move = self.pattern.moves[k]
+            if move is None:
+                return None
+            a, a_moves, b, b_moves = move
+            delta = self.delta
+            if a_moves and b_moves:
+                first = min(a, b) + delta
+                last = first if a == b else max(a, b) + delta
+            else:
+                ra, rb = (a + delta) if a_moves else a, (b + delta) if b_moves else b
+                first, last = np.minimum(ra, rb), np.maximum(ra, rb)
+            got = (first, last)
+            if keep:
+                self._ends[k] = got
+        return got
+
+    def rect(self, k: int, j: int) -> tuple:
+        """Reference ``k`` of member ``j``."""
+        ends = self.ends(k)
+        rect = self.pattern.shape.rects[k]
+        if ends is None:
+            return rect
+        return (rect[0], int(ends[0][j]), rect[2], int(ends[1][j]), rect[4])
+
+    def at(self, what: str, j: int) -> tuple:
+        """Member ``j``'s rects (``what`` "rects") or the rects it reads ("used")."""
+        if what == "rects":
+            return tuple([self.rect(k, j) for k in range(len(self.pattern.moves))])
+        return tuple([self.rect(x, j) for x in self.refs]) + self.fixed
+
+    def rect_list(self, k: int) -> list:
+        """Reference ``k`` of every member, as rects."""
+        return [self.rect(k, j) for j in range(len(self.delta))]
+
+    def columns(self, k: int, places: np.ndarray) -> tuple:
+        """(sheet, (r1, c1, r2, c2)) of reference ``k`` in the members at ``places``,
+        the four as arrays (or numbers, the same in each)."""
+        rect = self.pattern.shape.rects[k]
+        ends = self.ends(k, keep=False)
+        if ends is None:
+            return rect[0], rect[1:]
+        return rect[0], (ends[0][places], rect[2], ends[1][places], rect[4])
+
+    def same(self, j: int, j0: int) -> bool:
+        """Do references ``j`` and ``j0`` resolve alike in every member?"""
+        a, b = self.pattern.shape.rects[j], self.pattern.shape.rects[j0]
+        if (a[0], a[2], a[4]) != (b[0], b[2], b[4]):
+            return False
+        ea, eb = self.ends(j, keep=False), self.ends(j0, keep=False)
+        ea = ea if ea is not None else (a[1], a[3])
+        eb = eb if eb is not None else (b[1], b[3])
+        return bool(np.all(np.asarray(ea[0]) == eb[0]) and np.all(np.asarray(ea[1]) == eb[1]))
 
 
 def find_runs(n_sheet, n_row, n_col, n_text, cells: int, shaper_of) -> dict[int, Run]:
@@ -102,7 +142,7 @@ def find_runs(n_sheet, n_row, n_col, n_text, cells: int, shaper_of) -> dict[int,
         if len(ids) < 2:
             continue
         s, col = int(sheets[ids[0]]), int(cols[ids[0]])
-        texts = [n_text[i] for i in ids.tolist()]
+        texts = pick(n_text, ids)
         _column_runs(shaper_of(s), ids, rows[ids], col, texts, runs)
     return runs
 
@@ -128,11 +168,23 @@ def _column_runs(shaper: Shaper, ids, rows, col: int, texts: list, runs: dict) -
 
 def _extent(pattern: FillPattern, rows, texts: list, start: int) -> int:
     """The first position from ``start`` whose text is not ``pattern`` at its row
-    (compared a chunk at a time, the chunk doubling, so a short run costs little)."""
+    (compared a chunk at a time, the chunk doubling, so a short run costs little). A
+    chunk's texts are predicted all at once, one ``%`` format of the chunk's rows
+    (:func:`_printf`), and compared joined, as one string; a chunk that differs is
+    compared text by text to find where."""
     stop_all = min(len(texts), int(np.searchsorted(rows, pattern.last_row(), side="right")))
     end, chunk = start, FIRST_CHUNK
+    printf = _printf(pattern.fmt, pattern.offsets) if pattern.offsets else None
     while end < stop_all:
         stop = min(stop_all, end + chunk)
+        if printf is not None and stop - end > FIRST_CHUNK:
+            pct, fields = printf
+            values = (rows[end:stop, None] + fields).ravel().tolist()
+            # the rows grow, so the last text is the longest
+            if (_SEP.join([pct] * (stop - end)) % tuple(values) == _SEP.join(texts[end:stop])
+                    and len(pct % tuple(values[-len(fields):])) <= _LONGEST):
+                end, chunk = stop, chunk * 2
+                continue
         if pattern.offsets:
             fields = [(rows[end:stop] + d).tolist() for d in pattern.offsets]
             want = list(map(pattern.fmt.format, *fields))
@@ -146,4 +198,28 @@ def _extent(pattern: FillPattern, rows, texts: list, start: int) -> int:
     return end
 
 
-__all__ = ["Run", "find_runs"]
+_SEP = "\x00"  # between texts compared joined (XML 1.0 has no NUL: no text holds one)
+
+
+@functools.lru_cache(maxsize=256)
+def _printf(fmt: str, offsets: tuple):
+    """``fmt`` (a :class:`~.shapes.FillPattern`'s ``str.format`` text) as a ``%`` format
+    and the row offset of each of its ``%d`` in order, so one ``%`` makes many texts;
+    None if the text holds a NUL or a field is not a plain ``{k}``."""
+    pieces, fields = [], []
+    for literal, name, spec, conversion in string.Formatter().parse(fmt):
+        if _SEP in literal:
+            return None
+        pieces.append(literal.replace("%", "%%"))
+        if name is None:
+            continue
+        if spec or conversion or not name.isdigit():
+            return None
+        pieces.append("%d")
+        fields.append(offsets[int(name)])
+    if not fields:
+        return None
+    return "".join(pieces), np.array(fields, dtype=np.int64)
+
+
+__all__ = ["Run", "RunRefs", "find_runs"]

@@ -6,14 +6,11 @@ A group is the cells of one template (a formula filled down a column) that are p
 formula cells whose compiled program runs as a straight line, whose references are per
 cell single cells or shared by all, and which read none of each other. Forming the
 groups is numpy work: the cells are sorted into templates with one ``np.unique`` over
-the templates' ids (:func:`cells_by_template`), and each reference is checked with
-``map``, ``chain`` and list slices over the cells' reference tuples. Those tuples (one
-per cell and reference, made by the compile stage) are still read once per reference,
-which is now the largest share of forming the groups of a big sheet."""
+the templates' ids (:func:`cells_by_template`), and each reference is checked on numpy
+arrays of its rows and columns in every cell, which a formula filled down a column
+holds as such (:class:`~.filldown.RunRefs`): no tuple per cell is made or read."""
 from __future__ import annotations
 
-import itertools
-import operator
 from typing import NamedTuple
 
 import numpy as np
@@ -40,8 +37,9 @@ class ColumnGroup(NamedTuple):
 
 def cells_by_template(templates: list) -> list[tuple]:
     """(template, its cells as a sorted int64 array) for each distinct template in
-    ``templates`` (None included), in order of first appearance: one ``np.unique`` over
-    the templates' ids instead of a dict filled cell by cell.
+    ``templates`` (None included), in order of first appearance: numpy over the
+    templates' ids (the first template's cells taken out, then the next's, while they
+    are few; else one ``np.unique``) instead of a dict filled cell by cell.
 
     >>> a, b = object(), object()
     >>> [(t is a, cells.tolist()) for t, cells in cells_by_template([a, b, a])]
@@ -50,11 +48,21 @@ def cells_by_template(templates: list) -> list[tuple]:
     if not templates:
         return []
     ids = np.fromiter(map(id, templates), dtype=np.int64, count=len(templates))
+    out, where, left = [], np.arange(len(ids)), ids
+    while len(out) < FEW_TEMPLATES:  # the first template left, its cells taken out
+        if not left.size:
+            return out
+        mine = left == left[0]
+        out.append((templates[int(where[0])], where[mine]))
+        where, left = where[~mine], left[~mine]
     _, first, inverse, counts = np.unique(ids, return_index=True, return_inverse=True,
                                           return_counts=True)
     by_template = np.argsort(inverse.reshape(-1), kind="stable")  # cells in order per template
     parts = np.split(by_template, np.cumsum(counts)[:-1])
     return [(templates[int(first[j])], parts[j]) for j in np.argsort(first, kind="stable")]
+
+
+FEW_TEMPLATES = 16  # up to this many distinct templates are sorted out without a sort
 
 
 def column_groups(nodes: Nodes, code: Compiled, index: CellIndex,
@@ -63,8 +71,7 @@ def column_groups(nodes: Nodes, code: Compiled, index: CellIndex,
     (:func:`cells_by_template` of ``code.template``) its cells, if they form a group.
     Only each template, not each cell, is looked at in Python."""
     n = nodes.cells
-    in_area = np.fromiter(map(operator.is_not, nodes.n_area[:n], itertools.repeat(None)),
-                          dtype=bool, count=n)
+    in_area = nodes.in_area()
     groups = []
     for t, members in by_template:
         members = members[:np.searchsorted(members, n)]  # cells, not defined names
@@ -75,30 +82,28 @@ def column_groups(nodes: Nodes, code: Compiled, index: CellIndex,
             members = members[~in_area[members]]
             if len(members) < MIN_COLUMN:
                 continue
-        slots = _slots(nodes, code, index, members.tolist())
+        slots = _slots(nodes, code, index, members)
         if slots is not None:
             groups.append(ColumnGroup(members, slots))
             continue
         # one template in several columns (SUM(A$2:A2) and SUM(B$2:B2)): a group each
-        cols = np.fromiter(map(nodes.n_col.__getitem__, members.tolist()), dtype=np.int64,
-                           count=len(members))
+        cols = nodes.where()[2][members]
         for c in np.unique(cols).tolist() if cols.min() != cols.max() else ():
             part = members[cols == c]
             if len(part) >= MIN_COLUMN:
-                slots = _slots(nodes, code, index, part.tolist())
+                slots = _slots(nodes, code, index, part)
                 if slots is not None:
                     groups.append(ColumnGroup(part, slots))
     return groups
 
 
-def _slots(nodes: Nodes, code: Compiled, index: CellIndex, members: list) -> list | None:
+def _slots(nodes: Nodes, code: Compiled, index: CellIndex, members: np.ndarray) -> list | None:
     """The group's inputs (see :class:`ColumnGroup`); None if its cells read each other or
     a range per cell that is not one row of the same columns."""
-    t = code.template[members[0]]
+    t = code.template[int(members[0])]
     if any(kind == UNION for kind, _ in t.plan):
         return None
-    cell_rects = operator.itemgetter(*members)(code.rects)  # each cell's references
-    refs = _references(nodes, t, cell_rects)
+    refs = _references(nodes, t, code.rects, members)
     if refs is None:
         return None
     for k in t.intersect:  # implicit intersection of a range: cell by cell (cells.py)
@@ -127,65 +132,59 @@ def _slots(nodes: Nodes, code: Compiled, index: CellIndex, members: list) -> lis
     return slots
 
 
-def _references(nodes: Nodes, t, cell_rects) -> dict | None:
-    """Each reference of the cells (``cell_rects``: each cell's rectangles): the same
-    rectangle in every cell ("same", rect), one cell each on one sheet ("cells",
-    sheet, rows, cols), or one row each of the same columns ("rows", ...); None for
-    anything else (a taller range per cell, cells on several sheets). Looked at with
-    ``map``, ``chain`` and list slices over the cells, not a Python loop per cell;
-    still a few passes over every cell's tuples, which is most of the cost of forming
-    the groups of a big sheet."""
+def _references(nodes: Nodes, t, rects, members: np.ndarray) -> dict | None:
+    """Each reference of the cells ``members`` (``rects``: every node's rectangles, a
+    :class:`~.pernode.PerNode`): the same rectangle in every cell ("same", rect), one
+    cell each on one sheet ("cells", sheet, rows, cols), or one row each of the same
+    columns ("rows", ...); None for anything else (a taller range per cell, cells on
+    several sheets). Looked at as numpy arrays of the rectangles' rows and columns
+    (:meth:`~.pernode.PerNode.columns`: a run's from its row arrays), not per cell."""
     refs = {}
     sheet_index = nodes.sheet_index
     for kind, x in t.plan:
         if kind != REF or x in refs:
             continue
-        rects = list(map(operator.itemgetter(x), cell_rects))
-        first = rects[0]
-        if rects[1] == first and rects.count(first) == len(rects):
+        got = rects.columns(members, x)
+        if got is None:
+            return None
+        sheet, r1, c1, r2, c2 = got
+        if sheet is None:  # several sheets
+            return None
+        first = (sheet, int(r1[0]), int(c1[0]), int(r2[0]), int(c2[0]))
+        if (r1 == first[1]).all() and (c1 == first[2]).all() and (r2 == first[3]).all() \
+                and (c2 == first[4]).all():
             refs[x] = ("same", first)
             continue
-        # the rects' fields (sheet, r1, c1, r2, c2) as lists, compared whole: one
-        # pass over the tuples, then slices of the flat list
-        flat = list(itertools.chain.from_iterable(rects))
-        if len(flat) != 5 * len(rects):
-            return None
-        sheets_, r1, c1, r2, c2 = (flat[f::5] for f in range(5))
-        if sheets_.count(first[0]) != len(rects):
-            return None
-        if r1 != r2:
-            prefix = _prefix(sheet_index.get(first[0]), first, r1, c1, r2, c2)
+        if (r1 != r2).any():
+            prefix = _prefix(sheet_index.get(sheet), first, r1, c1, r2, c2)
             if prefix is None:
                 return None
             refs[x] = prefix
             continue
-        if c1 == c2:
-            refs[x] = ("cells", sheet_index.get(first[0]),
-                       np.array(r1, dtype=np.int64), np.array(c1, dtype=np.int64))
+        if (c1 == c2).all():
+            refs[x] = ("cells", sheet_index.get(sheet), r1, c1)
             continue
         # one row each, the same columns: $V10:$AB10 filled down
-        s = sheet_index.get(first[0])
-        if s is None or c1.count(first[2]) != len(rects) or \
-                c2.count(first[4]) != len(rects) or \
+        s = sheet_index.get(sheet)
+        if s is None or not (c1 == first[2]).all() or not (c2 == first[4]).all() or \
                 not 0 < first[4] - first[2] < MAX_ROW_RANGE or first[4] == MAX_COL:
             return None  # (a range to the sheet's edge is cut to the used area)
-        refs[x] = ("rows", s, np.array(r1, dtype=np.int64), first[2], first[4], first[0])
+        refs[x] = ("rows", s, r1, first[2], first[4], sheet)
     return refs
 
 
 def _prefix(s, first, r1, c1, r2, c2):
     """("prefix", ...) when every cell reads the rows from one fixed first row down to
     its own last row, of the same columns (``SUM(E$2:E10)`` filled down: a running
-    total); None otherwise. The last rows need not grow by one a row."""
-    n = len(r1)
-    if s is None or r1.count(first[1]) != n or c1.count(first[2]) != n or \
-            c2.count(first[4]) != n or not 0 <= first[4] - first[2] < MAX_ROW_RANGE or \
+    total); None otherwise. The last rows need not grow by one a row. ``r1`` ... ``c2``:
+    the cells' rectangles as int64 arrays."""
+    if s is None or not (r1 == first[1]).all() or not (c1 == first[2]).all() or \
+            not (c2 == first[4]).all() or not 0 <= first[4] - first[2] < MAX_ROW_RANGE or \
             first[4] == MAX_COL:
         return None
-    last = np.array(r2, dtype=np.int64)
-    if last.max() >= MAX_ROW:  # a range to the sheet's edge is cut to the used area
+    if r2.max() >= MAX_ROW:  # a range to the sheet's edge is cut to the used area
         return None
-    return ("prefix", s, first[1], last, first[2], first[4], first[0])
+    return ("prefix", s, first[1], r2, first[2], first[4], first[0])
 
 
 def slot_owners(index: CellIndex, slot) -> np.ndarray:

@@ -3,9 +3,6 @@ cells, and per cell the node that fills it -- so the order stage finds the formu
 inside a range with a binary search, not a scan."""
 from __future__ import annotations
 
-import itertools
-import operator
-
 import numpy as np
 
 from . import shapes
@@ -25,13 +22,10 @@ class CellIndex:
         huge sparse sheet). Built with numpy sorts, not a Python call per cell."""
         self.sheet_index = nodes.sheet_index
         n = nodes.cells
-        sheets = np.array(nodes.n_sheet[:n], dtype=np.int64)
-        rows = np.array(nodes.n_row[:n], dtype=np.int64)
-        cols = np.array(nodes.n_col[:n], dtype=np.int64)
+        sheets, rows, cols = nodes.where()
         ids = np.arange(n, dtype=np.int64)
         extra = []  # the cells of array formulas and spills beyond their anchors
-        in_area = np.fromiter(map(operator.is_not, nodes.n_area[:n], itertools.repeat(None)),
-                              dtype=bool, count=n)
+        in_area = nodes.in_area()
         for i in np.flatnonzero(in_area).tolist() + list(spill_area):
             area = nodes.n_area[i] or spill_area[i]
             for rr in range(area[0], area[2] + 1):
@@ -48,7 +42,9 @@ class CellIndex:
             _, first = np.unique(key, return_index=True)  # sorted by sheet, column, row
         else:  # one node per cell: sorting is enough
             first = np.argsort(key, kind="stable")
+        del key
         sheets, rows, cols, ids = sheets[first], rows[first], cols[first], ids[first]
+        del first
         self.fcols = [dict() for _ in nodes.grids]
         self.owners = []
         starts = np.flatnonzero(np.diff(sheets * (shapes.MAX_COL + 1) + cols,
@@ -57,9 +53,10 @@ class CellIndex:
         for a, b in zip(starts.tolist(), ends.tolist()):
             self.fcols[int(sheets[a])][int(cols[a])] = (rows[a:b], ids[a:b])
         self.fcol_keys = [np.array(sorted(d), dtype=np.int64) for d in self.fcols]
+        bounds = np.searchsorted(sheets, np.arange(len(nodes.grids) + 1))  # sorted by sheet
         for s, grid in enumerate(nodes.grids):
-            mine = sheets == s
-            r, c, i = rows[mine], cols[mine], ids[mine]
+            a, b = int(bounds[s]), int(bounds[s + 1])
+            r, c, i = rows[a:b], cols[a:b], ids[a:b]
             if grid.dense:
                 shape = (max(grid.rows, int(r.max(initial=0))), max(grid.cols, int(c.max(initial=0))))
                 owner = np.full(shape, -1, dtype=np.int64)

@@ -188,9 +188,47 @@ def _sum_left_to_right(table) -> None:
     put around it later keep the mark)."""
     if getattr(table["SUM"], "_zvm_left_to_right", False):
         return
-    func = wrap_func(functools.partial(xsum, func=left_to_right_sum))
+    func = wrap_func(sum_left_to_right)
     func._zvm_left_to_right = True
     table["SUM"] = func
+
+
+def sum_left_to_right(*args):
+    """formulas' ``xsum`` with :func:`left_to_right_sum`; when every argument is a number
+    or an array holding only numbers (a column of results: ``SUM(I$2:I$100001)``), the
+    same sum is taken without formulas' Python step per element (its error search,
+    coercion and empty-cell filter change nothing there): the numbers in the same
+    order, NaN left out as xsum leaves it out."""
+    numbers = _plain_numbers(args)
+    if numbers is None:
+        return xsum(*args, func=left_to_right_sum)
+    return left_to_right_sum(numbers[~np.isnan(numbers)])
+
+
+def _plain_numbers(args):
+    """The numbers of ``args`` as one float64 array, in xsum's order, or None when an
+    argument is anything but a float, an int, a float64 array or an object array of
+    floats and ints (TRUE, text, errors and empty cells go xsum's way)."""
+    parts = []
+    for a in args:
+        if type(a) in (float, int):
+            parts.append(np.array([a], dtype=float))
+        elif isinstance(a, np.ndarray) and type(a) is np.ndarray:
+            if a.dtype == np.float64:
+                parts.append(a.ravel())
+            elif a.dtype == object:
+                flat = a.ravel().tolist()
+                if not set(map(type, flat)) <= _PLAIN_NUMBERS:
+                    return None
+                parts.append(np.array(flat, dtype=float))
+            else:
+                return None
+        else:
+            return None
+    return np.concatenate(parts) if parts else None
+
+
+_PLAIN_NUMBERS = frozenset({float, int})
 
 
 def left_to_right_sum(numbers: np.ndarray) -> float:

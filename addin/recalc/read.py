@@ -7,6 +7,8 @@ cached for it (:mod:`.external`).
 """
 from __future__ import annotations
 
+import itertools
+import operator
 import re
 from dataclasses import dataclass
 from itertools import chain
@@ -215,9 +217,32 @@ class Nodes:
     names: object = None            # the NameTable (INDIRECT reads names by their text)
     facts: BookFacts | None = None
     iteration: tuple | None = None  # (count, delta) of Excel's iterative calculation, or off
+    cell_at: tuple | None = None    # n_sheet, n_row, n_col of the cells as int64 arrays
+    any_area: bool = True           # False: no cell is an array formula (n_area all None)
 
     def __len__(self) -> int:
         return len(self.n_text)
+
+    def where(self) -> tuple:
+        """(sheets, rows, cols) of the formula cells (the first :attr:`cells` nodes) as
+        int64 arrays, for the stages that look at all of them at once."""
+        if self.cell_at is None:
+            n = self.cells
+            object.__setattr__(self, "cell_at", tuple(
+                np.array(a[:n], dtype=np.int64) for a in (self.n_sheet, self.n_row, self.n_col)))
+        return self.cell_at
+
+    def in_area(self) -> np.ndarray:
+        """Which formula cells anchor an array formula's range (``n_area`` not None), as
+        a boolean array (made once)."""
+        got = self.__dict__.get("_in_area")
+        if got is None:
+            n = self.cells
+            got = np.zeros(n, dtype=bool) if not self.any_area else \
+                np.fromiter(map(operator.is_not, self.n_area[:n], itertools.repeat(None)),
+                            dtype=bool, count=n)
+            self.__dict__["_in_area"] = got
+        return got
 
 
 class _NodeLists:
@@ -226,8 +251,19 @@ class _NodeLists:
     def __init__(self, sheet_names: list[str]):
         self.sheet, self.row, self.col, self.text, self.area, self.kind = [], [], [], [], [], []
         self.labels = Labels(sheet_names, self.sheet, self.row, self.col)
+        self.arrays: list | None = []  # (sheets, rows, cols) of each extend; None after add
+        self.any_area = False
+
+    def where(self) -> tuple | None:
+        """The cells' (sheets, rows, cols) as int64 arrays, if every cell came in by
+        :meth:`extend` (else None: :meth:`Nodes.where` makes them from the lists)."""
+        if self.arrays is None or not self.arrays:
+            return None
+        return tuple(np.concatenate([a[k] for a in self.arrays]) for k in range(3))
 
     def add(self, s, r, c, text, area, label=None, kind="name") -> int:
+        self.arrays = None  # (:meth:`where` is asked before the names come)
+        self.any_area = self.any_area or area is not None
         self.kind.append(kind)
         self.sheet.append(s)
         self.row.append(r)
@@ -240,12 +276,27 @@ class _NodeLists:
 
     def extend(self, s: int, rows: np.ndarray, cols: np.ndarray, cells: list, kinds: list):
         """A sheet's formula cells at once (by row, then column)."""
+        if self.arrays is not None:
+            self.arrays.append((np.full(len(cells), s, dtype=np.int64), rows, cols))
         self.kind.extend(kinds)
         self.sheet.extend([s] * len(cells))
-        self.row.extend(rows.tolist())
-        self.col.extend(cols.tolist())
-        self.text.extend([f.text for f in cells])
+        self.row.extend(_shared_ints(rows))
+        self.col.extend(cols.tolist())  # (small numbers: Python keeps one object each)
+        self.text.extend(map(operator.attrgetter("text"), cells))
         self.area.extend([None] * len(cells))
+
+
+def _shared_ints(values: np.ndarray) -> list:
+    """``values.tolist()`` with one int object per distinct number (a row number is held
+    by every formula cell of the row: a 100,000-row planner keeps 100,000 objects for
+    its 900,000 cells, not 900,000)."""
+    if not values.size:
+        return []
+    low, high = int(values.min()), int(values.max())
+    if high - low > 2 * values.size:  # sparse: nothing to share
+        return values.tolist()
+    ints = list(range(low, high + 1))
+    return list(map(ints.__getitem__, (values - low).tolist()))
 
 
 def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
@@ -255,13 +306,14 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
     sheet_names = [s.name for s in book.sheets]
     # one pass over each sheet's cell keys and formula cells, shared by what follows
     where = [(coords(s.values), coords(s.formulas)) for s in book.sheets]
-    kinds = [[f.kind for f in s.formulas.values()] for s in book.sheets]
+    kinds = [list(map(operator.attrgetter("kind"), s.formulas.values())) for s in book.sheets]
     grids = [Grid(s, at[0], arrays="array" in k) for s, at, k in zip(book.sheets, where, kinds)]
     taken = [_Taken(s, g, at) for s, g, at in zip(book.sheets, grids, where)]
     lists = _NodeLists(sheet_names)
     for s, sheet in enumerate(book.sheets):
         _formula_cells(lists, s, sheet, where[s][1], kinds[s], log)
     n_cells = len(lists.text)
+    cell_at = lists.where()
     names = NameTable([(dn.name, dn.text, dn.sheet) for dn in book.names], sheet_names)
     tables = TableRefs(getattr(book, "tables", ()), sheet_names)
     external = ExternalRefs(getattr(book, "external", ()))
@@ -271,8 +323,10 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
         if table:
             inline = table.inline
             text[:] = [inline(text[i], sheet[i], row[i], col[i]) for i in range(n_cells)]
-    text[:n_cells] = [dead_ranges(t) if "#REF!" in t else t for t in text[:n_cells]]
-    if any("ANCHORARRAY" in t.upper() for t in text[:n_cells]):
+    dead, anchored = _holding(text, n_cells, ("#REF!", "ANCHORARRAY"))
+    if dead:
+        text[:n_cells] = [dead_ranges(t) if "#REF!" in t else t for t in text[:n_cells]]
+    if anchored:
         spilled = SpilledRanges(sheet_names, sheet[:n_cells], row[:n_cells], col[:n_cells],
                                 lists.area[:n_cells])
         text[:n_cells] = [spilled.inline(t, sheet[i]) for i, t in enumerate(text[:n_cells])]
@@ -294,7 +348,26 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
                  facts=BookFacts(book.sheets, lambda: zip(
                      lists.sheet[:n_cells], lists.row[:n_cells], lists.col[:n_cells],
                      lists.text[:n_cells], lists.area[:n_cells])),
-                 iteration=getattr(book, "iteration", None))
+                 iteration=getattr(book, "iteration", None), cell_at=cell_at,
+                 any_area=lists.any_area)
+
+
+def _holding(texts: list, n: int, words: tuple) -> list:
+    """For each of ``words`` (upper case): might one of the first ``n`` texts hold it, in
+    any case? Looked through joined and upper-cased a slice of texts at a time (a few C
+    calls and a few megabytes, not a call per text nor a copy of them all). A text
+    holding a word in lower case answers True too: the caller then looks text by
+    text, as for any text holding it."""
+    found = [False] * len(words)
+    for k in range(0, n, _SLICE):
+        joined = "\n".join(texts[k:min(n, k + _SLICE)]).upper()
+        found = [f or w in joined for f, w in zip(found, words)]
+        if all(found):
+            break
+    return found
+
+
+_SLICE = 32_768  # texts joined at once by _holding
 
 
 _REF_END = r"""(?:(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?(?:\#REF!|\$?[A-Za-z]{1,3}\$?[0-9]+

@@ -64,10 +64,7 @@ def formula_values(nodes: Nodes, code: Compiled) -> dict[int, tuple]:
     compiled = np.fromiter(map(operator.is_not, pipes, itertools.repeat(None)),
                            dtype=bool, count=n)
     ids = np.flatnonzero(compiled)
-    sheet, rows, cols = (np.fromiter(column, dtype=np.int64, count=n) for column in
-                         (nodes.n_sheet, nodes.n_row, nodes.n_col))
-    if len(ids) < n:
-        sheet, rows, cols = sheet[ids], rows[ids], cols[ids]
+    sheet, rows, cols = (a[ids] for a in nodes.where())  # copies: the writer keeps them
     out = {}
     sheets = np.flatnonzero(np.bincount(sheet)).tolist() if len(sheet) else []
     for s in sheets:
@@ -104,8 +101,7 @@ def updates(nodes: Nodes, results: Results, values: dict) -> dict[int, object]:
     Where there are array formulas or spills, row -> col -> value: an
     :class:`~zvmplan_addin.xlsx.CellUpdate` for each cell of an array formula or a spill
     (array_ref set on a spilled anchor)."""
-    areas = nodes.n_area[:nodes.cells]
-    if results.spill_area or areas.count(None) != len(areas):
+    if results.spill_area or nodes.in_area().any():
         return _updates_by_cell(nodes, results, values)
     out: dict[int, object] = {}
     kept = (float, str, bool)
