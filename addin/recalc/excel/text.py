@@ -25,7 +25,7 @@ import schedula as sh
 from formulas.tokens.operand import XlError
 
 from ..during import during
-from .values import XL, each, is_collection, is_number, single, values_of
+from .values import XL, each, elementwise, is_collection, is_number, single, values_of
 from .parse import number_from_text
 
 
@@ -100,13 +100,11 @@ def code(text):
     return float(_charset()[1].get(s[0], 63))
 
 
+@elementwise
 def unichar(number):
     """UNICHAR as Microsoft's page for it says: #VALUE! for 0 and for numbers outside
     1..1114111 (U+10FFFF), #N/A for a partial surrogate (55296..57343, U+D800..U+DFFF,
     which is no character and could not be written to the file), the number truncated."""
-    if is_collection(number):
-        return each(unichar, number)
-    number = single(number)
     if isinstance(number, XlError):
         return number
     n = _number(number)
