@@ -25,6 +25,7 @@ its top-left corner over the criteria range's shape); otherwise #VALUE!.
 """
 from __future__ import annotations
 
+import itertools
 import operator
 import re
 
@@ -123,24 +124,63 @@ def _wildcard(pattern: str):
 def picks(flat: list, criterion) -> list[bool]:
     """Whether ``criterion`` picks each of the values ``flat``: the criterion's test run
     once per distinct value (a type and its value: 1 and TRUE are told apart)."""
+    distinct, inverse = _distinct(flat)
+    return _hits(distinct, criterion)[inverse].tolist()
+
+
+def _distinct(flat: list) -> tuple[list, np.ndarray]:
+    """(the distinct values of ``flat``, in order of first appearance; for each value of
+    ``flat`` the index of its distinct value), each value keyed by its type too (1, 1.0
+    and TRUE differ), as :func:`picks` tells them apart. One dict filled by ``map``: no
+    Python loop per cell. A value that cannot be hashed raises TypeError."""
+    first: dict = {}
+    n = len(flat)
+    codes = np.fromiter(map(first.setdefault, zip(map(type, flat), flat), itertools.count()),
+                        dtype=np.intp, count=n)
+    reps = np.fromiter(first.values(), dtype=np.intp, count=len(first))
+    position = np.empty(n, dtype=np.intp)
+    position[reps] = np.arange(len(reps))
+    return [flat[k] for k in reps.tolist()], position[codes]
+
+
+def _hits(distinct: list, criterion) -> np.ndarray:
+    """Whether ``criterion`` picks each of the ``distinct`` values (a boolean array)."""
     hit = matcher(criterion)
-    memo: dict = {}
-    got = []
-    for v in flat:
-        key = (type(v), v)
-        r = memo.get(key)
-        if r is None:
-            r = memo[key] = bool(hit(v))
-        got.append(r)
-    return got
+    return np.fromiter((bool(hit(v)) for v in distinct), dtype=bool, count=len(distinct))
+
+
+#: ranges whose distinct values were found lately: [(values, (distinct, inverse))], the
+#: newest first, compared by identity. A range's values are a new array each time the
+#: engine reads the cells (``Grid.block`` copies), never written after, and the same
+#: array only when the engine hands the same range again (a range read by many formulas
+#: in one pass, as ``Planner!$U$6:$U$10005`` is by every total): so a criteria range
+#: read again costs one pass over its distinct values, not one over its cells. The
+#: array is held here, so its identity cannot pass to another while it is kept.
+_RECENT: list = []
+RECENT_SIZE = 8
+#: ranges smaller than this are not kept (their pass is as cheap as the look-up)
+RECENT_CELLS = 64
+
+
+def _distinct_once(values: np.ndarray) -> tuple[list, np.ndarray]:
+    """:func:`_distinct` of ``values`` (any shape, read flat), kept for the same array."""
+    if values.size < RECENT_CELLS:
+        return _distinct(values.reshape(-1).tolist())
+    for kept, found in _RECENT:
+        if kept is values:
+            return found
+    found = _distinct(values.reshape(-1).tolist())
+    _RECENT.insert(0, (values, found))
+    del _RECENT[RECENT_SIZE:]
+    return found
 
 
 def _picked(ranges: list, criteria: list) -> np.ndarray:
     """The boolean mask of cells every (range, criterion) pair picks."""
     mask = None
     for values, criterion in zip(ranges, criteria):
-        got = picks(values.reshape(-1).tolist(), criterion)
-        m = np.array(got, dtype=bool).reshape(values.shape)
+        distinct, inverse = _distinct_once(values)
+        m = _hits(distinct, criterion)[inverse].reshape(values.shape)
         mask = m if mask is None else mask & m
     return mask
 
