@@ -159,25 +159,35 @@ def _rows(part: bytes, strings, dates) -> list[tuple]:
         raise _Unknown("a row after <sheetData>")
     parsed: list[tuple[int, list]] = []
     cells = None
-    index = _column_index()
-    numbers = _number_styles(dates)
+    known = _column_numbers()
+    index = _column_index(known)
+    numeric: dict[bytes, bool] = {}  # cell format -> a number in it is read as a number
+    width = max_col
     for row, empty, end, col, s, t, v, inline, junk in _tokens(part, at + 11, stop):
         if col:
             if cells is None:
                 raise _Unknown("a cell outside a row")
             if not v and not inline:  # no value: empty, whatever its type
                 value = None
-            elif not t and numbers(s):  # a number, as parse_cell's _cast_number
-                value = float(v) if (b"." in v or b"E" in v or b"e" in v) else int(v)
+            elif not t:  # a number, as parse_cell's _cast_number, unless a date's format
+                ok = numeric.get(s)
+                if ok is None:
+                    ok = numeric[s] = int(s or 0) not in dates
+                value = (float(v) if (b"." in v or b"E" in v or b"e" in v) else int(v)) \
+                    if ok else _value(t, v, inline, s, strings, dates)
             elif (t == b"str" or t == b"e") and v and b"&" not in v and b"\r" not in v:
                 value = v.decode("utf-8")  # a formula's text or error, as _text
             else:
                 value = _value(t, v, inline, s, strings, dates)
-            cells.append((index(col), value))
+            k = known.get(col) or index(col)
+            if width is None:
+                cells.append((k, value))
+            elif k <= width:  # as _get_row: a cell beyond the dimension is not read
+                cells[k - 1] = value
         elif row:
             if cells is not None:
                 raise _Unknown("a row inside a row")
-            parsed.append((int(row), []))
+            parsed.append((int(row), [] if width is None else [None] * width))
             cells = None if empty else parsed[-1][1]
         elif end:
             if cells is None:
@@ -188,19 +198,6 @@ def _rows(part: bytes, strings, dates) -> list[tuple]:
     if cells is not None:
         raise _Unknown("a row without its end")
     return _padded(parsed, max_col, max_row)
-
-
-def _number_styles(dates: set[int]):
-    """``numbers(s)``: True when a number in cell format ``s`` (bytes, ``b""`` for none:
-    format 0) is read as a number, not a date or a time (remembered)."""
-    known: dict[bytes, bool] = {}
-
-    def numbers(s: bytes) -> bool:
-        ok = known.get(s)
-        if ok is None:
-            ok = known[s] = int(s or 0) not in dates
-        return ok
-    return numbers
 
 
 #: bytes of ``<sheetData>`` tokenised at a time (cut after a ``</row>``)
@@ -216,10 +213,15 @@ def _tokens(part: bytes, start: int, stop: int):
         start = end
 
 
-def _column_index():
-    """Column letters -> number (A = 1), remembered."""
+def _column_numbers() -> dict[bytes, int]:
+    """The dict :func:`_column_index` fills: column letters -> number (A = 1)."""
+    return {}
+
+
+def _column_index(known: dict[bytes, int] | None = None):
+    """Column letters -> number (A = 1), remembered in ``known``."""
     from openpyxl.utils.cell import column_index_from_string
-    known: dict[bytes, int] = {}
+    known = {} if known is None else known
 
     def index(letters: bytes) -> int:
         n = known.get(letters)
@@ -243,8 +245,8 @@ def _padded(parsed, max_col, max_row) -> list[tuple]:
         if idx > counter:
             out += [empty_row] * (idx - counter)
             counter = idx
-        if counter <= idx:
-            out.append(_get_row(cells, max_col))
+        if counter <= idx:  # (with the dimension, the row was filled as it was read)
+            out.append(_get_row(cells, max_col) if max_col is None else tuple(cells))
             counter += 1
     if max_row is not None and max_row < idx:
         out += [empty_row] * max(0, max_row + 1 - counter)
