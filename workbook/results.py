@@ -21,6 +21,7 @@ import csv
 import io
 import json
 import math
+import operator
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -272,6 +273,9 @@ def read(out, sheet: str = "Planner", written: bool = False) -> Results:
             (trans_c is None or cell(r, trans_c) in (None, ""))
 
     total_row = None
+    keys, cols = list(where), list(where.values())
+    widest = max(cols)
+    take = operator.itemgetter(*cols) if len(cols) > 1 else (lambda r: (r[cols[0]],))
     for r in rows[head + 1:]:
         label = cell(r, link_c)
         if label in (None, "") or (isinstance(label, str) and label.startswith("[")):
@@ -281,13 +285,14 @@ def read(out, sheet: str = "Planner", written: bool = False) -> Results:
             break
         if trans_c is not None and cell(r, trans_c) in (None, ""):
             continue
-        res.links.append({k: cell(r, c) for k, c in where.items()})
-        for c, v in enumerate(r):
-            if _is_error(v):
-                if c in whatif_c:
-                    res.whatif_error_cells += 1
-                else:
-                    res.link_error_cells += 1
+        res.links.append(dict(zip(keys, take(r))) if widest < len(r) else
+                         {k: cell(r, c) for k, c in where.items()})
+        for c in [c for c, v in enumerate(r)  # an error is a text starting "#"
+                  if isinstance(v, str) and v[:1] == "#" and _is_error(v)]:
+            if c in whatif_c:
+                res.whatif_error_cells += 1
+            else:
+                res.link_error_cells += 1
     if total_row is None:  # or the totals sit above the table, so that it can grow
         total_row = next((r for r in reversed(rows[:head]) if is_total(r)), None)
     if total_row is not None:
