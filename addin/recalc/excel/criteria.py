@@ -155,7 +155,9 @@ def _hits(distinct: list, criterion) -> np.ndarray:
 #: array only when the engine hands the same range again (a range read by many formulas
 #: in one pass, as ``Planner!$U$6:$U$10005`` is by every total): so a criteria range
 #: read again costs one pass over its distinct values, not one over its cells. The
-#: array is held here, so its identity cannot pass to another while it is kept.
+#: array is held here, so its identity cannot pass to another while it is kept. (The
+#: engine's own range cache, ``CellEvaluator.ranges``, rests on the same rule: a
+#: range's values are not written once made.)
 _RECENT: list = []
 RECENT_SIZE = 8
 #: ranges smaller than this are not kept (their pass is as cheap as the look-up)
