@@ -39,8 +39,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -520,24 +518,25 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
     cells = input_cells(links, scen if scen is not None else [], engines,
                         machine.capacity if machine else None)
     from zvmplan_addin import recalc as engine
-    fd, tmp = tempfile.mkstemp(suffix=".xlsx", dir=out.parent)
-    os.close(fd)
-    try:
-        try:  # the inputs written, then the template's tables grown to hold every link
-            xlsxio.write_inputs(template, tmp, cells, prepare=lambda parts: grow(
-                parts, len(links), added_inputs(links), scenarios=scen is not None))
-        except xlsxio.NotAnInputCell as exc:
-            raise FillError(f"{template.name}: {exc} (is it a zvmplan template?)") from None
-        except (KeyError, OSError, ValueError) as exc:
-            raise FillError(f"{template.name}: not a zvmplan template ({exc})") from None
-        try:  # a plan never carries a value the engine did not compute
-            report = engine.calc(tmp, out, progress=progress, keep_stale=False)
-        except engine.StaleValues as exc:
-            cells = "; ".join(f"{c}: {why}" for c, why in list(exc.report.stale.items())[:5])
-            raise FillError(f"{template.name}: {len(exc.report.stale)} formula cells could not "
-                            f"be computed ({cells}); nothing written") from None
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    from zvmplan_addin import xlsx
+    try:  # the inputs written, then the template's tables grown to hold every link
+        parts = xlsxio.input_parts(template, cells, prepare=lambda parts: grow(
+            parts, len(links), added_inputs(links), scenarios=scen is not None))
+    except xlsxio.NotAnInputCell as exc:
+        raise FillError(f"{template.name}: {exc} (is it a zvmplan template?)") from None
+    except (KeyError, OSError, ValueError) as exc:
+        raise FillError(f"{template.name}: not a zvmplan template ({exc})") from None
+    # handed to the engine in memory, checked as the file write_inputs would write of
+    # them is checked when opened (safe_open_xlsx), without that file's deflate and inflate
+    package = xlsx.open_parts(template.name, parts, xlsxio.WHEN.timetuple()[:6])
+    del parts
+    try:  # a plan never carries a value the engine did not compute
+        report = engine.calc(template, out, progress=progress, keep_stale=False,
+                             package=package)
+    except engine.StaleValues as exc:
+        cells = "; ".join(f"{c}: {why}" for c, why in list(exc.report.stale.items())[:5])
+        raise FillError(f"{template.name}: {len(exc.report.stale)} formula cells could not "
+                        f"be computed ({cells}); nothing written") from None
     rep = FillReport(out, len(links), len(scen) if scen else 0, report)
     from . import results
     try:

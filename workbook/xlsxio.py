@@ -139,14 +139,26 @@ def cell_xml(ref: str, style: int, value) -> str:
     return f'<c r="{ref}" s="{style}" t="inlineStr"><is><t{space}>{text}</t></is></c>'
 
 
+#: the timestamp of every part of a filled workbook's zip (reproducible bytes)
+WHEN = dt.datetime(2024, 1, 1)
+
+
 def write_inputs(template, out, cells: dict[str, dict[str, object]],
                  when: dt.datetime | None = None, prepare=None):
     """Copy ``template`` to ``out`` with ``cells`` (sheet -> {ref: value}) written into its
-    input cells; every other byte of every other part is copied unchanged. The template
-    passes the same guards as any workbook zvmplan reads. ``prepare(entries)``, if given,
-    may then change the unpacked parts (zip path -> bytes) in place, e.g. add table rows
-    (after the cells are written: they are found and checked in the template's own
-    parts, which are small)."""
+    input cells (:func:`input_parts`); every other byte of every other part is copied
+    unchanged."""
+    write_zip(out, input_parts(template, cells, prepare), when or WHEN)
+
+
+def input_parts(template, cells: dict[str, dict[str, object]],
+                prepare=None) -> list[tuple[str, bytes]]:
+    """The parts (zip path, bytes, in the template's order) of ``template`` with ``cells``
+    (sheet -> {ref: value}) written into its input cells; every other byte of every
+    other part unchanged. The template passes the same guards as any workbook zvmplan
+    reads. ``prepare(entries)``, if given, may then change the unpacked parts (zip path
+    -> bytes) in place, e.g. add table rows (after the cells are written: they are found
+    and checked in the template's own parts, which are small)."""
     with safe_open_xlsx(template) as pkg:
         raw = [(info, pkg.read(info.filename)) for info in pkg.zip.infolist()]
         paths = _sheet_paths(pkg)
@@ -154,6 +166,8 @@ def write_inputs(template, out, cells: dict[str, dict[str, object]],
                       None)
         unlocked = unlocked_styles(pkg.read(styles)) if styles in pkg.infos else set()
     entries = {info.filename: data for info, data in raw}
+    names = [info.filename for info, _ in raw]
+    del raw
     for sheet, values in cells.items():
         if sheet not in paths:
             raise NotAnInputCell(f"the template has no sheet {sheet!r}")
@@ -161,5 +175,4 @@ def write_inputs(template, out, cells: dict[str, dict[str, object]],
         entries[p] = set_cells(entries[p], values, unlocked, p)
     if prepare is not None:
         prepare(entries)
-    when = when or dt.datetime(2024, 1, 1)
-    write_zip(out, [(info.filename, entries[info.filename]) for info, _ in raw], when)
+    return [(name, entries[name]) for name in names]

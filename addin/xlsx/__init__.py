@@ -17,7 +17,8 @@ from .cells import a1, col_letters, col_number, parse_a1, parse_area
 from .errors import UnsafeWorkbookError
 from .output import OutputError, atomic_output, remove_stale_temps, target_of
 from .package import (MAX_ENTRIES, MAX_FILE_BYTES, MAX_PART_BYTES, MAX_RATIO, MAX_TOTAL_BYTES,
-                      XlsxPackage, check_output_name, safe_open_xlsx)
+                      MemoryPackage, XlsxPackage, check_output_name, open_parts,
+                      safe_open_xlsx)
 from .rewrite import (CellUpdate, CellValues, encode_value, rewrite_sheet,
                       rewrite_sheet_blocks, rewrite_workbook)
 from .sheet import (DefinedName, FormulaCell, SheetData, Workbook, XlError, decode_xml,
@@ -27,7 +28,7 @@ from . import fastsheet as _fastsheet, sheet as _sheet
 
 _sheet.FAST_READER = _fastsheet.read_fast   # read_sheet tries it first (see there)
 
-__all__ = ["safe_open_xlsx", "XlsxPackage", "UnsafeWorkbookError", "OutputError",
+__all__ = ["safe_open_xlsx", "open_parts", "MemoryPackage", "XlsxPackage", "UnsafeWorkbookError", "OutputError",
            "read_workbook", "read_sheet", "read_shared_strings", "Workbook", "SheetData",
            "FormulaCell", "DefinedName", "XlError", "decode_xml", "CellUpdate",
            "encode_value", "rewrite_sheet", "rewrite_sheet_blocks", "CellValues",

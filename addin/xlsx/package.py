@@ -283,6 +283,12 @@ def _check_zip(pkg: XlsxPackage, name: str) -> None:
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError,
             struct.error) as exc:
         raise UnsafeWorkbookError(f"{name}: damaged or truncated zip ({one_line(exc)})") from None
+    _check_entries(pkg, name, infos)
+
+
+def _check_entries(pkg: XlsxPackage, name: str, infos: list[zipfile.ZipInfo]) -> None:
+    """The zip entries ``infos`` of ``pkg`` against the bounds (count, names, methods,
+    sizes, ratios), each kept in ``pkg.infos``."""
     if len(infos) > MAX_ENTRIES:
         raise UnsafeWorkbookError(f"{name}: too many parts ({len(infos)} > {MAX_ENTRIES})")
     total = 0
@@ -310,6 +316,65 @@ def _check_zip(pkg: XlsxPackage, name: str) -> None:
                 f"{name}: the parts would inflate to more than {MAX_TOTAL_BYTES >> 20} MiB "
                 "in total; refused as a possible zip bomb")
         pkg.infos[info.filename] = info
+
+
+class MemoryPackage(XlsxPackage):
+    """A package whose parts are given in memory (``fill`` makes one from a template),
+    checked as :func:`safe_open_xlsx` checks a file's (:func:`open_parts`) without
+    being deflated into a zip and inflated again. Its zip entries are those
+    :func:`~.zipwrite.write_zip` would write for the parts (one timestamp, ``rw-r--r--``,
+    deflated), so :func:`~.zipwrite.write_package` writes what it writes for that file."""
+
+    def __init__(self, label: str, parts: list[tuple[str, bytes]], date_time):
+        super().__init__(label)
+        infos = []
+        for part, data in parts:
+            info = zipfile.ZipInfo(part, date_time)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            info.create_system = 3
+            info.file_size = info.compress_size = len(data)
+            infos.append(info)
+        self._infolist = infos
+        self._parts = dict(parts)
+        self.zip = self                 # write_package lists the entries from pkg.zip
+
+    def infolist(self) -> list[zipfile.ZipInfo]:
+        return list(self._infolist)
+
+    def read(self, name: str) -> bytes:
+        if name not in self.infos:
+            raise UnsafeWorkbookError(f"{self.label}: part {name} is missing")
+        return self._parts[name]
+
+    def forget(self, name: str) -> None:
+        """Kept: the parts are the package (the file's are inflated again)."""
+
+    def head(self, name: str, size: int) -> bytes:
+        return self._parts[name][:size]
+
+    def close(self):
+        self.zip = None
+        self._parts = {}
+
+
+def open_parts(label: str, parts: list[tuple[str, bytes]], date_time) -> MemoryPackage:
+    """The package of ``parts`` (zip path, bytes), checked as
+    ``safe_open_xlsx(path, parse_sheets=False)`` checks the file :func:`~.zipwrite.write_zip`
+    would make of them (``date_time`` its timestamp): the same bounds, sample pricing,
+    DTD search and XML checks, the same one-line refusals, named ``label``."""
+    pkg = MemoryPackage(label, parts, date_time)
+    try:
+        if len({p for p, _ in parts}) != len(parts):
+            raise UnsafeWorkbookError(f"{label}: a part appears twice")
+        _check_entries(pkg, label, pkg.infolist())
+        from . import size
+        size.check_sampled(pkg)
+        _check_parts(pkg, label, parse_sheets=False)
+    except BaseException:
+        pkg.close()
+        raise
+    return pkg
 
 
 #: extensions whose parts are XML whatever [Content_Types].xml says
