@@ -54,3 +54,16 @@ def test_a_small_range_is_not_kept(monkeypatch):
     monkeypatch.setattr(criteria, "_RECENT", [])
     criteria.countif(np.array([[1, 2, 3]], dtype=object), ">1")
     assert criteria._RECENT == []
+
+
+def test_nothing_is_kept_after_the_range_is_gone(monkeypatch):
+    """The memo holds its ranges weakly: once the engine lets a range's values go, its
+    entry goes too (no memory kept after a run, no identity handed to another array)."""
+    monkeypatch.setattr(criteria, "_RECENT", [])
+    column = np.array([["yes"], ["no"]] * 50, dtype=object)
+    assert criteria.countif(column, "yes") == 50
+    assert len(criteria._RECENT) == 1
+    del column
+    import gc
+    gc.collect()
+    assert criteria._RECENT == []

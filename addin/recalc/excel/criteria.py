@@ -28,6 +28,7 @@ from __future__ import annotations
 import itertools
 import operator
 import re
+import weakref
 
 import numpy as np
 import schedula as sh
@@ -155,15 +156,16 @@ def _hits(distinct: list, criterion) -> np.ndarray:
     return np.fromiter((bool(hit(v)) for v in distinct), dtype=bool, count=len(distinct))
 
 
-#: ranges whose distinct values were found lately: [(values, (distinct, inverse))], the
-#: newest first, compared by identity. A range's values are a new array each time the
-#: engine reads the cells (``Grid.block`` copies), never written after, and the same
-#: array only when the engine hands the same range again (a range read by many formulas
-#: in one pass, as ``Planner!$U$6:$U$10005`` is by every total): so a criteria range
-#: read again costs one pass over its distinct values, not one over its cells. The
-#: array is held here, so its identity cannot pass to another while it is kept. (The
-#: engine's own range cache, ``CellEvaluator.ranges``, rests on the same rule: a
-#: range's values are not written once made.)
+#: ranges whose distinct values were found lately: [(a weak reference to the values,
+#: (distinct, inverse))], the newest first, compared by identity. A range's values are a
+#: new array each time the engine reads the cells (``Grid.block`` copies), never
+#: written after, and the same array only when the engine hands the same range again (a
+#: range read by many formulas in one pass, as ``Planner!$U$6:$U$10005`` is by every
+#: total): so a criteria range read again costs one pass over its distinct values, not
+#: one over its cells. (The engine's own range cache, ``CellEvaluator.ranges``, rests on
+#: the same rule: a range's values are not written once made.) The reference is weak,
+#: as the lookup tables' (:mod:`.lookuptables`): nothing is kept after the run, and an
+#: entry goes with its array, so its identity cannot pass to another.
 _RECENT: list = []
 RECENT_SIZE = 8
 #: ranges smaller than this are not kept (their pass is as cheap as the look-up)
@@ -174,13 +176,18 @@ def _distinct_once(values: np.ndarray) -> tuple[list, np.ndarray]:
     """:func:`_distinct` of ``values`` (any shape, read flat), kept for the same array."""
     if values.size < RECENT_CELLS:
         return _distinct(values.reshape(-1).tolist())
-    for kept, found in _RECENT:
-        if kept is values:
+    for kept, found in list(_RECENT):
+        if kept() is values:
             return found
     found = _distinct(values.reshape(-1).tolist())
-    _RECENT.insert(0, (values, found))
+    _RECENT.insert(0, (weakref.ref(values, _forget), found))
     del _RECENT[RECENT_SIZE:]
     return found
+
+
+def _forget(ref) -> None:
+    """An array kept in :data:`_RECENT` is gone: its entry too."""
+    _RECENT[:] = [entry for entry in _RECENT if entry[0] is not ref]
 
 
 def _picked(ranges: list, criteria: list) -> np.ndarray:
