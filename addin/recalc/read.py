@@ -310,6 +310,8 @@ class _NodeLists:
         :meth:`extend` (else None: :meth:`Nodes.where` makes them from the lists)."""
         if self.arrays is None or not self.arrays:
             return None
+        if len(self.arrays) == 1:   # one sheet of formulas: its arrays as they are
+            return self.arrays[0]
         return tuple(np.concatenate([a[k] for a in self.arrays]) for k in range(3))
 
     def add(self, s, r, c, text, area, label=None, kind="name") -> int:
@@ -368,6 +370,7 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
     del cells
     n_cells = len(lists.text)
     cell_at = lists.where()
+    lists.arrays = None  # (the facts' closure below keeps the lists: not these arrays too)
     names = NameTable([(dn.name, dn.text, dn.sheet) for dn in book.names], sheet_names)
     tables = TableRefs(getattr(book, "tables", ()), sheet_names)
     external = ExternalRefs(getattr(book, "external", ()))
