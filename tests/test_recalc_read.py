@@ -11,6 +11,7 @@ from zvmplan_addin import xlsx
 from zvmplan_addin.recalc.read import read_nodes, release
 from zvmplan_addin.recalc.runlog import RunLog
 from zvmplan_addin.xlsx import SheetData, read_sheet
+from zvmplan_addin.xlsx import sheet as S
 
 NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 STRINGS = ["zero", "one", "two"]
@@ -47,22 +48,28 @@ def _engine_input(nodes) -> tuple:
 
 
 def _both(parts: list[bytes]) -> tuple:
-    """(the engine input from sheets read with columns, from the same sheets read into
-    dicts); asserts the first took columns where the bulk reader could."""
+    """(which sheets came as columns, the engine input from the sheets as read, from
+    the same sheets read by the general reader, into dicts); asserts the input from
+    the dicts made of the columns (asked for before the engine reads them) is the
+    same as from the columns."""
     books = []
-    for as_dicts in (False, True):
+    for how in ("columns", "made dicts", "general"):
         sheets = []
         for k, data in enumerate(parts):
             sheet = SheetData(f"S{k}", f"p{k}")
-            read_sheet(data, sheet, STRINGS, f"p{k}")
-            if as_dicts:
+            if how == "general":
+                S.read_general(data, sheet, STRINGS, f"p{k}")
+            else:
+                read_sheet(data, sheet, STRINGS, f"p{k}")
+            if how == "made dicts":
                 sheet.values        # noqa: B018 (asked for: the dicts made)
                 assert sheet.columns is None
             sheets.append(sheet)
         books.append(xlsx.Workbook(sheets=sheets, names=[], other_sheets=[]))
     took = [s.columns is not None for s in books[0].sheets]
     got = [_engine_input(read_nodes(book, RunLog())) for book in books]
-    return took, got[0], got[1]
+    assert got[0] == got[1]
+    return took, got[0], got[2]
 
 
 @pytest.mark.parametrize("rows", [
@@ -74,6 +81,16 @@ def _both(parts: list[bytes]) -> tuple:
 ])
 def test_columns_and_dicts_give_the_engine_the_same_input(rows):
     took, columns, dicts = _both([_part(rows)])
+    assert took == [True]
+    assert columns == dicts
+
+
+def test_columns_read_in_many_chunks_give_the_same_input(monkeypatch):
+    """The planner rows over many chunks (CHUNK made small), some formula cells with a
+    cached value and some without: each chunk's cached values land on their cells."""
+    from zvmplan_addin.xlsx import bulksheet
+    monkeypatch.setattr(bulksheet, "CHUNK", 300)
+    took, columns, dicts = _both([_part(PLANNER)])
     assert took == [True]
     assert columns == dicts
 

@@ -444,7 +444,7 @@ def test_columns_across_chunks_make_the_same_dicts(monkeypatch):
     data = _part(rows)
     columns, state, _ = _columns_or_dicts(data)
     assert columns is not None and columns.counts() == (798, 399)
-    assert list(columns.cached[:2]) == [1.0, 2.0]
+    assert list(columns.cached[:2]) == [1.0, 2.0] and list(columns.cached_index[:3]) == [0, 1, 2]
     assert state == _outcome(data, False, monkeypatch)
 
 

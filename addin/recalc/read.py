@@ -62,9 +62,9 @@ class SheetCells:
             self.values = columns.values
             rows, cols = self.formula_at = (columns.formula_rows, columns.formula_cols)
             self.texts, self.kinds, self.formulas, self.areas = columns.texts, None, None, []
-            held = np.flatnonzero(columns.cached != None)  # noqa: E711 (elementwise)
+            held = columns.cached_index
             self.cached_at = (rows[held], cols[held])
-            self.cached = columns.cached[held]
+            self.cached = columns.cached
             return
         values, formulas = sheet.values, sheet.formulas
         self.value_at = _pair(coords(values))

@@ -454,7 +454,8 @@ def _cells(t, data, p, strings, sink, layout, kinds, rows, shared):
                 got = [_value(kind_t, b, strings) for b in raws(v_tok[sel])]
         if sel.size:
             value[sel] = _objects(got)
-    filed_value = ~has_f & ~empty & (value != None)      # noqa: E711 (elementwise)
+    present = value != None     # noqa: E711 (elementwise)
+    filed_value = ~has_f & ~empty & present
     keep = has_f | filed_value
     if not keep.any():
         return n, others, 0, 0
@@ -463,9 +464,11 @@ def _cells(t, data, p, strings, sink, layout, kinds, rows, shared):
     if sink.parts is not None:
         if not t.f_attrs.size and sink.in_order(row[keep], col[keep]):
             fsel = np.flatnonzero(has_f)
+            held = np.flatnonzero(present[fsel])    # formula cells with a cached value
             sink.parts.append((row[filed_value], col[filed_value], value[filed_value],
                                row[fsel], col[fsel],
-                               t.formulas(f_tok[fsel]) if fsel.size else [], value[fsel]))
+                               t.formulas(f_tok[fsel]) if fsel.size else [],
+                               held, value[fsel[held]]))
             return n, others, rmax, cmax
         sink.to_dicts()
     values, formulas, cached = sink.values, sink.formulas, sink.cached
@@ -545,35 +548,39 @@ class CellColumns:
     in document order, each (row, column) after the one before (no cell twice): the
     cells without a formula (``value_rows``, ``value_cols`` int64 arrays, ``values`` an
     object array of what the dicts would hold), and the formula cells, all plain
-    (``formula_rows``, ``formula_cols``, ``texts`` a list of str, ``cached`` an object
-    array: the cached value, None where there is none). :meth:`dicts` makes the
-    :class:`~.sheet.SheetData` dicts from them, equal to what the bulk reader files
-    without columns, in the same order."""
+    (``formula_rows``, ``formula_cols``, ``texts`` a list of str), of which those at
+    ``cached_index`` (int64, increasing) hold the cached value ``cached`` (an object
+    array). :meth:`dicts` makes the :class:`~.sheet.SheetData` dicts from them, equal
+    to what the bulk reader files without columns, in the same order."""
 
     __slots__ = ("value_rows", "value_cols", "values", "formula_rows", "formula_cols",
-                 "texts", "cached")
+                 "texts", "cached_index", "cached")
 
     def __init__(self, value_rows, value_cols, values, formula_rows, formula_cols, texts,
-                 cached):
+                 cached_index, cached):
         self.value_rows, self.value_cols, self.values = value_rows, value_cols, values
         self.formula_rows, self.formula_cols = formula_rows, formula_cols
-        self.texts, self.cached = texts, cached
+        self.texts, self.cached_index, self.cached = texts, cached_index, cached
 
     @classmethod
     def joined(cls, parts: list) -> "CellColumns":
         """The columns of a sheet read in chunks: ``parts`` holds one tuple a chunk,
-        (value rows, value cols, values, formula rows, formula cols, texts, cached)."""
+        (value rows, value cols, values, formula rows, formula cols, texts, the chunk's
+        formula cells with a cached value (their index among its formula cells), those
+        values)."""
         if not parts:
-            none = np.zeros(0, dtype=np.int64)
-            return cls(none, none, np.empty(0, dtype=object), none, none, [], np.empty(0, dtype=object))
+            none, objects = np.zeros(0, dtype=np.int64), np.empty(0, dtype=object)
+            return cls(none, none, objects, none, none, [], none, objects)
+        # each chunk's cached-value indices moved past the formula cells before it
+        before = np.cumsum([0] + [len(part[3]) for part in parts[:-1]])
+        parts = [part[:6] + (part[6] + start,) + part[7:] for part, start in zip(parts, before)]
         arrays = [np.concatenate([part[k] for part in parts]) if len(parts) > 1 else parts[0][k]
-                  for k in (0, 1, 2, 3, 4, 6)]
+                  for k in (0, 1, 2, 3, 4, 6, 7)]
         texts = parts[0][5] if len(parts) == 1 else \
             list(chain.from_iterable(part[5] for part in parts))
-        vr, vc, vv, fr, fc, cached = arrays
-        return cls(vr.astype(np.int64, copy=False), vc.astype(np.int64, copy=False), vv,
-                   fr.astype(np.int64, copy=False), fc.astype(np.int64, copy=False), texts,
-                   cached)
+        vr, vc, vv, fr, fc, index, cached = (
+            a.astype(np.int64, copy=False) if a.dtype != object else a for a in arrays)
+        return cls(vr, vc, vv, fr, fc, texts, index, cached)
 
     def counts(self) -> tuple[int, int]:
         """(cells without a formula, formula cells)."""
@@ -585,9 +592,9 @@ class CellColumns:
         fkeys = list(_keys(self.formula_rows, self.formula_cols))
         formulas = dict(zip(fkeys, map(tuple.__new__, repeat(S.FormulaCell),
                                        zip(self.texts, repeat("plain"), repeat(None)))))
-        cached = self.cached.tolist()
-        held = [v is not None for v in cached]
-        return values, formulas, dict(compress(zip(fkeys, cached), held))
+        cached = dict(zip(map(fkeys.__getitem__, self.cached_index.tolist()),
+                          self.cached.tolist()))
+        return values, formulas, cached
 
 
 _LAYOUT = np.dtype([("r", "<u4"), ("c", "<u4"), ("c0", "<u4"), ("v0", "<i4"), ("v1", "<i4"),
