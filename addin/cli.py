@@ -156,10 +156,19 @@ def _plan_results(path):
         from zvmplan_workbook import results
     except ImportError:  # pragma: no cover - the workbook package is not installed
         return None
+    # the collector paused while the plan is read back: what reading makes is rows of
+    # values, no cycles, and a full collection started by its allocations would scan
+    # the finished engine's objects (0.1 CPU-s after a template's calc), which the exit
+    # leaves alone anyway (_freeze_at_exit)
+    was = gc.isenabled()
+    gc.disable()
     try:
         return results.read(path, written=True)  # the engine wrote it: read it back fast
     except (results.ResultsError, OSError, KeyError, ValueError):
         return None  # not a plan: the counts above are all there is
+    finally:
+        if was:
+            gc.enable()
 
 
 # ------------------------------------------------------------------ check ----
