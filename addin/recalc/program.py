@@ -96,6 +96,10 @@ class DeferredPipe:
         sol.no_call = True
         sol._init_workflow()
         sol._run()
+        steps = sol._pipe  # (..., (node, solution)) per node run, in order
+        if all(step[-1][1] is sol and "solution" not in sol.workflow.nodes.get(step[-1][0], {})
+               for step in steps):  # no sub-dispatch: the full pipe is these, in this order
+            return [step[-1][0] for step in steps]
         return [entry["task"][-1][0] for entry in sol.pipe.values()]
 
     @property
