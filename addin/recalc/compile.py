@@ -21,7 +21,7 @@ from .excel.numbers import mark_last_sum
 from .options import Options
 from .pernode import PerNode
 from .program import (CONST, COPY_SUFFIX, HOST, LIT, NAME, RAW, REF, UNION, CompilingHost,
-                      NotStraight, Program, Template, host_as_input)
+                      DeferredPipe, NotStraight, Program, Template, host_as_input)
 from .read import Nodes
 from .runlog import RunLog
 from .startup import defer_scipy
@@ -347,6 +347,7 @@ class FormulaCompiler:
             host = CompilingHost(Ranges().push(f"{quote(sheet)}!{shapes.a1(r or 1, c or 1)}")
                                  .ranges)
             refs = {**refs, CELL: host}
+        builder.compile_class = DeferredPipe  # the DispatchPipe built only if called
         pipe = builder.compile(references=refs, context=ctx)
         return tokens, pipe, moved
 
