@@ -116,13 +116,28 @@ class RunRefs:
 
     def same(self, j: int, j0: int) -> bool:
         """Do references ``j`` and ``j0`` resolve alike in every member?"""
+        return bool(np.all(self.same_each(j, j0)))
+
+    def same_each(self, j: int, j0: int):
+        """Do references ``j`` and ``j0`` resolve alike, in each member (a bool array,
+        or one bool when neither moves)?"""
         a, b = self.pattern.shape.rects[j], self.pattern.shape.rects[j0]
         if (a[0], a[2], a[4]) != (b[0], b[2], b[4]):
             return False
         ea, eb = self.ends(j, keep=False), self.ends(j0, keep=False)
         ea = ea if ea is not None else (a[1], a[3])
         eb = eb if eb is not None else (b[1], b[3])
-        return bool(np.all(np.asarray(ea[0]) == eb[0]) and np.all(np.asarray(ea[1]) == eb[1]))
+        return (np.asarray(ea[0]) == eb[0]) & (np.asarray(ea[1]) == eb[1])
+
+    def accepted_by_any(self, dups: list) -> bool:
+        """Would a template whose references ``dups`` pair up (:meth:`~.program.Template.
+        accepts`) accept any member?"""
+        each = True
+        for j, j0 in dups:
+            each = each & self.same_each(j, j0)
+            if not np.any(each):
+                return False
+        return bool(np.any(each))
 
 
 def find_runs(n_sheet, n_row, n_col, n_text, cells: int, shaper_of) -> dict[int, Run]:
@@ -158,6 +173,11 @@ def _column_runs(shaper: Shaper, ids, rows, col: int, texts: list, runs: dict) -
     while pos < n - 1:
         pattern = shaper.fill_pattern(texts[pos], row_list[pos], col)
         end = pos + 1 if pattern is None else _extent(pattern, rows, texts, pos + 1)
+        if end == pos + 1:  # perhaps a fill whose $ rows move with the row
+            pattern = shaper.fill_pattern(texts[pos], row_list[pos], col,
+                                          (texts[pos + 1], row_list[pos + 1]))
+            if pattern is not None:
+                end = _extent(pattern, rows, texts, pos + 1)
         if end > pos + 1:
             runs[int(ids[pos])] = Run(int(ids[pos]), ids[pos + 1:end], rows[pos + 1:end],
                                       pattern)
