@@ -403,6 +403,24 @@ def test_unichar_as_excel_and_a_surrogate_is_an_error(tmp_path):
                    "A5": "#VALUE!", "A6": "\u2603", "A7": "#VALUE!", "A8": "B"}
 
 
+def test_search_reads_excels_wildcards(tmp_path):
+    """Microsoft's SEARCH page: in find_text "a question mark matches any single character;
+    an asterisk matches any sequence of characters", and a tilde before either finds it
+    literally; the search ignores case and starts at start_num. formulas searched for
+    the characters literally: SEARCH("a*c","xabc") was #VALUE! where Excel gives 2.
+    Without a wildcard, SEARCH is as before (the corpus's SEARCH cells, saved by Excel)."""
+    got = recalc_cells(tmp_path, {
+        "A1": "xabc", "A2": "a*b", "A3": "Printer",
+        "B1": '=SEARCH("a*c",A1)', "B2": '=SEARCH("?C",A1)', "B3": '=SEARCH("~*",A2)',
+        "B4": '=SEARCH("B?",A1,3)', "B5": '=SEARCH("z*",A1)', "B6": '=SEARCH("*",A1,2)',
+        "B7": '=SEARCH("b?",A1,4)', "B8": '=SEARCH("N",A3)', "B9": '=SEARCH("a*",A1,0)',
+        "B10": '=FIND("a*c",A1)', "B11": '=SEARCHB("p?I",A3)',
+        "B12": '=ISNUMBER(SEARCH("*INT*",A3))'})
+    assert {k: v for k, v in got.items() if k.startswith("B")} == {
+        "B1": 2, "B2": 3, "B3": 2, "B4": 3, "B5": "#VALUE!", "B6": 2, "B7": "#VALUE!",
+        "B8": 4, "B9": "#VALUE!", "B10": "#VALUE!", "B11": 1, "B12": True}
+
+
 LOOKUPS_DATA = {"A1": "x", "A2": 1, "A3": "y", "A4": "x", "A5": 3,
                 "B1": 10, "B2": 20, "B3": 30, "B4": 40, "B5": 50}
 LOOKUPS = {

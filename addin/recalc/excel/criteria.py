@@ -107,7 +107,9 @@ def _same_kind(op, operand, kind):
     return lambda v: kind(v) and compare(v, operand)
 
 
-def _wildcard(pattern: str):
+def wildcard_regex(pattern: str) -> str:
+    """Excel's wildcards as a regular expression: ``*`` any characters, ``?`` one, ``~``
+    the next character literally; everything else literally."""
     out, k = [], 0
     while k < len(pattern):
         ch = pattern[k]
@@ -117,7 +119,11 @@ def _wildcard(pattern: str):
             continue
         out.append(".*" if ch == "*" else "." if ch == "?" else re.escape(ch))
         k += 1
-    return re.compile("".join(out) + r"\Z", re.I | re.S).match
+    return "".join(out)
+
+
+def _wildcard(pattern: str):
+    return re.compile(wildcard_regex(pattern) + r"\Z", re.I | re.S).match
 
 
 def picks(flat: list, criterion) -> list[bool]:

@@ -12,7 +12,12 @@
 * TRIM removes leading and trailing spaces and leaves one space between words
   (Microsoft: "removes all spaces from text except for single spaces between words");
 * TEXTJOIN skips empty cells and empty text when ``ignore_empty`` is TRUE, keeps both
-  (as "") when FALSE, and cycles through a range of delimiters.
+  (as "") when FALSE, and cycles through a range of delimiters;
+* SEARCH reads ``*``, ``?`` and ``~`` in ``find_text`` as wildcards (Microsoft's SEARCH
+  page: "A question mark matches any single character; an asterisk matches any sequence
+  of characters. If you want to find an actual question mark or asterisk, type a tilde
+  (~) before the character"), as COUNTIF's criteria do; formulas searched for them
+  literally (``SEARCH("a*c","xabc")`` was #VALUE!, Excel's 2).
 """
 from __future__ import annotations
 
@@ -27,6 +32,7 @@ from formulas.tokens.operand import XlError
 from ..during import during
 from .values import XL, each, elementwise, is_collection, is_number, single, values_of
 from .parse import number_from_text
+from .criteria import wildcard_regex
 
 
 def general(x: float) -> str:
@@ -126,6 +132,26 @@ def trim(text):
     return re.sub(" {2,}", " ", s.strip(" "))
 
 
+def search(find_text, within_text, start_num=1):
+    """SEARCH of single values (formulas' own broadcasting around it): without a wildcard
+    character in ``find_text``, formulas' SEARCH unchanged; with one, the first match
+    at or after ``start_num``, case-insensitive, its position counted from 1."""
+    find = text_of(find_text)
+    if not ("*" in find or "?" in find or "~" in find):
+        return _formulas_text().xsearch(find_text, within_text, start_num)
+    within = text_of(within_text)
+    n = int(start_num - 1)
+    if n < 0 or n > len(within):
+        return XL["#VALUE!"]
+    found = re.compile(wildcard_regex(find), re.I | re.S).search(within, n)
+    return XL["#VALUE!"] if found is None else found.start() + 1
+
+
+def _formulas_text():
+    import formulas.functions.text as text
+    return text
+
+
 def textjoin(delimiter, ignore_empty, *texts):
     if not texts:
         return XL["#VALUE!"]
@@ -187,3 +213,6 @@ def install(table, put) -> None:
     text._str = operators._str = text_of
     for name, func in FUNCTIONS.items():
         put(table, name, func)
+    from formulas.functions import wrap_ufunc
+    # formulas' own wrapping of its SEARCH (arguments, arrays, errors), our single values
+    table["SEARCH"] = table["SEARCHB"] = wrap_ufunc(search, **text._kw0)
