@@ -278,6 +278,10 @@ TEXT = {
     "textjoin_ignore": '=TEXTJOIN(",",TRUE,A1:A4)',
     "textjoin_keep": '=TEXTJOIN(",",FALSE,A1:A4)',
     "textjoin_delimiters": '=TEXTJOIN({"-","+"},TRUE,1,2,3)',
+    "small_as_text": '=1E-05&""',
+    "small_digits_as_text": '=0.0000692442674613868&""',
+    "smaller_as_text": '=-1.28233995888454E-06&""',
+    "search_in_small": '=SEARCH(1,1E-05)',
 }
 TEXT_EXPECTED = {
     "sum_as_text": "0.3", "big_as_text": "1E+20", "sixteen_digits": "1.12589990684262E+15",
@@ -287,6 +291,11 @@ TEXT_EXPECTED = {
     "code_euro": 128, "code_outside_1252": 63, "code_of_number": 49,
     "code_empty": "#VALUE!", "trim_inner": "a b c", "textjoin_ignore": "a,5",
     "textjoin_keep": "a,,,5", "textjoin_delimiters": "1-2+3",
+    # decimals down to 1E-5, as the IM functions write their parts (formulas' test.xlsx
+    # ENGINEERING!S35 "0.0000692442674613868", V39 "2.24044486393732E-06"); poi's
+    # FormulaEvalTestData EverythingTests!H1216, SEARCH(B8,C8) of 1 in 1E-05, is 7
+    "small_as_text": "0.00001", "small_digits_as_text": "0.0000692442674613868",
+    "smaller_as_text": "-1.28233995888454E-06", "search_in_small": 7,
 }
 
 
@@ -408,17 +417,21 @@ def test_search_reads_excels_wildcards(tmp_path):
     an asterisk matches any sequence of characters", and a tilde before either finds it
     literally; the search ignores case and starts at start_num. formulas searched for
     the characters literally: SEARCH("a*c","xabc") was #VALUE! where Excel gives 2.
-    Without a wildcard, SEARCH is as before (the corpus's SEARCH cells, saved by Excel)."""
+    A number is searched as Excel shows it in General format: 0.1+0.2 is "0.3" (formulas
+    searched Python's "0.30000000000000004" and found a 4), 1E+20 "1E+20". Without a
+    wildcard SEARCH is otherwise as before (the corpus's SEARCH cells, saved by Excel)."""
     got = recalc_cells(tmp_path, {
         "A1": "xabc", "A2": "a*b", "A3": "Printer",
         "B1": '=SEARCH("a*c",A1)', "B2": '=SEARCH("?C",A1)', "B3": '=SEARCH("~*",A2)',
         "B4": '=SEARCH("B?",A1,3)', "B5": '=SEARCH("z*",A1)', "B6": '=SEARCH("*",A1,2)',
         "B7": '=SEARCH("b?",A1,4)', "B8": '=SEARCH("N",A3)', "B9": '=SEARCH("a*",A1,0)',
         "B10": '=FIND("a*c",A1)', "B11": '=SEARCHB("p?I",A3)',
-        "B12": '=ISNUMBER(SEARCH("*INT*",A3))'})
+        "B12": '=ISNUMBER(SEARCH("*INT*",A3))', "A4": "=0.1+0.2",
+        "B13": '=SEARCH("4",A4)', "B14": '=SEARCH(".3",A4)', "B15": '=SEARCH("e+2",1E+20)'})
     assert {k: v for k, v in got.items() if k.startswith("B")} == {
         "B1": 2, "B2": 3, "B3": 2, "B4": 3, "B5": "#VALUE!", "B6": 2, "B7": "#VALUE!",
-        "B8": 4, "B9": "#VALUE!", "B10": "#VALUE!", "B11": 1, "B12": True}
+        "B8": 4, "B9": "#VALUE!", "B10": "#VALUE!", "B11": 1, "B12": True,
+        "B13": "#VALUE!", "B14": 2, "B15": 2}
 
 
 LOOKUPS_DATA = {"A1": "x", "A2": 1, "A3": "y", "A4": "x", "A5": 3,

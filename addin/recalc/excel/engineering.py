@@ -18,7 +18,8 @@ with the errors Microsoft's pages of each give.
   #VALUE!, formulas' test.xlsx ENGINEERING!AH26).
 
 The complex numbers of COMPLEX and the IM functions are written as Excel writes them:
-each part with 15 significant digits, in decimals from 1E-5 to 1E+15 (Excel writes
+each part as a number joined to text (:func:`.text.general`): 15 significant digits, in
+decimals from 1E-5 to 1E+15 (Excel writes
 "0.0000692442674613868" but "2.24044486393732E-06", ENGINEERING!S35, V39), else with an
 exponent as ``E-22``; the
 imaginary unit alone for a coefficient of 1 or -1, a zero part left out
@@ -36,6 +37,7 @@ import schedula as sh
 from formulas.tokens.operand import XlError
 
 from .coercion import to_number
+from .text import general
 from .values import XL, each, is_collection, single, values_of
 
 BASES = {"BIN": 2, "OCT": 8, "DEC": 10, "HEX": 16}
@@ -147,19 +149,10 @@ def complex_text(real: float, imag: float, suffix: str = "i") -> str:
     from formulas.errors import FoundError
     if not (math.isfinite(real) and math.isfinite(imag)):
         raise FoundError(err=XL["#NUM!"])
-
-    def part(x: float) -> str:
-        exp = int(("%.14e" % x).split("e")[1])
-        if -5 <= exp < 15:
-            text = "%.*f" % (14 - exp, x)
-            return text.rstrip("0").rstrip(".") if "." in text else text
-        mantissa, _, power = ("%.14e" % x).partition("e")
-        mantissa = mantissa.rstrip("0").rstrip(".")
-        return f"{mantissa}E{power[0]}{power[1:].lstrip('0').zfill(2)}"
-    re_text = part(real) if real != 0 else ""
+    re_text = general(real) if real != 0 else ""
     if imag == 0:
         return re_text or "0"
-    coef = "" if abs(imag) == 1 else part(abs(imag))
+    coef = "" if abs(imag) == 1 else general(abs(imag))
     sign = "-" if imag < 0 else ("+" if re_text else "")
     return f"{re_text}{sign}{coef}{suffix}"
 

@@ -2,7 +2,7 @@
 
 * A number becomes text as Excel's General format writes it when a formula joins it to
   text (``&``, CONCATENATE, LEN, LEFT, ...): at most 15 significant digits, no trailing
-  zeros, scientific notation from 1E+15 up and below 1E-4 (``(0.1+0.2)&""`` is "0.3",
+  zeros, scientific notation from 1E+15 up and below 1E-5 (``(0.1+0.2)&""`` is "0.3",
   ``1E20&""`` is "1E+20"); TRUE and FALSE are "TRUE" and "FALSE" (:func:`text_of`,
   put in the place of formulas' own ``_str``, which every text function calls);
 * CHAR and CODE use Windows-1252, Excel's character set on Windows (``CHAR(128)`` is
@@ -17,7 +17,8 @@
   page: "A question mark matches any single character; an asterisk matches any sequence
   of characters. If you want to find an actual question mark or asterisk, type a tilde
   (~) before the character"), as COUNTIF's criteria do; formulas searched for them
-  literally (``SEARCH("a*c","xabc")`` was #VALUE!, Excel's 2).
+  literally (``SEARCH("a*c","xabc")`` was #VALUE!, Excel's 2), and reads a number in
+  ``within_text`` as the General format shows it.
 """
 from __future__ import annotations
 
@@ -36,15 +37,22 @@ from .criteria import wildcard_regex
 
 
 def general(x: float) -> str:
-    """A number as text in Excel's General format (15 significant digits)."""
+    """A number as text as Excel writes it when a formula joins it to text: 15 significant
+    digits without trailing zeros, in decimals from 1E-5 up to 1E+15, else with an
+    exponent of at least two digits (``1E+20``, ``1.28233995888454E-06``). The same rule
+    writes the parts of the IM functions' complex numbers (:mod:`.engineering`, Excel's
+    "0.0000692442674613868" but "2.24044486393732E-06"); poi's FormulaEvalTestData
+    ``SEARCH(B8,C8)``, 1 in 1E-05, is 7 as Excel saved it: "0.00001"."""
     x = float(x)
     if x == 0:
         return "0"
-    s = f"{x:.15g}"
-    if "e" in s:
-        mantissa, exp = s.split("e")
-        return f"{mantissa}E{exp[0]}{exp[1:].zfill(2)}"
-    return s
+    mantissa, _, power = ("%.14e" % x).partition("e")
+    exp = int(power)
+    if -5 <= exp < 15:
+        text = "%.*f" % (14 - exp, x)
+        return text.rstrip("0").rstrip(".") if "." in text else text
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}E{power[0]}{power[1:].lstrip('0').zfill(2)}"
 
 
 def text_of(v) -> str:
@@ -133,13 +141,14 @@ def trim(text):
 
 
 def search(find_text, within_text, start_num=1):
-    """SEARCH of single values (formulas' own broadcasting around it): without a wildcard
-    character in ``find_text``, formulas' SEARCH unchanged; with one, the first match
-    at or after ``start_num``, case-insensitive, its position counted from 1."""
-    find = text_of(find_text)
+    """SEARCH of single values (formulas' own broadcasting around it), each read as text
+    as Excel reads it (:func:`text_of`: formulas' SEARCH alone took Python's ``str``, so
+    ``SEARCH("4",0.1+0.2)`` found the 4 of 0.30000000000000004): without a wildcard
+    character in ``find_text``, formulas' SEARCH; with one, the first match at or after
+    ``start_num``, case-insensitive, its position counted from 1."""
+    find, within = text_of(find_text), text_of(within_text)
     if not ("*" in find or "?" in find or "~" in find):
-        return _formulas_text().xsearch(find_text, within_text, start_num)
-    within = text_of(within_text)
+        return _formulas_text().xsearch(find, within, start_num)
     n = int(start_num - 1)
     if n < 0 or n > len(within):
         return XL["#VALUE!"]
