@@ -9,7 +9,11 @@ equality, no scan of the text -- and a :class:`Run` is a first cell (the *leader
 the cells after it that match. The first cell that does not match (another formula, a
 literal that changes by row, a row number inside a string, a reference that would move
 off the sheet, a text grown past Excel's 8,192 characters) ends the run and leads the
-next one. Equal text means an equal shape up to the moved rows, so :class:`RunRefs`
+next one. A column whose ``$`` rows move with the row (``Planner!$B$5000`` in row 5000,
+a table naming the row beside it so that sorting it keeps its links) is no fill, but its
+second cell tells which ``$`` rows move (:meth:`~.shapes.Shaper.fill_pattern` with
+``after``), and then its cells are predicted and compared the same way. Equal text means
+an equal shape up to the moved rows, so :class:`RunRefs`
 holds the references of all its cells as numpy row arrays, instead of a shape and a
 tuple per cell; the compiler (:func:`~.compile.compile_nodes`) gives them the leader's
 compiled template when that template can be shared, and otherwise shapes and compiles
