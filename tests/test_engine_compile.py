@@ -11,6 +11,7 @@ import zipfile
 
 import numpy as np
 import openpyxl
+import pytest
 
 from zvmplan_addin import xlsx as xlsxio
 from zvmplan_addin.recalc import filldown, shapes
@@ -123,6 +124,151 @@ def test_absolute_references_stay_in_every_row(monkeypatch):
     assert _values(e, 2, [1, 5]) == [1.5 * 1.5 + 3, 14.25]
     rects = e.code.rects[e.nodes.n_row.index(5)]
     assert rects == (("PLAN", 1, 1, 1, 1), ("PLAN", 5, 1, 5, 1), ("PLAN", 2, 1, 2, 1))
+
+
+def _held(e: Engine) -> set:
+    """(sheet, row, col) of the cells whose references a run holds as row arrays (taken
+    with the run's first cell by the compile stage, not shaped one by one)."""
+    block_of = e.code.rects.block_of
+    if block_of is None:
+        return set()
+    nodes = e.nodes
+    return {(nodes.sheet_names[nodes.n_sheet[i]], nodes.n_row[i], nodes.n_col[i])
+            for i in np.flatnonzero(block_of >= 0).tolist()}
+
+
+def _same_on_every_sheet(book_factory, monkeypatch) -> Engine:
+    """Compiled alike and the same values on every sheet, with runs and cell by cell."""
+    fast = _run(book_factory())
+    slow = _run(book_factory(), runs=False, monkeypatch=monkeypatch)
+    assert _compiled(fast) == _compiled(slow)
+    for a, b in zip(fast.nodes.grids, slow.nodes.grids):
+        assert np.array_equal(a.a, b.a)
+    return fast
+
+
+def _moving(pattern: str, rows, col: int = 2, **fields):
+    """A one-sheet book factory: ``pattern`` down ``rows``, A holding r * 1.5 (rows 1-99)."""
+    return lambda: _column(pattern, rows, col, values={(r, 1): r * 1.5 for r in range(1, 100)},
+                           **fields)
+
+
+def test_absolute_rows_that_move_with_the_row_are_a_fill(monkeypatch):
+    """=$A${r+3}*2+$A$1 down B2:B30 (a table naming the row beside it with $ rows, so
+    that sorting it keeps its links: the fill's own copies would all read $A$5): the
+    $ row that moves with the row moves in every copy, the other stays; every cell after
+    B2 is taken with B2, compiled once, its references those of its own text. B5 =
+    A8*2 + A1 = 12*2 + 1.5 = 25.5 as Excel computes it."""
+    book = _moving("$A${n}*2+$A$1", range(2, 31), n=lambda r: r + 3)
+    assert _followers(book()) == {(r, 2) for r in range(3, 31)}
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    assert _held(e) == {("Plan", r, 2) for r in range(3, 31)}
+    assert _values(e, 2, [2, 5, 30]) == [5 * 1.5 * 2 + 1.5, 25.5, 33 * 1.5 * 2 + 1.5]
+    assert e.code.rects[e.nodes.n_row.index(5)] == (("PLAN", 8, 1, 8, 1), ("PLAN", 1, 1, 1, 1))
+    assert e.compiler.compiled == 1
+    pattern = shapes.Shaper("Plan").fill_pattern("$A$5*2+$A$1", 2, 2, ("$A$6*2+$A$1", 3))
+    assert pattern.text_at(9) == "$A$12*2+$A$1" and pattern.last_row() == MAX_ROW - 3
+
+
+def test_a_table_naming_the_planner_row_beside_it_is_a_fill(monkeypatch):
+    """The Scenarios sheet's kind of row (workbook/planner.py, scenario_row): row r reads
+    Planner!$B$(r+10) and $C$(r+10) with $ rows, its own C{r}, and the fixed
+    Planner!$C$2; rows 5-40 are one run, the same values as cell by cell, and
+    ZVMPLAN_ENGINE_CHECK=1 finds no cell of the column where it differs. Row 7:
+    Planner B17 = 17 is not "", so 2*17 * 7 / 4 = 59.5; row 9 reads Planner B19 = ""."""
+    def book():
+        planner = {(r, 2): float(r) for r in range(11, 51) if r != 19}
+        planner.update({(r, 3): 2.0 * r for r in range(11, 51)})
+        planner[(2, 3)] = 4.0
+        scen = {(r, 4): 'IF(Planner!$B${p}="","",Planner!$C${p}*C{r}/Planner!$C$2)'.format(
+            r=r, p=r + 10) for r in range(5, 41)}
+        return _sheets(Scen=(scen, {(r, 3): float(r) for r in range(5, 41)}),
+                       Planner=({(1, 9): "1"}, planner))
+    e = _same_on_every_sheet(book, monkeypatch)
+    assert _held(e) == {("Scen", r, 4) for r in range(6, 41)}
+    grid = e.nodes.grids[0]
+    assert (grid.get(7, 4), grid.get(9, 4)) == (59.5, "")
+    monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
+    checked = _run(book())
+    assert checked.column_mismatches == [] and checked.columnar_cells >= 35
+
+
+@pytest.mark.parametrize("pattern, fields, held", [
+    # the $ row moves by twice the rows: no fill writes that
+    ("$A${n}*2", {"n": lambda r: 2 * r}, set()),
+    # two $ rows, one moving with the row, one by twice the rows
+    ("$A${r}+$A${n}", {"n": lambda r: 2 * r}, set()),
+    # a literal that changes with the row beside a $ row that moves
+    ("$A${r}*{r}", {}, set()),
+    # the offset changes at row 10: two runs, B10 leads the second
+    ("$A${n}*2", {"n": lambda r: r + 3 if r < 10 else r + 4},
+     set(range(3, 10)) | set(range(11, 31))),
+    # $ on one end of a range only, both ends moving: a fill of the same cells
+    ("SUM($A${r}:A{n})", {"n": lambda r: r + 2}, set(range(3, 31))),
+])
+def test_absolute_rows_that_do_not_move_as_a_fill_are_shaped_one_by_one(
+        monkeypatch, pattern, fields, held):
+    """Near misses of a fill whose $ rows move: a cell is taken with the first only if
+    its text is exactly the first's with every moving row moved by the rows between
+    them; otherwise it is shaped and compiled on its own, and either way the values and
+    compiled data are those of cell by cell (B5 of $A$(2r)*2: A10*2 = 30)."""
+    book = _moving(pattern, range(2, 31), **fields)
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    assert _held(e) == {("Plan", r, 2) for r in held}
+    if pattern == "$A${n}*2" and not held:
+        assert _values(e, 2, [5]) == [30.0]
+
+
+def test_a_cell_an_earlier_compiled_form_accepts_keeps_it(monkeypatch):
+    """C1 =A7+$A$7 is compiled first (reading one cell twice); B2:B10 =A{r}+$A$5 is a
+    fill whose B5 reads A5 twice, as C1's compiled form does, so cell by cell B5 gets
+    that form and the other rows B2's: the run is not taken whole (each cell is compiled
+    as cell by cell compiles it). B5 = 7.5 + 7.5 = 15, B6 = 9 + 7.5 = 16.5, C1 = 21."""
+    def book():
+        formulas = {(r, 2): f"A{r}+$A$5" for r in range(2, 11)}
+        formulas[(1, 3)] = "A7+$A$7"
+        return _book(formulas, {(r, 1): r * 1.5 for r in range(1, 12)})
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    assert _held(e) == set()
+    assert _values(e, 2, [5, 6]) == [15.0, 16.5] and e.nodes.grids[0].get(1, 3) == 21.0
+    b5, b6 = e.nodes.n_row.index(5), e.nodes.n_row.index(6)
+    assert e.code.template[b5] is e.code.template[0] and e.code.template[b6] is not e.code.template[0]
+
+
+def test_a_moving_absolute_whole_row_is_not_a_fill(monkeypatch):
+    """=SUM(Data!${r}:${r}) down B2:B9 (a whole row, $ rows moving with the row) is not
+    taken as a fill: each cell is shaped on its own; B4 = 4 + 40 = 44 (Data!A4, Data!C4)."""
+    def book():
+        plan = {(r, 2): f"SUM(Data!${r}:${r})" for r in range(2, 10)}
+        data = {(r, 1): float(r) for r in range(1, 11)}
+        data.update({(r, 3): 10.0 * r for r in range(1, 11)})
+        return _sheets(Plan=(plan, {(1, 1): 0.0}), Data=({(20, 1): "1"}, data))
+    e = _same_on_every_sheet(book, monkeypatch)
+    assert _held(e) == set()
+    assert e.nodes.grids[0].get(4, 2) == 44.0
+
+
+def test_no_run_of_moving_absolute_rows_reaches_past_the_last_row():
+    """=$A${r+1} in the last three rows: the copy in row 1,048,576 would read row
+    1,048,577, no reference, so it is not a follower."""
+    rows = [MAX_ROW - 2, MAX_ROW - 1, MAX_ROW]
+    book = _column("$A${n}", rows, n=lambda r: r + 1, values={(1, 1): 1.0})
+    assert _followers(book) == {(MAX_ROW - 1, 2)}
+
+
+def test_a_run_whose_first_cell_reads_differently_is_led_by_the_next(monkeypatch):
+    """=COUNTIF($A$2:$A{r},$A{r}) down B2:B30 (the Plan sheet's ranks): in row 2 the
+    range $A$2:$A2 is the cell $A2 itself, so B2's compiled form cannot serve the rows
+    below; B3 leads them instead, and B4:B30 are taken with it. A holds r mod 3, so B8
+    counts A2, A5, A8: 3 as Excel computes it."""
+    def book():
+        return _column("COUNTIF($A$2:$A{r},$A{r})", range(2, 31),
+                       values={(r, 1): float(r % 3) for r in range(1, 32)})
+    assert _followers(book()) == {(r, 2) for r in range(3, 31)}
+    e = _same_as_cell_by_cell(book, monkeypatch)
+    assert _held(e) == {("Plan", r, 2) for r in range(4, 31)}
+    assert _values(e, 2, [2, 3, 8]) == [1.0, 1.0, 3.0]
+    assert e.compiler.compiled == 2
 
 
 def test_a_literal_that_changes_by_row_is_not_a_copy(monkeypatch):

@@ -403,3 +403,81 @@ def test_formulas_with_attributes_are_read_in_bulk_as_the_loop_reads_them(monkey
     assert got == _state(sheet, S.read_general(data, sheet, STRINGS, "p", general), general)
     assert "(3, 2): FormulaCell(text='A3*2', kind='shared'" in got[1]
     assert "(3, 4): FormulaCell(text='#REF!', kind='shared'" in got[1]
+
+
+# ------------------------------------------------------ the cells handed over as columns ----
+# (bulksheet.CellColumns: a sheet of plain formulas, each cell after the one before, is
+# handed to the engine as arrays; the dicts are made from them only when asked for)
+
+def _columns_or_dicts(data: bytes):
+    """(the sheet's columns as read_sheet left them, the sheet's state after asking for
+    its dicts, that state with the bulk path's columns refused)."""
+    sheet, budget = SheetData("S", "p"), S.Budget()
+    layout = read_sheet(data, sheet, STRINGS, "p", budget)
+    columns = sheet.columns
+    return columns, _state(sheet, layout, budget), sheet
+
+
+def test_plain_cells_are_handed_over_as_columns_and_make_the_same_dicts(monkeypatch):
+    """The usual spelling with plain formulas only: read_sheet leaves columns (no dict
+    made); the dicts made from them when asked for are those the general reader and the
+    loop give, in the same order, and the columns are gone then (the dicts are the
+    sheet)."""
+    data = _part(USUAL.replace('r="AAA9"', 'r="A9"'))    # (AAA9 before B9: out of order)
+    columns, state, sheet = _columns_or_dicts(data)
+    assert columns is not None and sheet.columns is None
+    assert columns.counts() == (len(sheet.values), len(sheet.formulas)) == (13, 7)
+    assert columns.texts[0] == 'IF(A1>0,A1&"x",1)'
+    assert list(zip(columns.formula_rows, columns.formula_cols)) == list(sheet.formulas)
+    assert state == _outcome(data, False, monkeypatch)
+    general, budget = SheetData("S", "p"), S.Budget()
+    assert state == _state(general, S.read_general(data, general, STRINGS, "p", budget), budget)
+
+
+def test_columns_across_chunks_make_the_same_dicts(monkeypatch):
+    """Rows over many chunks (CHUNK made small): one set of columns, the same dicts."""
+    from zvmplan_addin.xlsx import bulksheet
+    monkeypatch.setattr(bulksheet, "CHUNK", 200)
+    rows = "".join(f'<row r="{r}"><c r="A{r}" t="inlineStr"><is><t>k{r}</t></is></c>'
+                   f'<c r="B{r}"><v>{r / 7}</v></c><c r="C{r}"><f>B{r}*2&amp;""</f><v>{r}</v>'
+                   f'</c></row>' for r in range(1, 400))
+    data = _part(rows)
+    columns, state, _ = _columns_or_dicts(data)
+    assert columns is not None and columns.counts() == (798, 399)
+    assert list(columns.cached[:2]) == [1.0, 2.0] and list(columns.cached_index[:3]) == [0, 1, 2]
+    assert state == _outcome(data, False, monkeypatch)
+
+
+@pytest.mark.parametrize("xml", [
+    SHARED,                                                             # <f> attributes
+    '<row r="1"><c r="B1"><v>1</v></c><c r="A1"><f>1</f></c></row>',    # out of order
+    '<row r="1"><c r="A1"><v>1</v></c><c r="A1"><f>2</f><v>2</v></c></row>',   # twice
+    '<row r="1"><c r="A1"><f>1</f></c><c r="A1"><f>2</f></c></row>',
+    '<row r="2"><c r="A2"><f>1</f></c></row><row r="1"><c r="A1"><v>3</v></c></row>',
+    '<row r="1"><c r="A1"><f>1</f></c></row><row r="1"><c r="A1"><v>3</v></c></row>',
+])
+def test_other_sheets_are_handed_over_as_dicts(xml, monkeypatch):
+    """Formulas with attributes, a cell out of order or given twice: the bulk path files
+    the dicts as before (no columns), which hold what the loop gives."""
+    data = _part(xml)
+    assert _bulk_taken(data)
+    columns, state, _ = _columns_or_dicts(data)
+    assert columns is None
+    assert state == _outcome(data, False, monkeypatch)
+
+
+@pytest.mark.parametrize("at", [0, 1, 2, 5])
+def test_a_sheet_out_of_order_in_a_later_chunk_is_handed_over_as_dicts(at, monkeypatch):
+    """Columns taken for the first chunks, then a cell out of order (or a shared
+    formula) in a later one: the columns so far filed in the dicts, in order, and the
+    rest after them, as the loop gives."""
+    from zvmplan_addin.xlsx import bulksheet
+    monkeypatch.setattr(bulksheet, "CHUNK", 200)
+    rows = [f'<row r="{r}"><c r="A{r}"><v>{r}</v></c><c r="B{r}"><f>A{r}+1</f></c></row>'
+            for r in range(1, 60)]
+    rows[at * 10 + 3] = '<row r="2"><c r="C2"><f>A1</f></c></row>' if at % 2 else \
+        '<row r="99"><c r="A99"><f t="shared" ref="A99:A99" si="0">1</f></c></row>'
+    data = _part("".join(rows))
+    columns, state, _ = _columns_or_dicts(data)
+    assert columns is None
+    assert state == _outcome(data, False, monkeypatch)

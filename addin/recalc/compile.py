@@ -21,7 +21,7 @@ from .excel.numbers import mark_last_sum
 from .options import Options
 from .pernode import PerNode
 from .program import (CONST, COPY_SUFFIX, HOST, LIT, NAME, RAW, REF, UNION, CompilingHost,
-                      NotStraight, Program, Template, host_as_input)
+                      DeferredPipe, NotStraight, Program, Template, host_as_input)
 from .read import Nodes
 from .runlog import RunLog
 from .startup import defer_scipy
@@ -86,7 +86,7 @@ def compile_nodes(nodes: Nodes, compiler: "FormulaCompiler", log: RunLog) -> Com
     flags = np.frombuffer(covered, dtype=np.uint8)
     for run in runs.values():
         flags[run.members] = 1
-    taken = []
+    taken, retried = [], set()
     beyond_limits, n_text = shapes.beyond_limits, nodes.n_text
     for i in _uncovered(covered):  # once per node that no run covers
         why = beyond_limits(n_text[i])
@@ -103,11 +103,21 @@ def compile_nodes(nodes: Nodes, compiler: "FormulaCompiler", log: RunLog) -> Com
         _note_inputs(code, i, t, log)
         run = runs.get(i)
         if run is not None:
-            # every copy of the shape gets t (if it accepts them all): so do these
-            if shp is not None and templates.first(shp) is t and _take(code, run, t):
+            # one by one, each follower would get the first template kept for the shape
+            # that accepts it: t, if t is kept, accepts them all and no earlier one any
+            earlier = templates.before(shp, t) if shp is not None else None
+            if earlier is not None and _take(code, run, t, earlier):
                 taken.append(run)
-            else:
-                flags[run.members] = 0
+                continue
+            flags[run.members] = 0
+            if i not in retried and len(run.members) > 1:
+                # the leader alone may read differently (``$E$50:$E50`` in row 50 is
+                # the cell ``$E50``): the next cell leads the others, once
+                rest = filldown.Run(int(run.members[0]), run.members[1:], run.rows[1:],
+                                    run.pattern)
+                runs[rest.leader] = rest
+                retried.add(rest.leader)
+                flags[rest.members] = 1
     _share_invariants(code, np.flatnonzero(flags == 0).tolist(), taken)
     return code
 
@@ -180,9 +190,13 @@ class _Templates:
             self._cache.setdefault(shp.key, []).append(t)
         return shp, t
 
-    def first(self, shp):
-        """The first template kept for ``shp``'s key, or None."""
-        return self._cache.get(shp.key, [None])[0]
+    def before(self, shp, t) -> list | None:
+        """The templates kept for ``shp``'s key before ``t``; None if ``t`` is not kept."""
+        kept = self._cache.get(shp.key, ())
+        for k, known in enumerate(kept):
+            if known is t:
+                return kept[:k]
+        return None
 
 
 def _note_inputs(code: Compiled, i: int, t: Template, log: RunLog) -> None:
@@ -204,16 +218,19 @@ def _note_inputs(code: Compiled, i: int, t: Template, log: RunLog) -> None:
             reads[rect] = reads.get(rect, 0) + 1
 
 
-def _take(code: Compiled, run: filldown.Run, t: Template) -> bool:
+def _take(code: Compiled, run: filldown.Run, t: Template, earlier: list) -> bool:
     """Give the followers of ``run`` what the loop of :func:`compile_nodes` gives each
     node -- rects, literals, template, what it reads -- for all of them at once; False
-    (nothing given) if ``t`` does not accept them all. The rects and what each reads
+    (nothing given) if ``t`` does not accept them all or a template of ``earlier`` (kept
+    for the shape before ``t``) accepts one of them. The rects and what each reads
     stay the run's row arrays (:class:`~.filldown.RunRefs`), held for the followers by
     ``code.rects`` and ``code.used``."""
     ids, n = run.members, len(run.members)
     refs, fixed, names = t.inputs_read()
     block = filldown.RunRefs(run, refs, fixed)
     if not all(block.same(j, j0) for j, j0 in t.dups):  # t.accepts, all at once
+        return False
+    if any(block.accepted_by_any(u.dups) for u in earlier):
         return False
     reads = code.reads
     for x in refs:
@@ -347,6 +364,7 @@ class FormulaCompiler:
             host = CompilingHost(Ranges().push(f"{quote(sheet)}!{shapes.a1(r or 1, c or 1)}")
                                  .ranges)
             refs = {**refs, CELL: host}
+        builder.compile_class = DeferredPipe  # the DispatchPipe built only if called
         pipe = builder.compile(references=refs, context=ctx)
         return tokens, pipe, moved
 

@@ -9,7 +9,11 @@ equality, no scan of the text -- and a :class:`Run` is a first cell (the *leader
 the cells after it that match. The first cell that does not match (another formula, a
 literal that changes by row, a row number inside a string, a reference that would move
 off the sheet, a text grown past Excel's 8,192 characters) ends the run and leads the
-next one. Equal text means an equal shape up to the moved rows, so :class:`RunRefs`
+next one. A column whose ``$`` rows move with the row (``Planner!$B$5000`` in row 5000,
+a table naming the row beside it so that sorting it keeps its links) is no fill, but its
+second cell tells which ``$`` rows move (:meth:`~.shapes.Shaper.fill_pattern` with
+``after``), and then its cells are predicted and compared the same way. Equal text means
+an equal shape up to the moved rows, so :class:`RunRefs`
 holds the references of all its cells as numpy row arrays, instead of a shape and a
 tuple per cell; the compiler (:func:`~.compile.compile_nodes`) gives them the leader's
 compiled template when that template can be shared, and otherwise shapes and compiles
@@ -116,13 +120,28 @@ class RunRefs:
 
     def same(self, j: int, j0: int) -> bool:
         """Do references ``j`` and ``j0`` resolve alike in every member?"""
+        return bool(np.all(self.same_each(j, j0)))
+
+    def same_each(self, j: int, j0: int):
+        """Do references ``j`` and ``j0`` resolve alike, in each member (a bool array,
+        or one bool when neither moves)?"""
         a, b = self.pattern.shape.rects[j], self.pattern.shape.rects[j0]
         if (a[0], a[2], a[4]) != (b[0], b[2], b[4]):
             return False
         ea, eb = self.ends(j, keep=False), self.ends(j0, keep=False)
         ea = ea if ea is not None else (a[1], a[3])
         eb = eb if eb is not None else (b[1], b[3])
-        return bool(np.all(np.asarray(ea[0]) == eb[0]) and np.all(np.asarray(ea[1]) == eb[1]))
+        return (np.asarray(ea[0]) == eb[0]) & (np.asarray(ea[1]) == eb[1])
+
+    def accepted_by_any(self, dups: list) -> bool:
+        """Would a template whose references ``dups`` pair up (:meth:`~.program.Template.
+        accepts`) accept any member?"""
+        each = True
+        for j, j0 in dups:
+            each = each & self.same_each(j, j0)
+            if not np.any(each):
+                return False
+        return bool(np.any(each))
 
 
 def find_runs(n_sheet, n_row, n_col, n_text, cells: int, shaper_of) -> dict[int, Run]:
@@ -158,6 +177,11 @@ def _column_runs(shaper: Shaper, ids, rows, col: int, texts: list, runs: dict) -
     while pos < n - 1:
         pattern = shaper.fill_pattern(texts[pos], row_list[pos], col)
         end = pos + 1 if pattern is None else _extent(pattern, rows, texts, pos + 1)
+        if end == pos + 1:  # perhaps a fill whose $ rows move with the row
+            pattern = shaper.fill_pattern(texts[pos], row_list[pos], col,
+                                          (texts[pos + 1], row_list[pos + 1]))
+            if pattern is not None:
+                end = _extent(pattern, rows, texts, pos + 1)
         if end > pos + 1:
             runs[int(ids[pos])] = Run(int(ids[pos]), ids[pos + 1:end], rows[pos + 1:end],
                                       pattern)

@@ -64,6 +64,64 @@ def host_as_input(table: dict) -> None:
         table[name] = {**entry, "function": call}
 
 
+class DeferredPipe:
+    """formulas' compiled function (a ``schedula.DispatchPipe``), built only if it is
+    called: :class:`Program` runs most formulas and needs only the pipe's graph and the
+    order in which schedula would run its nodes (:attr:`order`), which one run of
+    schedula's own :class:`~schedula.utils.sol.Solution` gives -- the ``DispatchPipe``
+    constructor makes that same run twice more and wraps it for calling (half of a
+    formula's compile). Given to formulas' ``AstBuilder`` as its ``compile_class``, it
+    takes the very arguments ``DispatchPipe`` takes; :attr:`real` is the pipe those
+    arguments make, with its :attr:`order` (``tests/test_deferred_pipe.py`` compares
+    them)."""
+
+    def __init__(self, dsp, function_id=None, inputs=None, outputs=None, **kw):
+        self.dsp, self.function_id, self.inputs, self.outputs = \
+            dsp, function_id, inputs, outputs
+        self._kw = kw
+        self._real = None
+        missed = [k for k in outputs or () if k not in dsp.nodes]
+        if missed:  # what the DispatchPipe constructor raises, raised as early
+            raise ValueError(f"unreachable output-targets: {missed}")
+        self.order = self._order()
+
+    def _order(self) -> list:
+        """The node ids in the order the ``DispatchPipe`` would run them: its solution,
+        made as its constructor makes it (no outputs computed) and run once."""
+        dsp = self.dsp
+        dsp.name = self.function_id or dsp.name or "fun"  # as the DispatchPipe names it
+        sol = dsp.solution.__class__(dsp, dict.fromkeys(self.inputs or (), None),
+                                     self.outputs, self._kw.get("wildcard", True), None,
+                                     self._kw.get("inputs_dist"), False, False)
+        sol.no_call = True
+        sol._init_workflow()
+        sol._run()
+        steps = sol._pipe  # (..., (node, solution)) per node run, in order
+        if all(step[-1][1] is sol and "solution" not in sol.workflow.nodes.get(step[-1][0], {})
+               for step in steps):  # no sub-dispatch: the full pipe is these, in this order
+            return [step[-1][0] for step in steps]
+        return [entry["task"][-1][0] for entry in sol.pipe.values()]
+
+    @property
+    def real(self):
+        """The ``schedula.DispatchPipe`` itself, built at the first need."""
+        if self._real is None:
+            self._real = sh.DispatchPipe(self.dsp, self.function_id, self.inputs,
+                                         self.outputs, **self._kw)
+        return self._real
+
+    def __call__(self, *args):
+        return self.real(*args)
+
+
+def pipe_order(pipe) -> list:
+    """The node ids of formulas' compiled ``pipe`` (a :class:`DeferredPipe` or a
+    ``DispatchPipe``) in the order it runs them."""
+    if isinstance(pipe, DeferredPipe):
+        return pipe.order
+    return [x[-1][0] for x, _, _ in pipe.pipe]
+
+
 MISSING = object()
 _FN_KEYS = {"type", "function", "inputs", "outputs", "wait_inputs", "index", "solve_cycle",
             "extra_inputs"}
@@ -100,8 +158,7 @@ class Program:
         self.last_sum = None         # (op, inputs) of a last + or - (excel.numbers.near_zero)
         defaults, pred = dsp.default_values, dsp.dmap.pred
         steps = []
-        for x, _, _ in pipe.pipe:
-            v = x[-1][0]
+        for v in pipe_order(pipe):
             node = dsp.nodes[v]
             if node["type"] == "data":
                 if set(node) - _DATA_KEYS or len(pred.get(v, ())) > 1:
@@ -232,7 +289,8 @@ class Template:
             got = call_program(self.program, args)
         except NotStraight:
             got = MISSING
-        if not same(expected, got):
+        if not same(expected, got) or isinstance(self.pipe, DeferredPipe) and \
+                self.pipe.order != pipe_order(self.pipe.real):
             self.program = None
         return expected
 

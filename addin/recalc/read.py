@@ -11,7 +11,7 @@ import itertools
 import operator
 import re
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, repeat
 
 import numpy as np
 import schedula as sh
@@ -37,17 +37,69 @@ def coords(cells: dict) -> np.ndarray:
     return flat.reshape(-1, 2)
 
 
+class SheetCells:
+    """One sheet's cells as the read stage takes them: in columns, each
+    ``(rows, cols)`` a pair of int64 arrays. ``value_at``, ``values`` (an object array):
+    the cells without a formula; ``formula_at``, ``texts`` (a list), ``kinds`` (a list,
+    or None: every formula plain): the formula cells; ``cached_at``, ``cached``: the
+    values cached in formula cells; ``formulas``: the sheet's formula dict when the
+    columns were made from the dicts (None otherwise); ``areas``: the array formulas'
+    ranges.
+
+    Made from the reader's own columns when it handed them over
+    (:attr:`~zvmplan_addin.xlsx.SheetData.columns`: no dict made nor walked), else from
+    the sheet's dicts, one pass over each: both give the same columns (a test checks
+    it), so the rest of the stage has one path."""
+
+    __slots__ = ("max_row", "max_col", "value_at", "values", "formula_at", "texts",
+                 "kinds", "cached_at", "cached", "formulas", "areas")
+
+    def __init__(self, sheet: xlsx.SheetData):
+        self.max_row, self.max_col = sheet.max_row, sheet.max_col
+        columns = sheet.columns
+        if columns is not None:   # the bulk reader's: in order, every formula plain
+            self.value_at = (columns.value_rows, columns.value_cols)
+            self.values = columns.values
+            rows, cols = self.formula_at = (columns.formula_rows, columns.formula_cols)
+            self.texts, self.kinds, self.formulas, self.areas = columns.texts, None, None, []
+            held = columns.cached_index
+            self.cached_at = (rows[held], cols[held])
+            self.cached = columns.cached
+            return
+        values, formulas = sheet.values, sheet.formulas
+        self.value_at = _pair(coords(values))
+        self.values = np.fromiter(values.values(), dtype=object, count=len(values))
+        self.formula_at = _pair(coords(formulas))
+        self.texts = list(map(operator.attrgetter("text"), formulas.values()))
+        self.kinds = list(map(operator.attrgetter("kind"), formulas.values()))
+        self.formulas = formulas
+        self.areas = [f.area for f in formulas.values() if f.area] \
+            if "array" in self.kinds else []
+        # until recalculated, a formula cell holds its cached value
+        cached = {rc: v for rc, v in sheet.cached.items() if rc in formulas}
+        self.cached_at = _pair(coords(cached))
+        self.cached = np.fromiter(cached.values(), dtype=object, count=len(cached))
+
+    def keys(self, at: tuple) -> set:
+        """The ``(row, col)`` of the cells ``at`` (a pair of :attr:`value_at`'s kind), as
+        a set."""
+        return set(zip(at[0].tolist(), at[1].tolist()))
+
+
+def _pair(at: np.ndarray) -> tuple:
+    """``(rows, cols)`` of the :func:`coords` ``at``."""
+    return at[:, 0], at[:, 1]
+
+
 class Grid:
     """The values of one sheet: a dense object array over its used area (or a dict for a
-    huge, sparse one). Missing cells are ``sh.EMPTY``. ``where``: :func:`coords` of the
-    sheet's values, if already made; ``arrays``: False if the sheet is known to hold no
-    array formula (whose range may reach beyond the used area)."""
+    huge, sparse one), filled from its :class:`SheetCells`. Missing cells are
+    ``sh.EMPTY``; until recalculated, a formula cell holds its cached value."""
 
-    def __init__(self, sheet: xlsx.SheetData, where: np.ndarray | None = None,
-                 arrays: bool = True):
-        rows = max(sheet.max_row, 1)
-        cols = max(sheet.max_col, 1)
-        for area in (f.area for f in sheet.formulas.values() if f.area) if arrays else ():
+    def __init__(self, cells: SheetCells):
+        rows = max(cells.max_row, 1)
+        cols = max(cells.max_col, 1)
+        for area in cells.areas:   # (an array formula's range may reach beyond)
             rows, cols = max(rows, area[2]), max(cols, area[3])
         self.rows, self.cols = rows, cols
         self.dense = rows * cols <= DENSE_LIMIT
@@ -55,22 +107,19 @@ class Grid:
             self.a = filled((rows, cols), sh.EMPTY, dtype=object)
         else:
             self.d = {}
-        # until recalculated, a formula cell holds its cached value
-        cached = {rc: v for rc, v in sheet.cached.items() if rc in sheet.formulas}
-        for cells, at in ((sheet.values, where), (cached, None)):
-            if self.dense and cells:
-                self._fill(cells, coords(cells) if at is None else at)
+        for at, values in ((cells.value_at, cells.values), (cells.cached_at, cells.cached)):
+            if self.dense and len(values):
+                self._fill(values, at)
             else:
-                for (r, c), v in cells.items():
+                for r, c, v in zip(at[0].tolist(), at[1].tolist(), values):
                     self.set(r, c, input_value(v))
 
-    def _fill(self, cells: dict, at: np.ndarray):
-        """Set many cells at once (numpy fancy indexing, not a Python call per cell);
-        ``at``: their :func:`coords`."""
-        values = np.fromiter(cells.values(), dtype=object, count=len(cells))
+    def _fill(self, values: np.ndarray, at: tuple):
+        """Set many cells at once (numpy fancy indexing, not a Python call per cell):
+        ``values`` (an object array) at ``at`` (rows, cols)."""
         if xlsx.XlError in set(map(type, values)):  # error values are rare: look once
             values = np.fromiter(map(input_value, values), dtype=object, count=len(values))
-        self.a[at[:, 0] - 1, at[:, 1] - 1] = values
+        self.a[at[0] - 1, at[1] - 1] = values
 
     def get(self, r, c):
         if self.dense:
@@ -121,18 +170,18 @@ class Grid:
 class _Taken:
     """Which cells of a sheet the file fills (an input value or a formula): what a spill
     may not overwrite. A boolean grid (or a set for a huge sparse sheet), so the sheet's
-    cell dicts can be let go once read. ``where``: the :func:`coords` of its values and
-    of its formulas."""
+    cells can be let go once read."""
 
-    def __init__(self, sheet: xlsx.SheetData, grid: Grid, where: tuple):
+    def __init__(self, cells: SheetCells, grid: Grid):
+        where = (cells.value_at, cells.formula_at)
         if grid.dense:
             self.mask = np.zeros((grid.rows, grid.cols), dtype=bool)
-            for at in where:
-                self.mask[at[:, 0] - 1, at[:, 1] - 1] = True
+            for rows, cols in where:
+                self.mask[rows - 1, cols - 1] = True
             self.cells = None
         else:
             self.mask = None
-            self.cells = set(sheet.values) | set(sheet.formulas)
+            self.cells = cells.keys(where[0]) | cells.keys(where[1])
 
     def __contains__(self, rc) -> bool:
         if self.mask is None:
@@ -142,9 +191,11 @@ class _Taken:
 
 
 def release(book: xlsx.Workbook) -> None:
-    """Let go of the per-cell dicts of ``book``'s sheets once an engine has read them
-    (a 100,000-row planner holds 1.4 million entries in them); calc does this."""
+    """Let go of the cells of ``book``'s sheets (their dicts, or the reader's columns)
+    once an engine has read them (a 100,000-row planner holds 1.4 million); calc does
+    this."""
     for sheet in book.sheets:
+        sheet.columns = None
         sheet.values, sheet.formulas, sheet.cached = {}, {}, {}
 
 
@@ -259,6 +310,8 @@ class _NodeLists:
         :meth:`extend` (else None: :meth:`Nodes.where` makes them from the lists)."""
         if self.arrays is None or not self.arrays:
             return None
+        if len(self.arrays) == 1:   # one sheet of formulas: its arrays as they are
+            return self.arrays[0]
         return tuple(np.concatenate([a[k] for a in self.arrays]) for k in range(3))
 
     def add(self, s, r, c, text, area, label=None, kind="name") -> int:
@@ -274,16 +327,19 @@ class _NodeLists:
             self.labels.names[len(self.text) - 1] = label
         return len(self.text) - 1
 
-    def extend(self, s: int, rows: np.ndarray, cols: np.ndarray, cells: list, kinds: list):
-        """A sheet's formula cells at once (by row, then column)."""
+    def extend(self, s: int, rows: np.ndarray, cols: np.ndarray, texts: list,
+               kinds: list | None):
+        """A sheet's formula cells at once (by row, then column); ``kinds`` None: every
+        one plain."""
+        n = len(texts)
         if self.arrays is not None:
-            self.arrays.append((np.full(len(cells), s, dtype=np.int64), rows, cols))
-        self.kind.extend(kinds)
-        self.sheet.extend([s] * len(cells))
+            self.arrays.append((np.full(n, s, dtype=np.int64), rows, cols))
+        self.kind.extend(kinds if kinds is not None else repeat("plain", n))
+        self.sheet.extend([s] * n)
         self.row.extend(_shared_ints(rows))
         self.col.extend(cols.tolist())  # (small numbers: Python keeps one object each)
-        self.text.extend(map(operator.attrgetter("text"), cells))
-        self.area.extend([None] * len(cells))
+        self.text.extend(texts)
+        self.area.extend([None] * n)
 
 
 def _shared_ints(values: np.ndarray) -> list:
@@ -304,16 +360,17 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
     then the defined names that are formulas. A data table's cells keep their cached
     value (noted in ``log``)."""
     sheet_names = [s.name for s in book.sheets]
-    # one pass over each sheet's cell keys and formula cells, shared by what follows
-    where = [(coords(s.values), coords(s.formulas)) for s in book.sheets]
-    kinds = [list(map(operator.attrgetter("kind"), s.formulas.values())) for s in book.sheets]
-    grids = [Grid(s, at[0], arrays="array" in k) for s, at, k in zip(book.sheets, where, kinds)]
-    taken = [_Taken(s, g, at) for s, g, at in zip(book.sheets, grids, where)]
+    # each sheet's cells in columns, shared by what follows
+    cells = [SheetCells(s) for s in book.sheets]
+    grids = [Grid(c) for c in cells]
+    taken = [_Taken(c, g) for c, g in zip(cells, grids)]
     lists = _NodeLists(sheet_names)
-    for s, sheet in enumerate(book.sheets):
-        _formula_cells(lists, s, sheet, where[s][1], kinds[s], log)
+    for s, sheet_cells in enumerate(cells):
+        _formula_cells(lists, s, sheet_cells, log)
+    del cells
     n_cells = len(lists.text)
     cell_at = lists.where()
+    lists.arrays = None  # (the facts' closure below keeps the lists: not these arrays too)
     names = NameTable([(dn.name, dn.text, dn.sheet) for dn in book.names], sheet_names)
     tables = TableRefs(getattr(book, "tables", ()), sheet_names)
     external = ExternalRefs(getattr(book, "external", ()))
@@ -429,13 +486,12 @@ class SpilledRanges:
         return (qualifier or "") + shapes.a1(area[0], area[1]) + ":" + shapes.a1(area[2], area[3])
 
 
-def _formula_cells(lists: _NodeLists, s: int, sheet, at: np.ndarray, kinds: list,
-                   log: RunLog) -> None:
-    """Sheet ``s``'s formula cells as nodes, by row, then column (``at``: their
-    :func:`coords`; ``kinds``: their kinds, in the same order)."""
-    if "dataTable" in kinds or "array" in kinds:
-        areas = [f.area for f in sheet.formulas.values() if f.kind == "array" and f.area]
-        for (r, c), f in _in_order(sheet.formulas):
+def _formula_cells(lists: _NodeLists, s: int, cells: SheetCells, log: RunLog) -> None:
+    """Sheet ``s``'s formula cells as nodes, by row, then column."""
+    kinds = cells.kinds
+    if kinds is not None and ("dataTable" in kinds or "array" in kinds):
+        areas = [f.area for f in cells.formulas.values() if f.kind == "array" and f.area]
+        for (r, c), f in _in_order(cells.formulas):
             if f.kind == "dataTable":
                 log.kept_cached += 1
                 log.warnings.append(f"{lists.labels.cell(s, r, c)}: a data table; kept its "
@@ -446,14 +502,15 @@ def _formula_cells(lists: _NodeLists, s: int, sheet, at: np.ndarray, kinds: list
             lists.add(s, r, c, f.text, f.area if f.kind == "array" else None, kind=f.kind)
         return
     # the usual sheet (plain and shared formulas): the node lists extended at once
-    cells = list(sheet.formulas.values())
-    rows, cols = at[:, 0], at[:, 1]
+    texts = cells.texts
+    rows, cols = cells.formula_at
     step_r, step_c = np.diff(rows), np.diff(cols)
     if not ((step_r > 0) | ((step_r == 0) & (step_c > 0))).all():  # not as read
         order = np.lexsort((cols, rows))
         rows, cols = rows[order], cols[order]
-        cells, kinds = [cells[k] for k in order.tolist()], [kinds[k] for k in order.tolist()]
-    lists.extend(s, rows, cols, cells, kinds)
+        texts = [texts[k] for k in order.tolist()]
+        kinds = None if kinds is None else [kinds[k] for k in order.tolist()]
+    lists.extend(s, rows, cols, texts, kinds)
 
 
 def _inside(areas: list, r: int, c: int) -> bool:

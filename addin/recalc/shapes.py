@@ -127,14 +127,33 @@ class Shaper:
                 return shp
         return shape(text, self.sheet, row, col, generic=True, scope=self.scope)
 
-    def fill_pattern(self, text: str, row: int, col: int) -> FillPattern | None:
+    def fill_pattern(self, text: str, row: int, col: int,
+                     after: tuple | None = None) -> FillPattern | None:
         """How formula ``text`` of cell (``row``, ``col``) reads when filled down its
-        column (:class:`FillPattern`); None when it has no shape."""
+        column (:class:`FillPattern`); None when it has no shape.
+
+        With ``after`` = (the next cell's text, its row), the ``$`` rows that the next
+        cell has moved by exactly the rows between the two move with the row too, as
+        relative rows do: ``=Planner!$B$5`` in row 5, ``=Planner!$B$6`` in row 6 (a
+        table naming the row beside it absolutely, so that sorting it keeps its
+        links). Then None also when no ``$`` row moves so, when any other digit run
+        differs between the two texts by other than a relative row's, or when the
+        ``$`` row of a whole-row reference moves.
+        Whatever the pattern, a later cell is in a run only if its text is the
+        pattern's text at its row (:func:`~.filldown.find_runs`), so its references are
+        the ones a shape of its own text gives."""
         parts = _DIGITS.split(text)
         if len(parts) == 1:  # no digits: every copy reads the same
+            if after is not None:
+                return None
             shp = shape(text, self.sheet, row, col, generic=True, scope=self.scope)
             return None if shp is None else FillPattern(shp, row, _braces(text), (),
                                                         (None,) * len(shp.rects))
+        later = None
+        if after is not None:
+            later = _DIGITS.split(after[0])
+            if after[1] <= row or len(later) != len(parts) or later[0::2] != parts[0::2]:
+                return None
         skeleton = "\x03".join(parts[0::2])
         if skeleton not in self.recipes:
             self(text, row, col)  # the first of its skeleton: scanned, its recipe kept
@@ -147,7 +166,35 @@ class Shaper:
             recipe = _recipe(parts, shp, spans)
             if recipe is None:
                 return None
-        return _fill_pattern(parts, recipe[3], shp, row)
+        moving = frozenset()
+        if later is not None:
+            moving = _moving_rows(parts, later, recipe[3], after[1] - row)
+            if not moving:
+                return None
+        return _fill_pattern(parts, recipe[3], shp, row, moving)
+
+
+def _moving_rows(parts, later, row_runs, step: int) -> frozenset:
+    """The digit runs of the ``$`` rows (of ``row_runs``, a recipe's) that the text split
+    into ``later`` holds ``step`` more than the one split into ``parts`` does; empty if
+    none, or if any digit run other than a relative row's differs otherwise (a ``$``
+    row by other than ``step`` or of a whole-row reference, a literal, a digit of a
+    name: the texts are then no fill of one formula)."""
+    absolute = {}  # digit run -> may it move (no whole-row reference: $5:$5)? None: relative
+    for run, _, _, _, c1, c2 in row_runs:
+        j = 2 * run + 1
+        absolute[j] = not (c1 == 1 and c2 == MAX_COL) if parts[j - 1].endswith("$") else None
+    moving = set()
+    for j in range(1, len(parts), 2):
+        if parts[j] == later[j]:
+            continue
+        may = absolute.get(j, False)
+        if may is None:  # a relative row: moves with every fill
+            continue
+        if not may or int(later[j]) - int(parts[j]) != step:
+            return frozenset()
+        moving.add(j // 2)
+    return frozenset(moving)
 
 
 _UNSET = object()
@@ -182,10 +229,11 @@ def _braces(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
 
 
-def _fill_pattern(parts, row_runs, shp, row) -> FillPattern | None:
+def _fill_pattern(parts, row_runs, shp, row, moving=frozenset()) -> FillPattern | None:
     """The :class:`FillPattern` of the text split into ``parts`` (digit runs at odd
     places) whose recipe found the row numbers ``row_runs`` ((run, reference, end, ...);
-    end 2 is both ends of a single cell)."""
+    end 2 is both ends of a single cell); the ``$`` rows at the runs ``moving`` move with
+    the row as the relative ones do."""
     role = {run: (k, end) for run, k, end, *_ in row_runs}
     pieces, offsets, ends = [], [], {}
     for j, piece in enumerate(parts):
@@ -193,7 +241,8 @@ def _fill_pattern(parts, row_runs, shp, row) -> FillPattern | None:
         if got is None:
             pieces.append(piece if j % 2 else _braces(piece))
             continue
-        value, relative = int(piece), not parts[j - 1].endswith("$")
+        value = int(piece)
+        relative = not parts[j - 1].endswith("$") or j // 2 in moving
         if relative:
             if value - row not in offsets:
                 offsets.append(value - row)

@@ -103,13 +103,18 @@ class _Refused(Exception):
 
 
 def read_bulk(data: bytes, body: int, stop: int, strings: list, values: dict,
-              formulas: dict, cached: dict, left: tuple):
+              formulas: dict, cached: dict, left: tuple, columns: list | None = None):
     """The cells between offsets ``body`` and ``stop`` (the content of ``<sheetData>``)
     filed in the dicts: (layout, max row, max column, (cells left, other elements left)),
     as :func:`.fastsheet._read_cells` gives them; or None (the dicts left as they were
-    given, empty) if the content is not in the spelling this reader proves well formed."""
+    given, empty) if the content is not in the spelling this reader proves well formed.
+
+    Given a list ``columns``, the cells are handed over as :class:`CellColumns`
+    appended to it instead, the dicts left empty, when every formula is plain (an
+    ``<f>`` without attributes) and no cell comes twice or out of order; else they are
+    filed in the dicts as without it (and nothing is appended)."""
     try:
-        return _read(data, body, stop, strings, values, formulas, cached, left)
+        return _read(data, body, stop, strings, values, formulas, cached, left, columns)
     except (_Refused, LookupError, ValueError, TypeError, ArithmeticError):
         # (anything unforeseen in the arrays, too: the loop reads the part as before
         # and words its own errors)
@@ -118,12 +123,13 @@ def read_bulk(data: bytes, body: int, stop: int, strings: list, values: dict,
         return None
 
 
-def _read(data, body, stop, strings, values, formulas, cached, left):
+def _read(data, body, stop, strings, values, formulas, cached, left, columns=None):
     cells_left, others_left = left
     layout = S.Layout(len(data))
     max_row = max_col = 0
     kinds = _Kinds()
     shared: tuple = ({}, [])    # shared formulas: masters by si, dependents (r, c, si)
+    sink = _Sink(values, formulas, cached, columns is not None)
     # text beyond ASCII only as UTF-8: what the loop decodes it as, and what expat reads
     # it as when the declaration names no other encoding
     m = _ENCODING.match(data, 0, body)
@@ -132,16 +138,48 @@ def _read(data, body, stop, strings, values, formulas, cached, left):
     while pos < stop:
         end = data.find(b"</row>", pos + CHUNK, stop) if stop - pos > CHUNK else -1
         end = stop if end < 0 else end + 6
-        cells, others, rmax, cmax = _chunk(data, pos, end, strings, values, formulas, cached,
-                                           layout, kinds, utf8, shared)
+        cells, others, rmax, cmax = _chunk(data, pos, end, strings, sink, layout, kinds,
+                                           utf8, shared)
         cells_left -= cells
         others_left -= others
         if cells_left < 1 or others_left < 1:
             raise _Refused      # the loop refuses the part at the cell that spends it
         max_row, max_col = max(max_row, rmax), max(max_col, cmax)
         pos = end
+    if sink.parts is not None:
+        columns.append(CellColumns.joined(sink.parts))
     S._file_dependents(formulas, *shared)
     return layout, max_row, max_col, (cells_left, others_left)
+
+
+class _Sink:
+    """Where :func:`_cells` files a chunk's cells: the dicts ``values``, ``formulas``,
+    ``cached``; or, while ``parts`` is a list, that list (one tuple of columns a chunk,
+    as :meth:`CellColumns.joined` takes them), which holds so long as every formula is
+    plain and each cell's (row, column) comes after the one before (``last``: the
+    last, as ``row << 15 | column``; a column number here is at most 18,278)."""
+
+    def __init__(self, values: dict, formulas: dict, cached: dict, columns: bool):
+        self.values, self.formulas, self.cached = values, formulas, cached
+        self.parts: list | None = [] if columns else None
+        self.last = -1
+
+    def in_order(self, row: np.ndarray, col: np.ndarray) -> bool:
+        """Do the cells (row, col), in document order, each come after the one before
+        (and after the last filed)? Notes the last."""
+        key = row << 15 | col
+        ok = bool(key[0] > self.last and np.all(key[1:] > key[:-1]))
+        self.last = int(key[-1])
+        return ok
+
+    def to_dicts(self) -> None:
+        """File the columns taken so far in the dicts, in order, and take no more."""
+        parts, self.parts = self.parts, None
+        if parts:
+            v, f, c = CellColumns.joined(parts).dicts()
+            self.values.update(v)
+            self.formulas.update(f)
+            self.cached.update(c)
 
 
 class _Kinds(dict):
@@ -314,14 +352,15 @@ def _digits(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return value, count
 
 
-def _chunk(data, p, q, strings, values, formulas, cached, layout, kinds, utf8, shared):
-    """File the cells of ``data[p:q]`` (whole rows); returns (cells, rows and other
-    elements spent, max row, max column) of what it filed."""
+def _chunk(data, p, q, strings, sink, layout, kinds, utf8, shared):
+    """File the cells of ``data[p:q]`` (whole rows) in ``sink`` (:class:`_Sink`);
+    returns (cells, rows and other elements spent, max row, max column) of what it
+    filed."""
     if q <= p:
         return 0, 0, 0, 0
     t = _Chunk(data[p:q], utf8)
     rows = _rows(t)
-    return _cells(t, data, p, strings, values, formulas, cached, layout, kinds, rows, shared)
+    return _cells(t, data, p, strings, sink, layout, kinds, rows, shared)
 
 
 def _rows(t: _Chunk) -> int:
@@ -339,7 +378,7 @@ def _rows(t: _Chunk) -> int:
     return len(tok)
 
 
-def _cells(t, data, p, strings, values, formulas, cached, layout, kinds, rows, shared):
+def _cells(t, data, p, strings, sink, layout, kinds, rows, shared):
     code, lt, gt = t.code, t.lt, t.gt
     is_cell = (code == _C) | (code == _C_EMPTY)
     tok = np.flatnonzero(is_cell)
@@ -415,11 +454,24 @@ def _cells(t, data, p, strings, values, formulas, cached, layout, kinds, rows, s
                 got = [_value(kind_t, b, strings) for b in raws(v_tok[sel])]
         if sel.size:
             value[sel] = _objects(got)
-    filed_value = ~has_f & ~empty & (value != None)      # noqa: E711 (elementwise)
+    present = value != None     # noqa: E711 (elementwise)
+    filed_value = ~has_f & ~empty & present
     keep = has_f | filed_value
     if not keep.any():
         return n, others, 0, 0
     rmax, cmax = int(row[keep].max()), int(col[keep].max())
+    _layout(layout, t, p, v_tok, has_f, row, col, at, flag)
+    if sink.parts is not None:
+        if not t.f_attrs.size and sink.in_order(row[keep], col[keep]):
+            fsel = np.flatnonzero(has_f)
+            held = np.flatnonzero(present[fsel])    # formula cells with a cached value
+            sink.parts.append((row[filed_value], col[filed_value], value[filed_value],
+                               row[fsel], col[fsel],
+                               t.formulas(f_tok[fsel]) if fsel.size else [],
+                               held, value[fsel[held]]))
+            return n, others, rmax, cmax
+        sink.to_dicts()
+    values, formulas, cached = sink.values, sink.formulas, sink.cached
     if filed_value.any():
         values.update(zip(_keys(row[filed_value], col[filed_value]),
                           value[filed_value].tolist()))
@@ -441,18 +493,28 @@ def _cells(t, data, p, strings, values, formulas, cached, layout, kinds, rows, s
         elif held.any():
             cached.update(zip([fkeys[i] for i in np.flatnonzero(held).tolist()],
                               fval[held].tolist()))
-        vt = v_tok[fsel]
-        hv = vt >= 0
-        vt0 = np.maximum(vt, 0)
-        v_end = np.where(code[vt0] == _V, vt0 + 1, vt0)     # </v>, or <v/> itself
-        out = np.empty(len(fsel), dtype=_LAYOUT)
-        out["r"], out["c"] = row[fsel], col[fsel]
-        out["c0"] = at[fsel] + p
-        out["v0"] = np.where(hv, lt[vt0] + p, -1)
-        out["v1"] = np.where(hv, gt[v_end] + 1 + p, -1)
-        out["flags"] = flag[fsel]
-        layout.cells.extend(out.tobytes())
     return n, others, rmax, cmax
+
+
+def _layout(layout: S.Layout, t: _Chunk, p: int, v_tok: np.ndarray, has_f: np.ndarray,
+            row: np.ndarray, col: np.ndarray, at: np.ndarray, flag: np.ndarray) -> None:
+    """Note the chunk's formula cells (``has_f``) in ``layout``: their place, and that
+    of their ``<v>`` (``v_tok``: each cell's token, -1: none), offset by ``p``."""
+    fsel = np.flatnonzero(has_f)
+    if not fsel.size:
+        return
+    code, lt, gt = t.code, t.lt, t.gt
+    vt = v_tok[fsel]
+    hv = vt >= 0
+    vt0 = np.maximum(vt, 0)
+    v_end = np.where(code[vt0] == _V, vt0 + 1, vt0)     # </v>, or <v/> itself
+    out = np.empty(len(fsel), dtype=_LAYOUT)
+    out["r"], out["c"] = row[fsel], col[fsel]
+    out["c0"] = at[fsel] + p
+    out["v0"] = np.where(hv, lt[vt0] + p, -1)
+    out["v1"] = np.where(hv, gt[v_end] + 1 + p, -1)
+    out["flags"] = flag[fsel]
+    layout.cells.extend(out.tobytes())
 
 
 def _file_attributed(t: _Chunk, f_tok, row, col, keys: list, formulas: dict,
@@ -479,6 +541,60 @@ def _file_attributed(t: _Chunk, f_tok, row, col, keys: list, formulas: dict,
         formulas.update(compress(zip(keys, made), [m is not None for m in made]))
     else:
         formulas.update(zip(keys, made))
+
+
+class CellColumns:
+    """A sheet's cells as the bulk reader hands them over (:attr:`.sheet.SheetData.columns`),
+    in document order, each (row, column) after the one before (no cell twice): the
+    cells without a formula (``value_rows``, ``value_cols`` int64 arrays, ``values`` an
+    object array of what the dicts would hold), and the formula cells, all plain
+    (``formula_rows``, ``formula_cols``, ``texts`` a list of str), of which those at
+    ``cached_index`` (int64, increasing) hold the cached value ``cached`` (an object
+    array). :meth:`dicts` makes the :class:`~.sheet.SheetData` dicts from them, equal
+    to what the bulk reader files without columns, in the same order."""
+
+    __slots__ = ("value_rows", "value_cols", "values", "formula_rows", "formula_cols",
+                 "texts", "cached_index", "cached")
+
+    def __init__(self, value_rows, value_cols, values, formula_rows, formula_cols, texts,
+                 cached_index, cached):
+        self.value_rows, self.value_cols, self.values = value_rows, value_cols, values
+        self.formula_rows, self.formula_cols = formula_rows, formula_cols
+        self.texts, self.cached_index, self.cached = texts, cached_index, cached
+
+    @classmethod
+    def joined(cls, parts: list) -> "CellColumns":
+        """The columns of a sheet read in chunks: ``parts`` holds one tuple a chunk,
+        (value rows, value cols, values, formula rows, formula cols, texts, the chunk's
+        formula cells with a cached value (their index among its formula cells), those
+        values)."""
+        if not parts:
+            none, objects = np.zeros(0, dtype=np.int64), np.empty(0, dtype=object)
+            return cls(none, none, objects, none, none, [], none, objects)
+        # each chunk's cached-value indices moved past the formula cells before it
+        before = np.cumsum([0] + [len(part[3]) for part in parts[:-1]])
+        parts = [part[:6] + (part[6] + start,) + part[7:] for part, start in zip(parts, before)]
+        arrays = [np.concatenate([part[k] for part in parts]) if len(parts) > 1 else parts[0][k]
+                  for k in (0, 1, 2, 3, 4, 6, 7)]
+        texts = parts[0][5] if len(parts) == 1 else \
+            list(chain.from_iterable(part[5] for part in parts))
+        vr, vc, vv, fr, fc, index, cached = (
+            a.astype(np.int64, copy=False) if a.dtype != object else a for a in arrays)
+        return cls(vr, vc, vv, fr, fc, texts, index, cached)
+
+    def counts(self) -> tuple[int, int]:
+        """(cells without a formula, formula cells)."""
+        return len(self.values), len(self.texts)
+
+    def dicts(self) -> tuple[dict, dict, dict]:
+        """(values, formulas, cached) as :class:`~.sheet.SheetData` holds them."""
+        values = dict(zip(_keys(self.value_rows, self.value_cols), self.values.tolist()))
+        fkeys = list(_keys(self.formula_rows, self.formula_cols))
+        formulas = dict(zip(fkeys, map(tuple.__new__, repeat(S.FormulaCell),
+                                       zip(self.texts, repeat("plain"), repeat(None)))))
+        cached = dict(zip(map(fkeys.__getitem__, self.cached_index.tolist()),
+                          self.cached.tolist()))
+        return values, formulas, cached
 
 
 _LAYOUT = np.dtype([("r", "<u4"), ("c", "<u4"), ("c0", "<u4"), ("v0", "<i4"), ("v1", "<i4"),

@@ -84,7 +84,10 @@ def read_fast(data: bytes, sheet: "S.SheetData", strings: list, name: str,
         values, formulas, cached, hidden = {}, {}, {}, {}
     left = (local.cells[0], local.others[0])
     from .bulksheet import read_bulk    # numpy: not imported with the package (see there)
-    layout = read_bulk(data, body, stop, strings, values, formulas, cached, left)
+    # straight into the sheet, the bulk reader hands its cells over as columns when it
+    # can (the dicts made from them only if asked for: see SheetData)
+    columns: list | None = [] if direct else None
+    layout = read_bulk(data, body, stop, strings, values, formulas, cached, left, columns)
     if layout is None:      # not in the bulk reader's spelling: expat, then the loop
         S.xmlparse.check(data, name)     # the whole part well formed, as expat reads it
         layout = _read_cells(data, body, stop, name, strings, values, formulas, cached,
@@ -95,6 +98,8 @@ def read_fast(data: bytes, sheet: "S.SheetData", strings: list, name: str,
                 d.clear()
         return None
     layout, max_row, max_col, left = layout
+    if columns:
+        sheet.columns = columns[0]
     layout.dimension = around.dimension
     budget.cells[0], budget.others[0] = left
     if not direct:

@@ -58,6 +58,15 @@ class FormulaCell(NamedTuple):
 
 @dataclass
 class SheetData:
+    """One worksheet as read. Its cells are three dicts keyed ``(row, column)``:
+    ``values`` (cells without a formula: float | str | bool | XlError), ``formulas``
+    (:class:`FormulaCell`) and ``cached`` (the value cached in a formula cell).
+
+    The bulk reader (:mod:`.bulksheet`) hands a sheet's cells over as ``columns``
+    instead (:class:`~.bulksheet.CellColumns`: arrays and lists in document order, no
+    dict entry per cell), which the engine's read stage takes as they are; the dicts are
+    then made from them the first time something asks for ``values``, ``formulas`` or
+    ``cached`` (and ``columns`` is None from then on: the dicts are the sheet)."""
     name: str
     part: str
     values: dict = field(default_factory=dict)    # (r, c) -> float | str | bool | XlError
@@ -71,6 +80,45 @@ class SheetData:
     #: a filter is in effect on the sheet: ``<sheetPr filterMode="1">``, an autoFilter
     #: with a ``filterColumn``, or a table on the sheet whose autoFilter has one
     filter_active: bool = False
+    #: the cells as the bulk reader's columns, until the dicts are asked for (see above)
+    columns: Any = field(default=None, repr=False, compare=False)
+
+    def cell_counts(self) -> tuple[int, int]:
+        """(cells without a formula, formula cells), without making the dicts."""
+        if self.columns is not None:
+            return self.columns.counts()
+        return len(self.values), len(self.formulas)
+
+
+def _cell_dict(slot: str) -> property:
+    """The property of :class:`SheetData` named by ``slot``: the dict, made from the
+    sheet's ``columns`` (all three at once) the first time it is read or set."""
+    index = ("values", "formulas", "cached").index(slot)
+
+    def get(sheet: SheetData) -> dict:
+        if sheet.columns is not None:
+            _made_dicts(sheet)
+        return sheet.__dict__["_" + slot]
+
+    def put(sheet: SheetData, cells: dict) -> None:
+        if sheet.__dict__.get("columns") is not None:
+            _made_dicts(sheet)
+        sheet.__dict__["_" + slot] = cells
+
+    get.__doc__ = f"The sheet's {slot} dict (element {index} of what the columns make)."
+    return property(get, put)
+
+
+def _made_dicts(sheet: SheetData) -> None:
+    columns, sheet.columns = sheet.columns, None
+    d = sheet.__dict__
+    d["_values"], d["_formulas"], d["_cached"] = columns.dicts()
+
+
+# (set after the class is made: the dataclass's __init__, __repr__ and __eq__ go through
+# them, so a sheet made or compared as before behaves as the three plain fields did)
+for _slot in ("values", "formulas", "cached"):
+    setattr(SheetData, _slot, _cell_dict(_slot))
 
 
 @dataclass

@@ -173,8 +173,9 @@ def estimate_read(sheets, part_bytes: int) -> Estimate:
     and bounding boxes known, not guessed."""
     cells = formulas = sparse = 0
     for sheet in sheets:
-        n = len(sheet.values) + len(sheet.formulas)
-        cells, formulas = cells + n, formulas + len(sheet.formulas)
+        held, formula_cells = sheet.cell_counts()   # (the dicts not made for it)
+        n = held + formula_cells
+        cells, formulas = cells + n, formulas + formula_cells
         if sheet.max_row * sheet.max_col > DENSE_CELLS:
             sparse += n
     return Estimate(cells, formulas, part_bytes, sparse)
