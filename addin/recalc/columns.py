@@ -55,6 +55,12 @@ class ColumnEvaluator:
 
                 def note(k, err: ExcelError):  # the label made only for a cell with a reason
                     reasons.setdefault(labels[rest[k]], (err.code, err.reason))
+
+                def many(ks: list, errs: list):  # note(k, err) for each pair, in order
+                    whys = {id(e): (e.code, e.reason) for e in errs}
+                    for label, err in zip(labels.many(list(map(rest.__getitem__, ks))), errs):
+                        reasons.setdefault(label, whys[id(err)])
+                note.many = many
                 try:
                     result = run_columns(t.program, *gathered, len(rest), note,
                                          self.factor_memo)

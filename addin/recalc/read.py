@@ -224,6 +224,18 @@ class Labels:
         n_sheet, n_row, n_col = self._cells
         return self.cell(n_sheet[i], n_row[i], n_col[i])
 
+    def many(self, ids: list) -> list[str]:
+        """``[self[i] for i in ids]`` in fewer Python steps: each (sheet, column)'s
+        ``Sheet!D`` made once, the row numbers appended in one ``map``."""
+        if self.names and not self.names.keys().isdisjoint(ids):
+            return [self[i] for i in ids]
+        n_sheet, n_row, n_col = self._cells
+        sheets = list(map(n_sheet.__getitem__, ids))
+        cols = list(map(n_col.__getitem__, ids))
+        heads = {sc: self.cell(sc[0], 1, sc[1])[:-1] for sc in set(zip(sheets, cols))}
+        return list(map(str.__add__, map(heads.__getitem__, zip(sheets, cols)),
+                        map(str, map(n_row.__getitem__, ids))))
+
     def cell(self, s: int, r: int, c: int) -> str:
         """``Sheet!A1`` of cell (``r``, ``c``) of sheet ``s``."""
         prefix = self._prefixes.get(s)

@@ -111,11 +111,26 @@ def _per_distinct(func, inputs, values, column, n, note):
     if arrays:  # every result kept as the step gave it, for the step that reads it
         out = raw
     if log:
-        has = np.zeros(m, dtype=bool)
-        has[list(log)] = True
-        for k in np.flatnonzero(has[inverse]).tolist():
-            note(k, ExcelError(*log[int(inverse[k])]))
+        _note_cells(note, inverse, m, {j: ExcelError(*why) for j, why in log.items()})
     return out[inverse].reshape(n, 1), ARRAY_COLUMN if arrays else STEP_COLUMN
+
+
+def _note_cells(note, inverse: np.ndarray, m: int, errors: dict) -> None:
+    """Note ``errors[j]`` (the ExcelError of combination ``j`` of ``m``) for each cell ``k`` whose
+    combination ``inverse[k]`` has one, in the order of the cells: in one call
+    ``note.many(cells, errors)`` when the note has it (the engine's: the cells' labels
+    made in one pass), else ``note(k, err)`` cell by cell."""
+    has = np.zeros(m, dtype=bool)
+    has[list(errors)] = True
+    cells = np.flatnonzero(has[inverse])
+    theirs = list(map(errors.__getitem__, inverse[cells].tolist()))
+    cells = cells.tolist()
+    many = getattr(note, "many", None)
+    if many is not None:
+        many(cells, theirs)
+        return
+    for k, err in zip(cells, theirs):
+        note(k, err)
 
 
 def _raw_column(value) -> list:
@@ -139,10 +154,11 @@ def _factorize(columns: list, n: int, strict: bool = False):
     one number unless ``strict`` (then they differ, and a column holding -0.0, which
     equals 0.0, is not factorised). One dict filled by ``map`` (no Python loop per
     cell): each combination maps to the index of the first cell that holds it."""
-    if strict and any(map(_negative_zero, columns)):
+    types = [set(map(type, col)) for col in columns]  # once: both checks read them
+    if strict and any(map(_negative_zero, columns, types)):
         return None
-    keyed = [_typed(col, {} if strict else None) if _needs_type(col, strict) else col
-             for col in columns]
+    keyed = [_typed(col, {} if strict else None) if _needs_type(col, strict, kinds) else col
+             for col, kinds in zip(columns, types)]
     keys = keyed[0] if len(keyed) == 1 else zip(*keyed)
     first: dict = {}
     try:

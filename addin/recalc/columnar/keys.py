@@ -3,21 +3,25 @@ arguments: a value keyed by its type where two values of different types can be 
 (TRUE, 1 and 1.0), and -0.0 (equal to 0.0, told apart by an operation) found."""
 from __future__ import annotations
 
+import functools
+import itertools
 import math
+import operator
 
 import schedula as sh
 
 from ..values import XL
 
 
-def _needs_type(col, strict: bool) -> bool:
+def _needs_type(col, strict: bool, types: set | None = None) -> bool:
     """Must the values of ``col`` be keyed by their type too? Only where two values of
     different types can be equal: TRUE, 1 and 1.0 (unless not ``strict``: 1 and 1.0 are
     one number), or types other than text, numbers, TRUE/FALSE, errors and the empty
     cell. Text, formulas' errors and its empty cell equal no value of another type
     (an error or the empty cell only itself), so a column of text and numbers needs
-    no type key."""
-    types = set(map(type, col))
+    no type key. ``types``: the set of the types in ``col``, when the caller has it."""
+    if types is None:
+        types = set(map(type, col))
     if len(types) <= 1:
         return False
     if not types <= _KEYED_APART:
@@ -40,11 +44,23 @@ def _typed(col, merge=None) -> list:
     return list(zip(map(merge.get, types, types), col))
 
 
-def _negative_zero(col) -> bool:
-    """Does ``col`` hold -0.0 (a number equal to 0.0 that an operation tells apart)?"""
+def _negative_zero(col, types: set | None = None) -> bool:
+    """Does ``col`` hold -0.0 (a number equal to 0.0 that an operation tells apart)?
+    ``types``: the set of the types in ``col``, when the caller has it (no float, no
+    -0.0). The values equal to 0.0 are picked out in C (``filter``); when they are all
+    plain numbers (int, float, TRUE/FALSE) one ``math.copysign`` over them finds a
+    negative one (+1.0 for an int or FALSE), else each is looked at as its type says."""
+    if types is not None and float not in types:
+        return False
     if not col.count(0.0):  # == : 0, 0.0, -0.0 and FALSE
         return False
-    return any(type(v) is float and v == 0.0 and math.copysign(1.0, v) < 0 for v in col)
+    zeros = list(filter(_EQUALS_ZERO, col))
+    if set(map(type, zeros)) <= _NUMBER_KINDS:
+        return min(map(math.copysign, itertools.repeat(1.0, len(zeros)), zeros)) < 0
+    return any(type(v) is float and v == 0.0 and math.copysign(1.0, v) < 0 for v in zeros)
+
+
+_EQUALS_ZERO = functools.partial(operator.eq, 0.0)
 
 
 _NUMBER_TYPE = {int: float}

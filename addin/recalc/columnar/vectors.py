@@ -110,11 +110,12 @@ class RowRanges:
         """Each cell's row of values as one hashable key, each value keyed by its type;
         None if a row holds -0.0 or an unhashable value (then no row is shared)."""
         flat = self.block.reshape(-1).tolist()
-        if _negative_zero(flat):
+        types = set(map(type, flat))
+        if _negative_zero(flat, types):
             return None
         rows = self.block.tolist()
         keys = [tuple(zip(map(type, row), row)) for row in rows] \
-            if _needs_type(flat, True) else list(map(tuple, rows))
+            if _needs_type(flat, True, types) else list(map(tuple, rows))
         try:
             set(keys)
         except TypeError:

@@ -11,7 +11,7 @@ from formulas.tokens.operand import XlError as FXlError
 from ...errors import ExcelError
 from ..install import OVERFLOW, _from_formulas, _to_formulas, _whole_value
 from ..values import XL
-from .distinct import _factorize, _factorize_once, _raw_column
+from .distinct import _factorize, _factorize_once, _note_cells, _raw_column
 
 
 # a zvmplan function over at most this many distinct argument combinations is called once
@@ -60,10 +60,7 @@ def _zvmplan_column(fn, inputs, values, column, n, note, memo=None):
     values_, errors = results
     out = values_[inverse].reshape(n, 1)
     if errors:  # each cell of a combination with a reason gets it
-        has = np.zeros(m, dtype=bool)
-        has[list(errors)] = True
-        for k in np.flatnonzero(has[inverse]).tolist():
-            note(k, errors[int(inverse[k])])
+        _note_cells(note, inverse, m, errors)
     return out
 
 

@@ -1,0 +1,145 @@
+"""The columnar engine's shortcuts for finding distinct combinations and noting reasons
+give exactly what the general, value-by-value paths give: the same -0.0 verdict (a
+column holding -0.0 is never factorised strictly, since Excel's =1/A2 tells -0.0 from
+0.0 only through an operation), the same combinations in the same order, and the same
+reason for each cell in the same order. The general paths are written out here as the
+one-value-at-a-time definitions they replace."""
+from __future__ import annotations
+
+import itertools
+import math
+import random
+
+import numpy as np
+import pytest
+import schedula as sh
+
+from zvmplan_addin.errors import ExcelError
+from zvmplan_addin.recalc.columnar.distinct import _factorize, _note_cells
+from zvmplan_addin.recalc.columnar.keys import _NUMBER_TYPE, _negative_zero
+from zvmplan_addin.recalc.values import XL
+
+
+def _negative_zero_general(col) -> bool:
+    """The definition: some value is the float -0.0."""
+    return any(type(v) is float and v == 0.0 and math.copysign(1.0, v) < 0 for v in col)
+
+
+def _factorize_general(columns, n, strict=False):
+    """The definition: each cell's combination keyed value by value by its type (int as
+    float unless ``strict``), combinations numbered in order of first appearance; None
+    when strict and -0.0 is present."""
+    if strict and any(map(_negative_zero_general, columns)):
+        return None
+    merge = {} if strict else _NUMBER_TYPE
+    first, codes = {}, []
+    for k in range(n):
+        key = tuple((merge.get(type(c[k]), type(c[k])), c[k]) for c in columns)
+        codes.append(first.setdefault(key, len(first)))
+    picks = [0] * len(first)
+    for k in reversed(range(n)):
+        picks[codes[k]] = k
+    return picks, codes
+
+
+_NAN = float("nan")
+_POOL = [0, 0.0, -0.0, 1, 1.0, True, False, 2.5, -2.5, "", "1", "a", "A", "#N/A",
+         XL["#N/A"], XL["#VALUE!"], sh.EMPTY, _NAN, float("inf"), 10 ** 20, 1e20]
+
+
+def _columns(seed):
+    """Random mixed columns, and single-type columns (floats with zeros, text, TRUE/FALSE)."""
+    rng = random.Random(seed)
+    n = rng.randint(1, 60)
+    mixed = [rng.choice(_POOL) for _ in range(n)]
+    floats = [rng.choice([0.0, -0.0, 1.0, 2.5, _NAN]) for _ in range(n)]
+    plus = [rng.choice([0.0, 1.0, 2.5, 0, False]) for _ in range(n)]
+    text = [rng.choice(["GUEST_LAN", "VSWITCH", "", "#N/A"]) for _ in range(n)]
+    bools = [rng.choice([True, False]) for _ in range(n)]
+    return n, [mixed, floats, plus, text, bools]
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_negative_zero_shortcut_agrees_with_the_definition(seed):
+    """-0.0 is found among ints, FALSE, +0.0, errors, text and the empty cell, with and
+    without the column's set of types given."""
+    _, cols = _columns(seed)
+    for col in cols:
+        want = _negative_zero_general(col)
+        assert _negative_zero(col) is want or _negative_zero(col) == want
+        assert bool(_negative_zero(col, set(map(type, col)))) == want
+
+
+def test_negative_zero_in_a_column_of_zeros_alone():
+    """A column of +0.0, 0 and FALSE has no -0.0; one -0.0 anywhere is found; text that
+    reads "-0" is text."""
+    assert not _negative_zero([0.0] * 50 + [0, False])
+    assert _negative_zero([0.0] * 50 + [-0.0] + [0, False])
+    assert not _negative_zero(["-0", "-0.0", 0.0, sh.EMPTY])
+    assert _negative_zero([XL["#N/A"], -0.0, "x"])
+    assert not _negative_zero([1.0, 2.0], {float})
+    assert not _negative_zero([-0.0], {str})  # the types given say: no float here
+
+
+@pytest.mark.parametrize("seed", range(200))
+@pytest.mark.parametrize("strict", [False, True])
+def test_factorize_agrees_with_the_definition(seed, strict):
+    """One, two and three columns of mixed kinds: the same combinations in the same
+    order (1 and 1.0 one number unless strict; TRUE, "1" and the error apart)."""
+    n, cols = _columns(seed)
+    for chosen in ([cols[0]], [cols[1]], [cols[2]], [cols[3], cols[0]],
+                   [cols[4], cols[2], cols[1]]):
+        want = _factorize_general(chosen, n, strict)
+        got = _factorize(chosen, n, strict)
+        if want is None:
+            assert got is None
+        else:
+            assert got[0].tolist() == want[0] and got[1].tolist() == want[1]
+
+
+class _Recorder:
+    """A note with ``many``: records what each path notes."""
+
+    def __init__(self, batched):
+        self.seen = []
+        if batched:
+            self.many = lambda ks, errs: self.seen.extend(
+                (k, e.code, e.reason) for k, e in zip(ks, errs))
+
+    def __call__(self, k, err):
+        self.seen.append((k, err.code, err.reason))
+
+
+@pytest.mark.parametrize("seed", range(50))
+def test_batched_notes_agree_with_cell_by_cell(seed):
+    """Each cell of a combination with a reason is noted once, in the order of the
+    cells, with that combination's error, whether the note takes them in one call or
+    one by one."""
+    rng = random.Random(seed)
+    m = rng.randint(1, 8)
+    n = rng.randint(m, 80)
+    inverse = np.array(list(range(m)) + [rng.randrange(m) for _ in range(n - m)])
+    rng.shuffle(inverse)
+    errors = {j: ExcelError(rng.choice(["#N/A", "#NUM!"]), f"why {j}")
+              for j in range(m) if rng.random() < 0.5}
+    want = [(k, errors[j].code, errors[j].reason) for k, j in enumerate(inverse.tolist())
+            if j in errors]
+    for batched in (False, True):
+        rec = _Recorder(batched)
+        _note_cells(rec, inverse, m, errors)
+        assert rec.seen == want
+
+
+def test_engine_labels_in_one_pass_are_the_labels_one_by_one():
+    """``Labels.many`` gives each cell's ``Sheet!A1`` exactly as ``Labels[i]`` (quoted
+    sheet names, columns past Z, a defined name's own name)."""
+    from zvmplan_addin.recalc.read import Labels
+    rows = [1, 10, 99999, 2, 7, 1048576, 3]
+    cols = [1, 26, 27, 702, 703, 16384, 2]
+    sheets = [0, 1, 0, 1, 0, 1, 0]
+    labels = Labels(["Plan", "my sheet's"], sheets, rows, cols)
+    ids = list(range(7))
+    assert labels.many(ids) == [labels[i] for i in ids]
+    assert labels.many(ids)[1] == "'my sheet''s'!Z10"
+    labels.names[3] = "Rate"
+    assert labels.many(ids) == [labels[i] for i in ids] and labels.many([3])[0] == "Rate"
