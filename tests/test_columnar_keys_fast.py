@@ -143,3 +143,53 @@ def test_engine_labels_in_one_pass_are_the_labels_one_by_one():
     assert labels.many(ids)[1] == "'my sheet''s'!Z10"
     labels.names[3] = "Rate"
     assert labels.many(ids) == [labels[i] for i in ids] and labels.many([3])[0] == "Rate"
+
+
+def _row_keys_general(block):
+    """The definition of a row's key: its values, each beside its type; None when a
+    value is -0.0."""
+    flat = block.reshape(-1).tolist()
+    if _negative_zero_general(flat):
+        return None
+    return [tuple((type(v), v) for v in row) for row in block.tolist()]
+
+
+def _same_partition(a, b):
+    """Do two lists of keys put the same cells together, in the same order?"""
+    first_a, first_b = {}, {}
+    return [first_a.setdefault(k, len(first_a)) for k in a] == \
+        [first_b.setdefault(k, len(first_b)) for k in b]
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_row_keys_shortcut_agrees_with_the_definition(seed):
+    """A running row of cells per cell (``$V10:$AB10``): rows holding the same values
+    of the same types (the empty cell only itself) share a key, in order, whatever the
+    row width; -0.0 anywhere gives no keys."""
+    from zvmplan_addin.recalc.columnar.vectors import RowRanges
+    rng = random.Random(seed)
+    n, w = rng.randint(0, 40), rng.randint(1, 4)
+    few = rng.sample(_POOL, 4) + [sh.EMPTY]
+    block = np.empty((n, w), dtype=object)
+    for k in range(n):
+        for c in range(w):
+            block[k, c] = rng.choice(few)
+    ranges = RowRanges.__new__(RowRanges)
+    ranges.block = block
+    got, want = ranges.keys(), _row_keys_general(block)
+    if want is None:
+        assert got is None
+    else:
+        assert len(got) == n and _same_partition(got, want)
+        picks, inverse = _factorize([got], n, strict=True)
+        want_picks, want_inverse = _factorize_general([[k for k in want]], n, strict=True)
+        assert picks.tolist() == want_picks and inverse.tolist() == want_inverse
+
+
+def test_the_empty_cell_is_keyed_apart_from_the_text_empty():
+    """The empty cell is not the text "" nor the text "empty" (schedula's Token prints
+    as its name): three combinations, and the same again after a row of each."""
+    col = [sh.EMPTY, "", "empty", sh.EMPTY, "", 0.0, "empty"]
+    for strict in (False, True):
+        picks, inverse = _factorize([col], len(col), strict)
+        assert picks.tolist() == [0, 1, 2, 5] and inverse.tolist() == [0, 1, 2, 0, 1, 3, 2]

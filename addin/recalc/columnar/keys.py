@@ -64,3 +64,18 @@ _EQUALS_ZERO = functools.partial(operator.eq, 0.0)
 
 
 _NUMBER_TYPE = {int: float}
+
+
+_EMPTY_KEY = object()  # the empty cell's stand-in: equal to itself alone, hashed in C
+_TO_KEY = {id(sh.EMPTY): _EMPTY_KEY}
+
+
+def _empty_keyed(col, types: set) -> list:
+    """``col`` with the empty cell (``sh.EMPTY``, a schedula Token whose ``__eq__`` and
+    ``__hash__`` are Python methods: a Python call per cell in a dict or a ``count``)
+    swapped for :data:`_EMPTY_KEY`, found by identity in C, as its equality is: keys
+    that are equal exactly when the values are. ``col`` itself when ``types`` holds no
+    Token."""
+    if type(sh.EMPTY) not in types:
+        return col
+    return list(map(_TO_KEY.get, map(id, col), col))

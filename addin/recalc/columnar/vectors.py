@@ -11,7 +11,7 @@ from formulas.ranges import Ranges
 
 from ..excel.values import CellSlice
 from ..values import MAX_TEXT, NOT_ONE, make_ranges, one_value, scalar
-from .keys import _needs_type, _negative_zero
+from .keys import _empty_keyed, _needs_type, _negative_zero
 
 
 REF_COLUMN, LIT_COLUMN, STEP_COLUMN = 1, 2, 3  # how a column input is sliced per cell
@@ -111,11 +111,16 @@ class RowRanges:
         None if a row holds -0.0 or an unhashable value (then no row is shared)."""
         flat = self.block.reshape(-1).tolist()
         types = set(map(type, flat))
-        if _negative_zero(flat, types):
+        keyed = _empty_keyed(flat, types)  # the empty cell keyed in C
+        if _negative_zero(keyed, types):
             return None
-        rows = self.block.tolist()
-        keys = [tuple(zip(map(type, row), row)) for row in rows] \
-            if _needs_type(flat, True, types) else list(map(tuple, rows))
+        w = self.block.shape[1]
+        if w == 0:
+            return [()] * self.block.shape[0]
+        if _needs_type(flat, True, types):
+            keyed = list(zip(map(type, flat), keyed))
+        # each row's tuple zipped from the block's columns
+        keys = list(zip(*[keyed[c::w] for c in range(w)]))
         try:
             set(keys)
         except TypeError:
