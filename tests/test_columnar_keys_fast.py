@@ -169,7 +169,7 @@ def test_row_keys_shortcut_agrees_with_the_definition(seed):
     from zvmplan_addin.recalc.columnar.vectors import RowRanges
     rng = random.Random(seed)
     n, w = rng.randint(0, 40), rng.randint(1, 4)
-    few = rng.sample(_POOL, 4) + [sh.EMPTY]
+    few = rng.sample(_POOL, 4) + [sh.EMPTY, XL["#N/A"]]
     block = np.empty((n, w), dtype=object)
     for k in range(n):
         for c in range(w):
@@ -193,3 +193,17 @@ def test_the_empty_cell_is_keyed_apart_from_the_text_empty():
     for strict in (False, True):
         picks, inverse = _factorize([col], len(col), strict)
         assert picks.tolist() == [0, 1, 2, 5] and inverse.tolist() == [0, 1, 2, 0, 1, 3, 2]
+
+
+def test_error_values_are_keyed_apart_from_their_text_and_each_other():
+    """formulas' error values equal themselves alone: #N/A is not the text "#N/A", nor
+    #NUM!, nor a new error object of the same code (Token equality is identity)."""
+    from formulas.tokens.operand import XlError
+    other = XlError("#N/A")  # not formulas' #N/A object: not equal to it
+    col = [XL["#N/A"], "#N/A", XL["#NUM!"], XL["#N/A"], other, sh.EMPTY, other, 1.0]
+    for strict in (False, True):
+        picks, inverse = _factorize([col], len(col), strict)
+        assert picks.tolist() == [0, 1, 2, 4, 5, 7]
+        assert inverse.tolist() == [0, 1, 2, 0, 3, 4, 3, 5]
+        want = _factorize_general([col], len(col), strict)
+        assert (picks.tolist(), inverse.tolist()) == want

@@ -16,7 +16,7 @@ from ...errors import ExcelError
 from ..install import _elem_from_formulas
 from ..runlog import Reasons
 from ..values import NOT_ONE, one_value
-from .keys import _empty_keyed, _needs_type, _negative_zero, _typed
+from .keys import _token_keyed, _needs_type, _negative_zero, _typed
 from .vectors import ARRAY_COLUMN, ROWS_COLUMN, STEP_COLUMN, _as_column, _cell_value
 
 
@@ -155,7 +155,7 @@ def _factorize(columns: list, n: int, strict: bool = False):
     equals 0.0, is not factorised). One dict filled by ``map`` (no Python loop per
     cell): each combination maps to the index of the first cell that holds it."""
     types = [set(map(type, col)) for col in columns]  # once: both checks read them
-    columns = list(map(_empty_keyed, columns, types))
+    columns = list(map(_token_keyed, columns, types))
     if strict and any(map(_negative_zero, columns, types)):
         return None
     keyed = [_typed(col, {} if strict else None) if _needs_type(col, strict, kinds) else col

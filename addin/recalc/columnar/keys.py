@@ -66,16 +66,22 @@ _EQUALS_ZERO = functools.partial(operator.eq, 0.0)
 _NUMBER_TYPE = {int: float}
 
 
-_EMPTY_KEY = object()  # the empty cell's stand-in: equal to itself alone, hashed in C
-_TO_KEY = {id(sh.EMPTY): _EMPTY_KEY}
+def _stand_ins(tokens) -> dict:
+    """id of each token -> an object of its own, equal to itself alone and hashed in C."""
+    return {id(t): object() for t in tokens}
 
 
-def _empty_keyed(col, types: set) -> list:
-    """``col`` with the empty cell (``sh.EMPTY``, a schedula Token whose ``__eq__`` and
-    ``__hash__`` are Python methods: a Python call per cell in a dict or a ``count``)
-    swapped for :data:`_EMPTY_KEY`, found by identity in C, as its equality is: keys
-    that are equal exactly when the values are. ``col`` itself when ``types`` holds no
-    Token."""
-    if type(sh.EMPTY) not in types:
+_TOKENS = (sh.EMPTY, *XL.values())  # the empty cell and formulas' error values
+_TO_KEY = _stand_ins(_TOKENS)
+_TOKEN_TYPES = frozenset(map(type, _TOKENS))
+
+
+def _token_keyed(col, types: set) -> list:
+    """``col`` with the empty cell (``sh.EMPTY``) and formulas' error values (schedula
+    Tokens, equal to themselves alone, whose ``__eq__`` and ``__hash__`` are Python
+    methods: a Python call per cell in a dict or a ``count``) each swapped for an object
+    of its own (:data:`_TO_KEY`), found by identity in C: keys that are equal exactly
+    when the values are. ``col`` itself when ``types`` holds no such Token."""
+    if types.isdisjoint(_TOKEN_TYPES):
         return col
     return list(map(_TO_KEY.get, map(id, col), col))

@@ -11,7 +11,7 @@ from formulas.ranges import Ranges
 
 from ..excel.values import CellSlice
 from ..values import MAX_TEXT, NOT_ONE, make_ranges, one_value, scalar
-from .keys import _empty_keyed, _needs_type, _negative_zero
+from .keys import _token_keyed, _needs_type, _negative_zero
 
 
 REF_COLUMN, LIT_COLUMN, STEP_COLUMN = 1, 2, 3  # how a column input is sliced per cell
@@ -111,7 +111,7 @@ class RowRanges:
         None if a row holds -0.0 or an unhashable value (then no row is shared)."""
         flat = self.block.reshape(-1).tolist()
         types = set(map(type, flat))
-        keyed = _empty_keyed(flat, types)  # the empty cell keyed in C
+        keyed = _token_keyed(flat, types)  # the empty cell and errors keyed in C
         if _negative_zero(keyed, types):
             return None
         w = self.block.shape[1]
