@@ -109,15 +109,31 @@ def _any_if(condition, x, y=False, *, n):
         if values is None:
             return None
         columns.append(values if isinstance(values, list) else values * n)
-    try:
-        out = list(map(_if_one, *columns))
-    except Exception:  # a value formulas' IF answers otherwise (#VALUE!): let it
-        return None
+    if set(map(type, columns[0])) == {bool}:  # TRUE/FALSE conditions: numpy picks
+        out = _if_by_mask(*columns, n=n)
+    else:
+        try:
+            out = list(map(_if_one, *columns))
+        except Exception:  # a value formulas' IF answers otherwise (#VALUE!): let it
+            return None
     if not _plain_results(out):
         return None
     col = np.empty((n, 1), dtype=object)
     col[:, 0] = out
     return col
+
+
+def _if_by_mask(condition: list, x: list, y: list, *, n) -> list:
+    """:func:`_if_one` over conditions that are all TRUE/FALSE, in C: ``np.where``
+    picks each element's object from ``x`` or ``y`` (object arrays, no conversion), the
+    empty cell then swapped for 0 by identity."""
+    picked = np.where(np.fromiter(condition, dtype=bool, count=n),
+                      np.fromiter(x, dtype=object, count=n),
+                      np.fromiter(y, dtype=object, count=n)).tolist()
+    return list(map(_EMPTY_AS_ZERO.get, map(id, picked), picked))
+
+
+_EMPTY_AS_ZERO = {id(sh.EMPTY): 0}
 
 
 def _if_one(condition, x, y):
