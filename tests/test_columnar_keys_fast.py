@@ -235,3 +235,43 @@ def test_if_over_true_false_conditions_picks_as_element_by_element(seed):
     if whole is not None:  # None: a result formulas turns into an error (inf): its call
         assert all(a is b or (type(a) is type(b) and a == b)
                    for a, b in zip(whole[:, 0].tolist(), want))
+
+
+def _raw_general(flat):
+    """The definition: each value converted on its own (_elem_from_formulas)."""
+    from zvmplan_addin.recalc.install import _elem_from_formulas
+    return [v if type(v) in (float, str, int) else _elem_from_formulas(v) for v in flat]
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_raw_column_shortcut_agrees_with_value_by_value(seed):
+    """A zvmplan function's column argument: text and numbers as they are, TRUE/FALSE as
+    they are, the empty cell None and each error an ExcelError of its code, the same as
+    converting value by value; a token it does not know (a new XlError, #GETTING_DATA)
+    goes value by value."""
+    from formulas.tokens.operand import XlError
+    from zvmplan_addin.recalc.columnar.distinct import _raw_column
+    rng = random.Random(seed)
+    n = rng.randint(0, 40)
+    pool = _POOL + ([XlError("#N/A")] if seed % 3 == 0 else [])
+    flat = [rng.choice(pool) for _ in range(n)]
+    col = np.empty((n, 1), dtype=object)
+    col[:, 0] = flat
+    got, want = _raw_column(col), _raw_general(flat)
+    assert len(got) == n
+    for a, b in zip(got, want):
+        assert type(a) is type(b) and (a is b or a == b or (a != a and b != b))
+        if isinstance(a, ExcelError):
+            assert (a.code, a.reason) == (b.code, b.reason)
+
+
+def test_raw_column_of_an_error_code_excel_lacks_fails_as_value_by_value():
+    """#GETTING_DATA (formulas' own) is no Excel error: the column conversion raises as
+    the value-by-value one does (the column then goes cell by cell)."""
+    from zvmplan_addin.recalc.columnar.distinct import _raw_column
+    col = np.empty((2, 1), dtype=object)
+    col[:, 0] = [XL["#N/A"], XL["#GETTING_DATA"]]
+    with pytest.raises(ValueError):
+        _raw_general(col[:, 0].tolist())
+    with pytest.raises(ValueError):
+        _raw_column(col)

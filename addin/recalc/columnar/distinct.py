@@ -16,7 +16,7 @@ from ...errors import ExcelError
 from ..install import _elem_from_formulas
 from ..runlog import Reasons
 from ..values import NOT_ONE, one_value
-from .keys import _token_keyed, _needs_type, _negative_zero, _typed
+from .keys import _TOKEN_TYPES, _TOKENS, _needs_type, _negative_zero, _token_keyed, _typed
 from .vectors import ARRAY_COLUMN, ROWS_COLUMN, STEP_COLUMN, _as_column, _cell_value
 
 
@@ -137,12 +137,34 @@ def _raw_column(value) -> list:
     """A column input -> the raw values the registry takes, one per cell (a plain list:
     numbers and text as they are, only other values converted one by one)."""
     flat = value.reshape(-1).tolist()
-    if set(map(type, flat)) <= _RAW_AS_IS:
+    types = set(map(type, flat))
+    if types <= _RAW_AS_IS:
         return flat
+    if types <= _RAW_BY_IDENTITY:  # TRUE/FALSE as they are, the tokens swapped in C
+        raw = _raw_tokens()
+        out = list(map(raw.get, map(id, flat), flat))
+        if set(map(type, out)).isdisjoint(_TOKEN_TYPES):  # every token was one of those
+            return out
     return [v if type(v) in _RAW_AS_IS else _elem_from_formulas(v) for v in flat]
 
 
 _RAW_AS_IS = frozenset({float, str, int})
+
+
+_RAW_BY_IDENTITY = _RAW_AS_IS | {bool} | _TOKEN_TYPES
+
+
+def _raw_tokens() -> dict:
+    """id of the empty cell and of each of formulas' error values -> its raw value
+    (:func:`_elem_from_formulas`: None, an ExcelError), made for one column: the cells
+    holding one token share its raw value, as they share one combination."""
+    raw = {}
+    for token in _TOKENS:
+        try:
+            raw[id(token)] = _elem_from_formulas(token)
+        except ValueError:  # a code ExcelError does not take: cell by cell says so
+            pass
+    return raw
 
 
 def _factorize(columns: list, n: int, strict: bool = False):
