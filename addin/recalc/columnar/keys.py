@@ -1,6 +1,8 @@
 """Hashable keys of column values, for finding the distinct combinations of a step's
 arguments: a value keyed by its type where two values of different types can be equal
-(TRUE, 1 and 1.0), and -0.0 (equal to 0.0, told apart by an operation) found."""
+(TRUE, 1 and 1.0), -0.0 (equal to 0.0, told apart by an operation) found, and the
+empty cell and formulas' error values (equal to themselves alone, with Python hash and
+equality methods) swapped for stand-ins hashed in C."""
 from __future__ import annotations
 
 import functools
