@@ -196,14 +196,20 @@ def test_the_bulk_path_reads_the_usual_spelling_as_the_loop_does(monkeypatch):
     assert bulk[-2].count("XlError") == 3 and "(9, 2): '<'" in bulk[2]
 
 
-def test_the_bulk_path_reads_a_large_part_in_chunks(monkeypatch):
-    """Rows across several chunks (CHUNK made small): the same as the loop."""
+def _chunked_part(monkeypatch, cached: bool) -> bytes:
+    """399 rows of a text, a number and a formula (its cached value ``<v>r</v>`` or an
+    empty ``<v />``), read with CHUNK made small so they span many chunks."""
     from zvmplan_addin.xlsx import bulksheet
     monkeypatch.setattr(bulksheet, "CHUNK", 200)
-    rows = "".join(f'<row r="{r}"><c r="A{r}" t="inlineStr"><is><t>k{r}</t></is></c>'
-                   f'<c r="B{r}"><v>{r / 7}</v></c><c r="C{r}"><f>B{r}*2&amp;""</f><v /></c>'
-                   f'</row>' for r in range(1, 400))
-    data = _part(rows)
+    return _part("".join(
+        f'<row r="{r}"><c r="A{r}" t="inlineStr"><is><t>k{r}</t></is></c>'
+        f'<c r="B{r}"><v>{r / 7}</v></c><c r="C{r}"><f>B{r}*2&amp;""</f>'
+        + (f'<v>{r}</v>' if cached else '<v />') + '</c></row>' for r in range(1, 400)))
+
+
+def test_the_bulk_path_reads_a_large_part_in_chunks(monkeypatch):
+    """Rows across several chunks (CHUNK made small): the same as the loop."""
+    data = _chunked_part(monkeypatch, cached=False)
     assert _bulk_taken(data)
     assert _outcome(data, True, monkeypatch) == _outcome(data, False, monkeypatch)
 
@@ -436,12 +442,7 @@ def test_plain_cells_are_handed_over_as_columns_and_make_the_same_dicts(monkeypa
 
 def test_columns_across_chunks_make_the_same_dicts(monkeypatch):
     """Rows over many chunks (CHUNK made small): one set of columns, the same dicts."""
-    from zvmplan_addin.xlsx import bulksheet
-    monkeypatch.setattr(bulksheet, "CHUNK", 200)
-    rows = "".join(f'<row r="{r}"><c r="A{r}" t="inlineStr"><is><t>k{r}</t></is></c>'
-                   f'<c r="B{r}"><v>{r / 7}</v></c><c r="C{r}"><f>B{r}*2&amp;""</f><v>{r}</v>'
-                   f'</c></row>' for r in range(1, 400))
-    data = _part(rows)
+    data = _chunked_part(monkeypatch, cached=True)
     columns, state, _ = _columns_or_dicts(data)
     assert columns is not None and columns.counts() == (798, 399)
     assert list(columns.cached[:2]) == [1.0, 2.0] and list(columns.cached_index[:3]) == [0, 1, 2]
