@@ -211,7 +211,7 @@ def test_error_values_are_keyed_apart_from_their_text_and_each_other():
 
 @pytest.mark.parametrize("seed", range(100))
 def test_if_over_true_false_conditions_picks_as_element_by_element(seed):
-    """IF over a column of TRUE/FALSE picks each cell's own object from the value or the
+    """IF over a column of TRUE/FALSE (bool, or numpy's from a comparison) picks each cell's own object from the value or the
     alternative, the empty cell as 0 (formulas' IF element by element): numpy's pick
     agrees with the element-by-element rule on text, errors, the empty cell and numbers,
     and so does the whole column step."""
@@ -219,7 +219,8 @@ def test_if_over_true_false_conditions_picks_as_element_by_element(seed):
     rng = random.Random(seed)
     n = rng.randint(0, 50)
     pool = [v for v in _POOL if not (isinstance(v, float) and v != v)]
-    cond = [rng.choice([True, False]) for _ in range(n)]
+    cond = [rng.choice([True, False, np.True_, np.False_][:4 if seed % 2 else 2])
+            for _ in range(n)]
     x = [rng.choice(pool) for _ in range(n)]
     y = [rng.choice(pool) for _ in range(n)]
     want = list(map(_if_one, cond, x, y))

@@ -109,7 +109,7 @@ def _any_if(condition, x, y=False, *, n):
         if values is None:
             return None
         columns.append(values if isinstance(values, list) else values * n)
-    if set(map(type, columns[0])) == {bool}:  # TRUE/FALSE conditions: numpy picks
+    if set(map(type, columns[0])) <= _TRUE_FALSE:  # TRUE/FALSE conditions: numpy picks
         out = _if_by_mask(*columns, n=n)
     else:
         try:
@@ -124,7 +124,7 @@ def _any_if(condition, x, y=False, *, n):
 
 
 def _if_by_mask(condition: list, x: list, y: list, *, n) -> list:
-    """:func:`_if_one` over conditions that are all TRUE/FALSE, in C: ``np.where``
+    """:func:`_if_one` over conditions that are all TRUE/FALSE (bool or numpy's), in C: ``np.where``
     picks each element's object from ``x`` or ``y`` (object arrays, no conversion), the
     empty cell then swapped for 0 by identity."""
     picked = np.where(np.fromiter(condition, dtype=bool, count=n),
@@ -134,6 +134,9 @@ def _if_by_mask(condition: list, x: list, y: list, *, n) -> list:
 
 
 _EMPTY_AS_ZERO = {id(sh.EMPTY): 0}
+
+
+_TRUE_FALSE = frozenset({bool, np.bool_})  # a comparison's result: numpy's bool too
 
 
 def _if_one(condition, x, y):
