@@ -211,8 +211,9 @@ def test_error_values_are_keyed_apart_from_their_text_and_each_other():
 
 @pytest.mark.parametrize("seed", range(100))
 def test_if_over_true_false_conditions_picks_as_element_by_element(seed):
-    """IF over a column of TRUE/FALSE (bool, or numpy's from a comparison) picks each cell's own object from the value or the
-    alternative, the empty cell as 0 (formulas' IF element by element): numpy's pick
+    """IF over a column of TRUE/FALSE (bool, or numpy's from a comparison) picks each
+    cell's own object from the value or the alternative, the empty cell as 0 (formulas'
+    IF element by element): numpy's pick
     agrees with the element-by-element rule on text, errors, the empty cell and numbers,
     and so does the whole column step."""
     from zvmplan_addin.recalc.columnar.numeric import _any_if, _if_by_mask, _if_one
