@@ -20,6 +20,17 @@ from zvmplan_addin.xlsx import read_workbook, safe_open_xlsx, write_zip, zipwrit
 WHEN = dt.datetime(2024, 1, 2, 3, 4, 6)
 
 
+def _formula_book(path, rows: int, text: str) -> None:
+    """A workbook of ``rows`` rows at ``path``: a number, ``=A*1.5`` and a formula of text,
+    ``text`` with ``{r}`` for the row."""
+    wb = openpyxl.Workbook()
+    for r in range(1, rows + 1):
+        wb.active.cell(r, 1, r)
+        wb.active.cell(r, 2, f"=A{r}*1.5")
+        wb.active.cell(r, 3, text.format(r=r))
+    wb.save(path)
+
+
 def _text(n: int) -> bytes:
     """n bytes of varied, compressible text (so that chunks hold back-references)."""
     line = b"".join(b'<c r="A%d"><f>B%d*2</f><v>%r</v></c>' % (i, i, i * 0.37) for i in range(200))
@@ -78,14 +89,8 @@ def test_a_recalculated_book_with_chunked_parts_reads_back(tmp_path, monkeypatch
     recalculated value, and the package check (bounded inflate, CRC) accepts it."""
     monkeypatch.setattr(zipwrite, "CHUNK", 4096)
     monkeypatch.setattr(zipwrite, "THREADS", 2)
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    for r in range(1, 401):
-        ws.cell(r, 1, r)
-        ws.cell(r, 2, f"=A{r}*1.5")
-        ws.cell(r, 3, f'="row "&A{r}')
     src, out = tmp_path / "in.xlsx", tmp_path / "out.xlsx"
-    wb.save(src)
+    _formula_book(src, 400, '="row "&A{r}')
     calc(src, out)
     with zipfile.ZipFile(out) as z:
         assert z.testzip() is None
@@ -139,13 +144,8 @@ def test_libreoffice_reads_a_part_deflated_in_chunks(tmp_path, monkeypatch):
     import csv
     import subprocess
     monkeypatch.setattr(zipwrite, "CHUNK", 4096)
-    wb = openpyxl.Workbook()
-    for r in range(1, 501):
-        wb.active.cell(r, 1, r)
-        wb.active.cell(r, 2, f"=A{r}*1.5")
-        wb.active.cell(r, 3, f'="row "&A{r}')
     src, out = tmp_path / "in.xlsx", tmp_path / "out.xlsx"
-    wb.save(src)
+    _formula_book(src, 500, '="row "&A{r}')
     calc(src, out)
     with zipfile.ZipFile(out) as z:
         assert z.getinfo("xl/worksheets/sheet1.xml").file_size > 8 * 4096
@@ -194,13 +194,8 @@ def test_without_isal_calc_deflates_with_zlib_to_the_same_parts(tmp_path, monkey
     import subprocess
     import sys
     monkeypatch.setattr(zipwrite, "CHUNK", 4096)
-    wb = openpyxl.Workbook()
-    for r in range(1, 401):
-        wb.active.cell(r, 1, r)
-        wb.active.cell(r, 2, f"=A{r}*1.5")
-        wb.active.cell(r, 3, f'="row "&A{r}&" at 10%"')
     src, fast, plain = tmp_path / "in.xlsx", tmp_path / "isal.xlsx", tmp_path / "zlib.xlsx"
-    wb.save(src)
+    _formula_book(src, 400, '="row "&A{r}&" at 10%"')
     calc(src, fast)
     script = ("import sys; sys.modules['isal'] = None\n"
               "from zvmplan_addin.xlsx import zipwrite\n"
