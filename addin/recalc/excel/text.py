@@ -148,17 +148,13 @@ def search(find_text, within_text, start_num=1):
     ``start_num``, case-insensitive, its position counted from 1."""
     find, within = text_of(find_text), text_of(within_text)
     if not ("*" in find or "?" in find or "~" in find):
-        return _formulas_text().xsearch(find, within, start_num)
+        from formulas.functions.text import xsearch  # loaded by install() already
+        return xsearch(find, within, start_num)
     n = int(start_num - 1)
     if n < 0 or n > len(within):
         return XL["#VALUE!"]
     found = re.compile(wildcard_regex(find), re.I | re.S).search(within, n)
     return XL["#VALUE!"] if found is None else found.start() + 1
-
-
-def _formulas_text():
-    import formulas.functions.text as text
-    return text
 
 
 def textjoin(delimiter, ignore_empty, *texts):
