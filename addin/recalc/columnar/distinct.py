@@ -5,7 +5,6 @@ other function with each combination's own values, :func:`_cell_by_cell` a volat
 one once per cell."""
 from __future__ import annotations
 
-import itertools
 import operator
 
 import numpy as np
@@ -13,6 +12,7 @@ import schedula as sh
 from formulas.ranges import Ranges
 
 from ...errors import ExcelError
+from ..excel.values import first_appearance
 from ..install import _elem_from_formulas
 from ..runlog import Reasons
 from ..values import NOT_ONE, one_value
@@ -174,8 +174,8 @@ def _factorize(columns: list, n: int, strict: bool = False):
     None when a value is unhashable. Values are keyed by type too (TRUE is not 1, the
     text "#N/A" is not the error), except that an int and a float of equal value are
     one number unless ``strict`` (then they differ, and a column holding -0.0, which
-    equals 0.0, is not factorised). One dict filled by ``map`` (no Python loop per
-    cell): each combination maps to the index of the first cell that holds it."""
+    equals 0.0, is not factorised); the combinations found by
+    :func:`~..excel.values.first_appearance`."""
     types = [set(map(type, col)) for col in columns]  # once: both checks read them
     columns = list(map(_token_keyed, columns, types))
     if strict and any(map(_negative_zero, columns, types)):
@@ -183,16 +183,10 @@ def _factorize(columns: list, n: int, strict: bool = False):
     keyed = [_typed(col, {} if strict else None) if _needs_type(col, strict, kinds) else col
              for col, kinds in zip(columns, types)]
     keys = keyed[0] if len(keyed) == 1 else zip(*keyed)
-    first: dict = {}
     try:
-        codes = np.fromiter(map(first.setdefault, keys, itertools.count()), dtype=np.int64,
-                            count=n)
+        return first_appearance(keys, n)
     except TypeError:  # an unhashable value
         return None
-    picks = np.fromiter(first.values(), dtype=np.int64, count=len(first))
-    position = np.empty(n, dtype=np.int64)
-    position[picks] = np.arange(len(picks))
-    return picks, position[codes]
 
 
 MEMO_SIZE = 4  # factorisations kept for the next columns of one pass

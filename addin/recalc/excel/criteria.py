@@ -25,7 +25,6 @@ its top-left corner over the criteria range's shape); otherwise #VALUE!.
 """
 from __future__ import annotations
 
-import itertools
 import operator
 import re
 import weakref
@@ -35,7 +34,8 @@ import schedula as sh
 from formulas.functions import Array
 from formulas.tokens.operand import XlError
 
-from .values import XL, error, is_collection, is_number, is_text, single, values_of
+from .values import (XL, error, first_appearance, is_collection, is_number, is_text,
+                     single, values_of)
 from .numbers import compare_numbers
 from .parse import number_from_text
 
@@ -138,16 +138,10 @@ def picks(flat: list, criterion) -> list[bool]:
 def _distinct(flat: list) -> tuple[list, np.ndarray]:
     """(the distinct values of ``flat``, in order of first appearance; for each value of
     ``flat`` the index of its distinct value), each value keyed by its type too (1, 1.0
-    and TRUE differ), as :func:`picks` tells them apart. One dict filled by ``map``: no
-    Python loop per cell. A value that cannot be hashed raises TypeError."""
-    first: dict = {}
-    n = len(flat)
-    codes = np.fromiter(map(first.setdefault, zip(map(type, flat), flat), itertools.count()),
-                        dtype=np.intp, count=n)
-    reps = np.fromiter(first.values(), dtype=np.intp, count=len(first))
-    position = np.empty(n, dtype=np.intp)
-    position[reps] = np.arange(len(reps))
-    return [flat[k] for k in reps.tolist()], position[codes]
+    and TRUE differ), as :func:`picks` tells them apart (:func:`.values.first_appearance`).
+    A value that cannot be hashed raises TypeError."""
+    picks, inverse = first_appearance(zip(map(type, flat), flat), len(flat))
+    return [flat[k] for k in picks.tolist()], inverse
 
 
 def _hits(distinct: list, criterion) -> np.ndarray:

@@ -3,6 +3,8 @@ a column run's :class:`CellSlice`), an array, or one value; and the kinds of cel
 Excel tells apart (number, text, logical, error, empty)."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import schedula as sh
 from formulas.functions import Array
@@ -13,6 +15,20 @@ from ...errors import ExcelError
 from ..runlog import note
 
 XL = Error.errors  # Excel error code -> formulas' error value
+
+
+def first_appearance(keys, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values among ``n`` hashable ``keys`` (any iterable): (``picks``,
+    ``inverse``), ``picks`` the index of the first key of each distinct value (int64, in
+    order of first appearance), ``inverse[k]`` the distinct value of key ``k``. One dict
+    filled by ``map`` (no Python loop per key); an unhashable key raises TypeError."""
+    first: dict = {}
+    codes = np.fromiter(map(first.setdefault, keys, itertools.count()), dtype=np.int64,
+                        count=n)
+    picks = np.fromiter(first.values(), dtype=np.int64, count=len(first))
+    position = np.empty(n, dtype=np.int64)
+    position[picks] = np.arange(len(picks))
+    return picks, position[codes]
 
 
 class CellSlice(np.ndarray):
