@@ -216,8 +216,9 @@ def byte_compile(cmds) -> None:
         python = Path(cmd[0]).with_name("python")
         python = str(python) if python.exists() else sys.executable
         subprocess.run([python, "-c", _BYTE_COMPILE], capture_output=True, timeout=300)
-    print("sources compiled to bytecode first (as pip install does; this environment sets "
-          f"PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r})\n")
+    dont_write = os.environ.get("PYTHONDONTWRITEBYTECODE")
+    print("sources compiled to bytecode first (as pip install does"
+          + ("; this environment sets PYTHONDONTWRITEBYTECODE" if dont_write else "") + ")\n")
 
 
 # `zvmplan eval` / `zvmplan calc` through the engine's Python API, for before the CLI exists
@@ -741,24 +742,25 @@ def main(argv=None) -> int:
     print(f"zvmplan benchmarks: Python {sys.version.split()[0]}, {os.cpu_count()} cpu(s)\n")
     fill_sizes = [int(x) for x in args.fill_links.split(",") if x.strip()]
     fill_ref = [args.fill_reference] if args.fill_reference else None
+    cmd, how = zvmplan_command() if not args.skip_engine else (None, "")
     if not args.skip_engine:
-        byte_compile([zvmplan_command()[0]] + [[r] for r in (
+        byte_compile([cmd] + [[r] for r in (
             args.fill_reference, args.calc_reference, args.shapes_reference) if r])
     if args.fill_only:
         with tempfile.TemporaryDirectory() as tmp:
-            bench_fill(zvmplan_command()[0], tmp, fill_sizes, fill_ref)
+            bench_fill(cmd, tmp, fill_sizes, fill_ref)
         print_table()
         return 0
     if args.calc_only:
         with tempfile.TemporaryDirectory() as tmp:
-            bench_calc_speed(zvmplan_command()[0], tmp, args.calc_rows,
+            bench_calc_speed(cmd, tmp, args.calc_rows,
                              [args.calc_reference] if args.calc_reference else None,
                              args.runs, lo=not args.no_libreoffice)
         print_table()
         return 0
     if args.shapes_only:
         with tempfile.TemporaryDirectory() as tmp:
-            bench_shapes(zvmplan_command()[0], tmp, args.shape_rows,
+            bench_shapes(cmd, tmp, args.shape_rows,
                          lo=not args.no_libreoffice,
                          reference=[args.shapes_reference] if args.shapes_reference else None)
         print_table()
@@ -766,7 +768,6 @@ def main(argv=None) -> int:
     bench_model()
     bench_xlsx_layer(args.xlsx_rows)
     if not args.skip_engine:
-        cmd, how = zvmplan_command()
         if how and how != "zvmplan":
             print(f"calc and eval measured through the {how}\n")
         bench_eval(cmd, how)
