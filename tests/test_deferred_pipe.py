@@ -98,3 +98,25 @@ def test_the_pipe_is_built_only_when_called():
              if isinstance(t.pipe, DeferredPipe) and t.pipe._real is not None]
     programs = [t for t in engine.code.template if t is not None and t.program is not None]
     assert programs and len(built) < len(programs)
+
+
+@pytest.mark.parametrize("missing", [AttributeError, TypeError])
+def test_a_schedula_without_the_internals_read_gives_the_pipes_own_order(monkeypatch,
+                                                                          missing):
+    """schedula>=1.5 is allowed, and the order is read from its Solution's internals: on
+    a schedula whose internals differ (an attribute gone, other arguments) the order is
+    the DispatchPipe's own, built at once, and every value and reason is as before."""
+    def moved(self):
+        raise missing("schedula's internals moved")
+
+    expected = _engine(Options())
+    monkeypatch.setattr(DeferredPipe, "_order", moved)
+    got = _engine(Options())
+    deferred = [t for t in {id(t): t for t in got.code.template if t is not None}.values()
+                if isinstance(t.pipe, DeferredPipe)]
+    assert deferred and all(t.pipe._real is not None and
+                            t.pipe.order == pipe_order(t.pipe.real) for t in deferred)
+    for k, text in enumerate(FORMULAS):
+        assert _typed(got.nodes.grids[0].get(k + 1, 6)) == \
+            _typed(expected.nodes.grids[0].get(k + 1, 6)), text
+    assert got.log.reasons.log == expected.log.reasons.log

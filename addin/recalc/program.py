@@ -83,7 +83,13 @@ class DeferredPipe:
         missed = [k for k in outputs or () if k not in dsp.nodes]
         if missed:  # what the DispatchPipe constructor raises, raised as early
             raise ValueError(f"unreachable output-targets: {missed}")
-        self.order = self._order()
+        try:
+            self.order = self._order()
+        except (TypeError, AttributeError, KeyError, IndexError):
+            # schedula's internals read by _order (its Solution's arguments, _run,
+            # _pipe; schedula>=1.5 is allowed) are not as this version has them: the
+            # order read off the DispatchPipe itself, built now
+            self.order = pipe_order(self.real)
 
     def _order(self) -> list:
         """The node ids in the order the ``DispatchPipe`` would run them: its solution,
