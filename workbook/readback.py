@@ -159,7 +159,7 @@ def _rows(part: bytes, strings, dates) -> list[tuple]:
         raise _Unknown("a row after <sheetData>")
     parsed: list[tuple[int, list]] = []
     cells = None
-    known = _column_numbers()
+    known: dict[bytes, int] = {}  # column letters -> number, filled by index()
     index = _column_index(known)
     numeric: dict[bytes, bool] = {}  # cell format -> a number in it is read as a number
     width = max_col
@@ -213,15 +213,9 @@ def _tokens(part: bytes, start: int, stop: int):
         start = end
 
 
-def _column_numbers() -> dict[bytes, int]:
-    """The dict :func:`_column_index` fills: column letters -> number (A = 1)."""
-    return {}
-
-
-def _column_index(known: dict[bytes, int] | None = None):
+def _column_index(known: dict[bytes, int]):
     """Column letters -> number (A = 1), remembered in ``known``."""
     from openpyxl.utils.cell import column_index_from_string
-    known = {} if known is None else known
 
     def index(letters: bytes) -> int:
         n = known.get(letters)
