@@ -6,6 +6,7 @@ back with one fancy assignment; cell by cell (:class:`~.cells.CellEvaluator`) if
 run cannot be done as a column."""
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -15,6 +16,7 @@ from ..errors import ExcelError
 from .cells import CellEvaluator
 from .columnar import (LIT_COLUMN, PREFIX_COLUMN, REF_COLUMN, ROWS_COLUMN, PrefixRanges,
                        RowRanges, run_columns)
+from .columnar.codes import ColumnCodes
 from .columnar.vectors import _cell_values
 from .groups import ColumnGroup
 from .pernode import pick
@@ -34,10 +36,12 @@ class ColumnEvaluator:
         self.mismatches: list = []
         self.columnar_cells = 0
         self.factor_memo: list = []
+        self.codes = ColumnCodes()
 
     def begin_pass(self) -> None:
         """A new pass: the distinct argument combinations of the last one let go."""
         self.factor_memo = []
+        self.codes = ColumnCodes()
 
     def evaluate(self, group: ColumnGroup) -> None:
         """Evaluate ``group``: its first cell as usual, the others in one
@@ -63,7 +67,7 @@ class ColumnEvaluator:
                 note.many = many
                 try:
                     result = run_columns(t.program, *gathered, len(rest), note,
-                                         self.factor_memo)
+                                         self.factor_memo, self._codes(group.slots))
                 except Exception:  # NotStraight, or a function that failed on a column
                     result = None
         if result is None:
@@ -94,6 +98,22 @@ class ColumnEvaluator:
                 return
         for i, v in zip(rest, values):
             nodes.grids[nodes.n_sheet[i]].set(nodes.n_row[i], nodes.n_col[i], v)
+
+    def _codes(self, slots) -> list:
+        """Per slot of a group: for a column of single cells of one column of a dense
+        sheet, a function giving their values' codes (:meth:`~.columnar.codes.ColumnCodes.of`,
+        asked only by a step that factorises the column), else None."""
+        grids, out = self.cells.nodes.grids, []
+        for slot in slots:
+            made = None
+            if slot is not None and slot[0] == "cells" and slot[1] is not None:
+                grid, rows, cols = grids[slot[1]], slot[2][1:], slot[3][1:]
+                if grid.dense and rows.size and (cols == cols[0]).all() and \
+                        rows.max() <= grid.rows and cols[0] <= grid.cols:
+                    made = _Once(functools.partial(self.codes.of, grid, slot[1], rows,
+                                                   int(cols[0])))
+            out.append(made)
+        return out
 
     def _compare_with_cells(self, rest, result):
         """``check``: evaluate the cells one by one too; keep those values and list the
@@ -163,6 +183,20 @@ class ColumnEvaluator:
             else:
                 return None
         return args, kinds
+
+
+class _Once:
+    """A function of no arguments called at most once: later calls give its first answer."""
+
+    __slots__ = ("make", "value")
+
+    def __init__(self, make):
+        self.make, self.value = make, _Once
+
+    def __call__(self):
+        if self.value is _Once:
+            self.value = self.make()
+        return self.value
 
 
 def _gather(grids: list, s, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:

@@ -176,6 +176,9 @@ _CONDITION_TYPES = frozenset({bool, float, int})
 _EMPTY_TYPE = type(sh.EMPTY)
 
 
+_NUMBER_OR_EMPTY = (float, int, _EMPTY_TYPE)
+
+
 def _finite_column(result, n) -> np.ndarray:
     """Floats -> an object column, every non-finite number #NUM! (as formulas does)."""
     result = np.broadcast_to(np.asarray(result, dtype=float), (n,))
@@ -192,6 +195,8 @@ def _numbers(a, n, empty):
     None if anything else is in it (text, TRUE/FALSE, errors)."""
     if isinstance(a, np.ndarray) and not isinstance(a, Ranges) and a.shape == (n, 1):
         flat = a.reshape(-1)
+        if n and type(flat[0]) not in (_NUMBER_OR_EMPTY if empty else _NUMBER_TYPES):
+            return None  # the first value says it already (text, TRUE/FALSE, an error)
         values = flat.tolist()
         types = set(map(type, values))
         if not types <= {float, int, type(sh.EMPTY)} or (not empty and type(sh.EMPTY) in types):
@@ -214,6 +219,8 @@ def _texts(a, n):
     all text."""
     if isinstance(a, np.ndarray) and not isinstance(a, Ranges) and a.shape == (n, 1):
         flat = a.reshape(-1)
+        if n and type(flat[0]) is not str:
+            return None  # the first value says it already
         return flat if set(map(type, flat.tolist())) == {str} else None
     v = one_value(a)
     if type(v) is not str:
