@@ -1,0 +1,230 @@
+"""A grid column factorised once per pass (``columnar.codes``) gives every column step
+the distinct combinations it would find value by value: the same combinations in the
+same order, for strict steps (TRUE, 1 and 1.0 apart, -0.0 refused), for lookups and
+zvmplan functions (1 and 1.0 one number; the registry's raw values, where the error
+#N/A equals its text), with the empty cell, formulas' errors, text that reads as a
+number, NaN and infinities; and a kept factorisation is dropped as soon as a cell of
+its range holds another object. The general paths are the ones without codes."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+import schedula as sh
+from formulas.tokens.operand import XlError
+
+import zvmplan_addin.functions  # noqa: F401  (fills the registry)
+from zvmplan_addin.calls import resolve
+from zvmplan_addin.errors import ExcelError
+from zvmplan_addin.recalc.columnar.codes import ColumnCodes, combine, strict_codes
+from zvmplan_addin.recalc.columnar.distinct import (RawAt, _distinct, _factorize,
+                                                    _per_distinct, _raw_column)
+from zvmplan_addin.recalc.columnar.vectors import REF_COLUMN
+from zvmplan_addin.recalc.columnar.zvmplan import _zvmplan_column
+from zvmplan_addin.recalc.excel.values import first_appearance
+from zvmplan_addin.recalc.values import XL
+
+_NAN = float("nan")
+_POOL = [0, 0.0, 1, 1.0, True, False, 2.5, "", "1", "1.0", "TRUE", "a", "#N/A", "empty",
+         XL["#N/A"], XL["#VALUE!"], XL["#DIV/0!"], sh.EMPTY, _NAN, float("inf"),
+         float("-inf"), 10 ** 20, 1e20, 9000.0, 9000, "9000"]
+
+
+class _Grid:
+    """A dense grid of one column holding ``values`` (rows 1..n)."""
+    dense = True
+
+    def __init__(self, values):
+        self.a = np.empty((len(values), 1), dtype=object)
+        self.a[:, 0] = values
+        self.rows, self.cols = len(values), 1
+
+
+def _gathered(rng, pool, rows_in_grid, n):
+    """A grid column of ``rows_in_grid`` values and ``n`` rows read from it (repeats and
+    gaps, as a group of several columns reads one row's input several times)."""
+    grid = [rng.choice(pool) for _ in range(rows_in_grid)]
+    rows = np.array(sorted(rng.randint(1, rows_in_grid) for _ in range(n)), dtype=np.int64)
+    return grid, rows, [grid[r - 1] for r in rows.tolist()]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_combine_is_first_appearance_of_the_code_tuples(seed):
+    """Codes folded in numpy number the combinations as a dict of the tuples does, also
+    when the codes are too large to fold without renumbering."""
+    rng = random.Random(seed)
+    n = rng.randint(0, 80)
+    k = rng.randint(1, 4)
+    big = seed % 3 == 0
+    codes = [np.array([rng.randrange(3) * (1 << 40 if big else 1) + rng.randrange(2)
+                       for _ in range(n)], dtype=np.int64) for _ in range(k)]
+    picks, inverse = combine(codes, n)
+    want = first_appearance(list(zip(*[c.tolist() for c in codes])), n)
+    assert picks.tolist() == want[0].tolist() and inverse.tolist() == want[1].tolist()
+
+
+@pytest.mark.parametrize("seed", range(200))
+@pytest.mark.parametrize("strict", [False, True])
+def test_factorize_with_grid_codes_agrees_with_value_by_value(seed, strict):
+    """One to three gathered columns (with codes) beside a column without: the same
+    combinations in the same order as without codes; None exactly when it is None
+    (-0.0 under a strict step, found in the column without codes or refused by the
+    codes)."""
+    rng = random.Random(seed)
+    n = rng.randint(1, 60)
+    pool = _POOL + ([-0.0] if seed % 5 == 0 else [])
+    columns, codes = [], []
+    for _ in range(rng.randint(1, 3)):
+        grid, rows, col = _gathered(rng, pool, rng.randint(1, 20), n)
+        columns.append(col)
+        grid_codes = strict_codes(grid)
+        codes.append(None if grid_codes is None else grid_codes[rows - 1])
+    columns.append([rng.choice(pool) for _ in range(n)])
+    codes.append(None)
+    want = _factorize(columns, n, strict)
+    got = _factorize(columns, n, strict, codes=codes)
+    if want is None:
+        assert got is None
+    else:
+        assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+
+
+def test_codes_keep_kinds_apart_that_compare_equal():
+    """TRUE, 1 and 1.0; the text "1"; the error #N/A and the text "#N/A"; the empty cell
+    and the text "": each its own code; 9000 and 9000.0 too (a step that merges them
+    does so on the representatives)."""
+    col = [True, 1, 1.0, "1", XL["#N/A"], "#N/A", sh.EMPTY, "", 9000, 9000.0, True, "1"]
+    assert strict_codes(col).tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 3]
+    assert strict_codes([1.0, -0.0]) is None
+    assert strict_codes([[1.0]]) is None  # unhashable
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_raw_values_with_codes_agree_with_the_whole_raw_column(seed):
+    """A zvmplan function's column read through its grid codes, converted to raw values
+    only at the representatives (RawAt), gives the combinations of the whole column
+    converted (the error #N/A then equals its text but is keyed apart by type; 9000
+    and 9000.0 are one number)."""
+    rng = random.Random(seed)
+    n = rng.randint(1, 50)
+    grid, rows, col = _gathered(rng, _POOL, rng.randint(1, 15), n)
+    flat = np.empty((n, 1), dtype=object)
+    flat[:, 0] = col
+    other = [rng.choice(["IUCV", "VCTC", None, 1.0]) for _ in range(n)]
+    want = _factorize([_raw_column(flat), other], n)
+    got = _factorize([RawAt(flat.reshape(-1)), other], n,
+                     codes=[strict_codes(grid)[rows - 1], None])
+    assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+
+
+def test_raw_values_with_codes_raise_as_the_whole_column():
+    """An error code Excel lacks (#GETTING_DATA) raises in the conversion with codes as
+    without: the column then goes cell by cell."""
+    col = [1.0, XL["#GETTING_DATA"], 1.0]
+    flat = np.empty(3, dtype=object)
+    flat[:] = col
+    with pytest.raises(ValueError):
+        _raw_column(flat.reshape(3, 1))
+    with pytest.raises(ValueError):
+        _factorize([RawAt(flat)], 3, codes=[strict_codes(col)])
+
+
+def test_kept_codes_are_dropped_when_a_cell_changes():
+    """The codes of a grid range are kept while it holds the very same objects; a cell
+    written since (another object, even an equal one of another type) is seen."""
+    values = [1.0, 2.0, 1.0, "x"]
+    grid = _Grid(values)
+    kept = ColumnCodes()
+    rows = np.array([1, 2, 3, 4, 1], dtype=np.int64)
+    assert kept.of(grid, 0, rows, 1).tolist() == [0, 1, 0, 2, 0]
+    first = kept.kept[(0, 1, 1, 4)]
+    assert kept.of(grid, 0, rows, 1).tolist() == [0, 1, 0, 2, 0]
+    assert kept.kept[(0, 1, 1, 4)] is first  # the same objects: not factorised again
+    grid.a[1, 0] = 1  # an int equal to 1.0: another type, another code
+    assert kept.of(grid, 0, rows, 1).tolist() == [0, 1, 0, 2, 0]
+    grid.a[1, 0] = 1.0 + 0.0 * len(values)  # an equal float, another object
+    assert kept.of(grid, 0, rows, 1).tolist() == [0, 0, 0, 1, 0]
+    grid.a[3, 0] = -0.0
+    assert kept.of(grid, 0, rows, 1) is None
+
+
+def _column(values):
+    col = np.empty((len(values), 1), dtype=object)
+    col[:, 0] = values
+    return col
+
+
+def _same_values(a, b):
+    return all(x is y or (type(x) is type(y) and (x == y or x != x and y != y))
+               for x, y in zip(a.reshape(-1).tolist(), b.reshape(-1).tolist()))
+
+
+class _Notes:
+    def __init__(self):
+        self.seen = []
+
+    def __call__(self, k, err):
+        self.seen.append((k, err.code, err.reason))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_zvmplan_function_with_codes_agrees_with_the_general_path(seed):
+    """CPCPU_PER_MB over columns of transports, sizes and levels (text, numbers, text
+    that reads as a number, TRUE, the empty cell, errors): the same value and the same
+    reason in every cell with the grid's codes as without."""
+    rng = random.Random(seed)
+    n = rng.randint(8, 60)
+    fn = resolve("CPCPU_PER_MB")
+    pools = [["IUCV", "VCTC", "GUEST_LAN", "", sh.EMPTY, XL["#N/A"], "iucv", 1.0],
+             [9000.0, 1500, "9000", sh.EMPTY, True, 32764.0, XL["#VALUE!"], _NAN, 9000],
+             ["3.1.0", "5.1.0", sh.EMPTY, "", 4.4, "4.4.0"]]
+    inputs = ["T", "S", "L"]
+    values, codes = {}, {}
+    for name, pool in zip(inputs, pools):
+        grid, rows, col = _gathered(rng, pool, rng.randint(1, 12), n)
+        values[name] = _column(col)
+        grid_codes = strict_codes(grid)
+        codes[name] = (lambda c=grid_codes, r=rows: None if c is None else c[r - 1])
+    column = dict.fromkeys(inputs, REF_COLUMN)
+    want_notes, got_notes = _Notes(), _Notes()
+    want = _zvmplan_column(fn, inputs, values, column, n, want_notes, [])
+    got = _zvmplan_column(fn, inputs, values, column, n, got_notes, [], codes)
+    assert want is not None and got is not None
+    assert _same_values(got, want)
+    assert got_notes.seen == want_notes.seen
+
+
+def _describe(*args):
+    """A pure step that tells its arguments apart by type and value, element by element."""
+    return np.frompyfunc(lambda *v: repr([(type(x).__name__, x) for x in v]),
+                         len(args), 1)(*args)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_distinct_and_per_distinct_with_codes_agree_with_the_general_paths(seed):
+    """An elementwise step (strict, and as a lookup) and a step called per combination:
+    the same value in every cell, and the same calls, with the grid's codes as without."""
+    rng = random.Random(seed)
+    n = rng.randint(8, 60)
+    few = rng.sample(_POOL, 5)
+    grid, rows, col = _gathered(rng, few, rng.randint(1, 10), n)
+    other = _column([rng.choice(few) for _ in range(n)])
+    args = [_column(col), other]
+    grid_codes = strict_codes(grid)
+
+    def code():
+        return None if grid_codes is None else grid_codes[rows - 1]
+    for name in ("=", "MATCH"):
+        want = _distinct(name, _describe, args, [True, True], n)
+        got = _distinct(name, _describe, args, [True, True], n, [code, None])
+        assert (want is None) == (got is None)
+        if want is not None:
+            assert _same_values(got, want)
+    def step(a, b):
+        return repr([(type(x).__name__, x) for x in (a[0, 0], b)])
+    values = {"A": args[0], "B": other}
+    column = {"A": REF_COLUMN, "B": 2}  # a column of single cells, a column of literals
+    want = _per_distinct(step, ["A", "B"], values, column, n, _Notes())
+    got = _per_distinct(step, ["A", "B"], values, column, n, _Notes(), {"A": code})
+    assert _same_values(got[0], want[0]) and got[1] == want[1]
