@@ -12,15 +12,13 @@ import random
 import numpy as np
 import pytest
 import schedula as sh
-from formulas.tokens.operand import XlError
 
 import zvmplan_addin.functions  # noqa: F401  (fills the registry)
 from zvmplan_addin.calls import resolve
-from zvmplan_addin.errors import ExcelError
 from zvmplan_addin.recalc.columnar.codes import ColumnCodes, combine, strict_codes
 from zvmplan_addin.recalc.columnar.distinct import (RawAt, _distinct, _factorize,
                                                     _per_distinct, _raw_column)
-from zvmplan_addin.recalc.columnar.vectors import REF_COLUMN
+from zvmplan_addin.recalc.columnar.vectors import LIT_COLUMN, REF_COLUMN
 from zvmplan_addin.recalc.columnar.zvmplan import _zvmplan_column
 from zvmplan_addin.recalc.excel.values import first_appearance
 from zvmplan_addin.recalc.values import XL
@@ -228,3 +226,42 @@ def test_distinct_and_per_distinct_with_codes_agree_with_the_general_paths(seed)
     want = _per_distinct(step, ["A", "B"], values, column, n, _Notes())
     got = _per_distinct(step, ["A", "B"], values, column, n, _Notes(), {"A": code})
     assert _same_values(got[0], want[0]) and got[1] == want[1]
+
+
+def _literal_arg_general(cell_lits, x, n):
+    """The rule value by value: literal ``x`` is one value when every cell holds the
+    same object or an equal one of the same type, else a column of each cell's."""
+    lits = [t[x] for t in cell_lits]
+    first = lits[0]
+    if lits.count(first) == n and set(map(type, lits)) == {type(first)}:
+        return first, 0
+    col = np.empty((n, 1), dtype=object)
+    col[:, 0] = lits
+    return col, LIT_COLUMN
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_literals_looked_at_once_per_tuple_agree_with_each_cell(seed):
+    """Cells sharing tuples of literals (a run of a column shares one; tuples equal but
+    not the same object; 1, 1.0 and TRUE; "1" and 1; errors; NaN): each literal is one
+    value or a column exactly as looking at every cell says, holding the same objects."""
+    from zvmplan_addin.recalc.columns import _literal_arg, _literal_tuples
+    rng = random.Random(seed)
+    width = rng.randint(1, 4)
+    pool = [1, 1.0, True, "1", "IUCV", "", XL["#N/A"], _NAN, 1000, 9000.0]
+    shapes = [tuple(rng.choice(pool) for _ in range(width))
+              for _ in range(rng.randint(1, 4))]
+    shapes += [tuple(shapes[0])]  # equal to the first, another object
+    n = rng.randint(1, 40)
+    cell_lits = [rng.choice(shapes) for _ in range(n)]
+    tuples, which = _literal_tuples(cell_lits)
+    assert [tuples[k] for k in which.tolist()] == cell_lits
+    for x in range(width):
+        want, want_kind = _literal_arg_general(cell_lits, x, n)
+        got, got_kind = _literal_arg(tuples, which, x)
+        assert got_kind == want_kind
+        if want_kind:
+            assert all(a is b for a, b in zip(got[:, 0].tolist(), want[:, 0].tolist()))
+            assert got.shape == (n, 1)
+        else:
+            assert got is want

@@ -7,7 +7,6 @@ run cannot be done as a column."""
 from __future__ import annotations
 
 import functools
-import operator
 
 import numpy as np
 import schedula as sh
@@ -153,23 +152,11 @@ class ColumnEvaluator:
                     args.append(_gather(grids, slot[1], slot[2][1:], slot[3][1:]))
                     kinds.append(REF_COLUMN)
             elif kind == LIT:
-                if cell_lits is None:  # each cell's literals (a run's: one tuple)
-                    cell_lits = pick(lits_of, ids)
-                    one_tuple = len(set(map(id, cell_lits))) == 1
-                if one_tuple:  # the same literal object in every cell
-                    args.append(cell_lits[0][x])
-                    kinds.append(0)
-                    continue
-                lits = list(map(operator.itemgetter(x), cell_lits))
-                first = lits[0]
-                if lits.count(first) == n and set(map(type, lits)) == {type(first)}:
-                    args.append(first)
-                    kinds.append(0)
-                else:
-                    col = np.empty((n, 1), dtype=object)
-                    col[:, 0] = lits
-                    args.append(col)
-                    kinds.append(LIT_COLUMN)
+                if cell_lits is None:  # the distinct tuples of the cells' literals
+                    cell_lits = _literal_tuples(pick(lits_of, ids))
+                arg, k = _literal_arg(*cell_lits, x)
+                args.append(arg)
+                kinds.append(k)
             elif kind == CONST:
                 args.append(cells.ranges(x))
                 kinds.append(0)
@@ -183,6 +170,37 @@ class ColumnEvaluator:
             else:
                 return None
         return args, kinds
+
+
+def _literal_tuples(cell_lits: list) -> tuple[list, np.ndarray]:
+    """The cells' tuples of literals (a run of cells shares one tuple object): (the
+    distinct tuple objects in order of first appearance, each cell's index into them),
+    found by identity in C, so that a literal is looked at once per tuple, not once per
+    cell: a literal is the same in every cell when it is so in every tuple (equal, of one
+    type), and else a column picked from the tuples' by the cells' indexes."""
+    by_id = dict(zip(map(id, cell_lits), cell_lits))  # id -> tuple, first appearance
+    tuples = list(by_id.values())
+    if len(tuples) == 1:
+        return tuples, np.zeros(len(cell_lits), dtype=np.int64)
+    index = {i: k for k, i in enumerate(by_id)}
+    which = np.fromiter(map(index.__getitem__, map(id, cell_lits)), dtype=np.int64,
+                        count=len(cell_lits))
+    return tuples, which
+
+
+def _literal_arg(tuples: list, which: np.ndarray, x: int):
+    """Literal ``x`` of the cells whose tuples of literals are ``tuples[which[k]]``
+    (:func:`_literal_tuples`): (the value, 0) when it is one value in every cell (the
+    same object, or equal and of one type), else (the ``(n, 1)`` column, LIT_COLUMN)."""
+    if len(tuples) == 1:  # the same literal object in every cell
+        return tuples[0][x], 0
+    lits = [t[x] for t in tuples]  # each tuple's: one of them per cell
+    first = lits[0]
+    if lits.count(first) == len(lits) and set(map(type, lits)) == {type(first)}:
+        return first, 0
+    held = np.empty(len(lits), dtype=object)
+    held[:] = lits
+    return held[which].reshape(-1, 1), LIT_COLUMN
 
 
 class _Once:
