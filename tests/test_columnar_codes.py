@@ -265,3 +265,46 @@ def test_literals_looked_at_once_per_tuple_agree_with_each_cell(seed):
             assert got.shape == (n, 1)
         else:
             assert got is want
+
+
+class _Block:
+    """A dense grid of ``rows`` x ``cols`` values."""
+    dense = True
+
+    def __init__(self, a):
+        self.a, (self.rows, self.cols) = a, a.shape
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_row_ranges_with_codes_call_a_step_as_the_row_keys_do(seed):
+    """A range of one row per cell (``$V10:$AB10``, COUNTIF or MINIFS over it): the
+    grid's codes of its columns combined give the calls and the values the rows' own
+    keys give -- rows equal value by value and type by type share a call; -0.0 or a
+    new error object in a column keeps the general path."""
+    from zvmplan_addin.recalc.columnar.vectors import ROWS_COLUMN, RowRanges
+    rng = random.Random(seed)
+    w, height = rng.randint(1, 4), rng.randint(1, 12)
+    pool = rng.sample(_POOL, 4) + [sh.EMPTY] + ([-0.0] if seed % 7 == 0 else [])
+    a = np.empty((height, w + 1), dtype=object)
+    for r in range(height):
+        for c in range(w + 1):
+            a[r, c] = rng.choice(pool)
+    grid = _Block(a)
+    n = rng.randint(8, 40)
+    rows = np.array(sorted(rng.randint(1, height) for _ in range(n)), dtype=np.int64)
+    ranges = RowRanges("S", grid, rows, 2, w + 1)
+    kept = ColumnCodes()
+
+    def run(codes):
+        calls = []
+
+        def step(r):
+            calls.append(1)
+            return repr([(type(v).__name__, v) for v in r.value.reshape(-1).tolist()])
+        got = _per_distinct(step, ["R"], {"R": ranges}, {"R": ROWS_COLUMN}, n, _Notes(),
+                            codes)
+        return got, len(calls)
+    (want, kind), want_calls = run(None)
+    (got, got_kind), got_calls = run({"R": lambda: kept.of_rows(grid, 0, rows, 2, w + 1)})
+    assert (got_kind, got_calls) == (kind, want_calls)
+    assert _same_values(got, want)

@@ -111,6 +111,12 @@ class ColumnEvaluator:
                         rows.max() <= grid.rows and cols[0] <= grid.cols:
                     made = _Once(functools.partial(self.codes.of, grid, slot[1], rows,
                                                    int(cols[0])))
+            elif slot is not None and slot[0] == "rows":
+                _, s, rows, c1, c2, _ = slot
+                grid, rows = grids[s], rows[1:]
+                if grid.dense and rows.size and rows.max() <= grid.rows and \
+                        c2 <= grid.cols:
+                    made = _Once(functools.partial(self.codes.of_rows, grid, s, rows, c1, c2))
             out.append(made)
         return out
 
@@ -132,7 +138,6 @@ class ColumnEvaluator:
         cells = self.cells
         grids, lits_of, name_values = cells.nodes.grids, cells.code.lits, \
             cells.results.name_values
-        n = len(rest)
         args, kinds = [], []
         cell_lits = None
         for (kind, x), slot in zip(t.plan, slots):

@@ -50,6 +50,19 @@ class ColumnCodes:
         codes = kept[1]
         return None if codes is None else codes[rows - r0]
 
+    def of_rows(self, grid, s: int, rows: np.ndarray, c1: int, c2: int) -> np.ndarray | None:
+        """The codes of the rows (``rows``, columns ``c1``..``c2``) of ``grid`` (a range of
+        one row per cell, ``$V10:$AB10``): equal codes exactly for rows whose values are
+        pairwise equal and of one type (:meth:`of` of each column, combined); None when
+        a column holds -0.0 or an unhashable value."""
+        codes = []
+        for c in range(c1, c2 + 1):
+            got = self.of(grid, s, rows, c)
+            if got is None:
+                return None
+            codes.append(got)
+        return combine(codes, rows.size)[1] if codes else None
+
 
 def strict_codes(values: list) -> np.ndarray | None:
     """Each value's code, in order of first appearance: values of one type that are

@@ -18,7 +18,8 @@ from ..runlog import Reasons
 from ..values import NOT_ONE, one_value
 from .codes import combine
 from .keys import _TOKEN_TYPES, _TOKENS, _needs_type, _negative_zero, _token_keyed, _typed
-from .vectors import ARRAY_COLUMN, REF_COLUMN, ROWS_COLUMN, STEP_COLUMN, _as_column, _cell_value
+from .vectors import (ARRAY_COLUMN, REF_COLUMN, ROWS_COLUMN, STEP_COLUMN, RowKeyAt, _as_column,
+                      _cell_value)
 
 
 #: an elementwise step whose columns hold at most this share of distinct combinations is
@@ -91,14 +92,15 @@ def _per_distinct(func, inputs, values, column, n, note, codes=None):
     keys, key_codes = [], []
     for name in inputs:
         kind = column.get(name)
-        made = codes.get(name) if codes and kind == REF_COLUMN else None
+        made = codes.get(name) if codes and kind in (REF_COLUMN, ROWS_COLUMN) else None
+        c = made() if made is not None else None
         if kind == ROWS_COLUMN:
-            keys.append(values[name].keys())
+            keys.append(values[name].keys() if c is None else RowKeyAt(values[name].block))
         elif kind is not None:
             flat = values[name].reshape(-1).tolist()
             keys.append(list(map(id, flat)) if kind == ARRAY_COLUMN else flat)
         if kind is not None:
-            key_codes.append(made() if made is not None else None)
+            key_codes.append(c)
     found = None if None in keys else _factorize(keys, n, strict=True, codes=key_codes)
     picks, inverse = found if found is not None else (np.arange(n), np.arange(n))
     m = len(picks)
