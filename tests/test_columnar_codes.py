@@ -308,3 +308,51 @@ def test_row_ranges_with_codes_call_a_step_as_the_row_keys_do(seed):
     (got, got_kind), got_calls = run({"R": lambda: kept.of_rows(grid, 0, rows, 2, w + 1)})
     assert (got_kind, got_calls) == (kind, want_calls)
     assert _same_values(got, want)
+
+
+_VALUES = [0.0, 1.0, -2.5, 1e308, 9000, True, False, "", "1", "IUCV", XL["#N/A"],
+           XL["#DIV/0!"], sh.EMPTY, float("inf"), _NAN, "x" * 40000]
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_steps_said_plain_give_plain_columns(seed):
+    """What :data:`PLAIN_RESULTS` promises, on numbers, TRUE/FALSE, text, errors, the
+    empty cell, overflow (1e308*10), NaN and infinity: every column those steps give
+    through numpy holds finite numbers, TRUE/FALSE, errors and text within Excel's
+    limit, and no empty cell."""
+    from zvmplan_addin.recalc.columnar.numeric import PLAIN_RESULTS, _fast, _plain_results
+    rng = random.Random(seed)
+    n = rng.randint(1, 30)
+    numbers = [0.0, 1.0, -2.5, 1e308, 9000, sh.EMPTY, 10.0]
+    for name in sorted(PLAIN_RESULTS):
+        pool = _VALUES if name == "IF" else numbers
+        arity = 1 if name in ("u-", "U-", "%") else rng.choice([2, 3]) if name == "IF" else 2
+        args = [_column([rng.choice(pool) for _ in range(n)]) for _ in range(arity)]
+        got = _fast(name, args, n)
+        if got is not None:
+            flat = got.reshape(-1).tolist()
+            assert _plain_results(flat) and not any(v is sh.EMPTY for v in flat)
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_if_over_columns_known_plain_agrees_with_looking_again(seed):
+    """IF whose value columns are known plain (their ids given) picks the same objects,
+    and refuses the same cases, as IF that looks at its result again; a known-plain
+    column beside an empty cell, an infinity or text over the limit still looks."""
+    from zvmplan_addin.recalc.columnar.numeric import _fast_if, _plain_results
+    rng = random.Random(seed)
+    n = rng.randint(1, 40)
+    plain_pool = [v for v in _VALUES if _plain_results([v]) and v is not sh.EMPTY]
+    cond = _column([rng.choice([True, False, 1.0, 0.0, 2]) for _ in range(n)])
+    x = _column([rng.choice(plain_pool) for _ in range(n)])
+    y = rng.choice([_column([rng.choice(plain_pool) for _ in range(n)]),
+                    _column([rng.choice(_VALUES) for _ in range(n)]),
+                    rng.choice(_VALUES), "no"])
+    known = {id(x)} | ({id(y)} if isinstance(y, np.ndarray) and
+                       _plain_results(y.reshape(-1).tolist()) and
+                       not any(v is sh.EMPTY for v in y.reshape(-1).tolist()) else set())
+    want = _fast_if(cond, x, y, n=n)
+    got = _fast_if(cond, x, y, n=n, plain=known)
+    assert (got is None) == (want is None)
+    if want is not None:
+        assert all(a is b for a, b in zip(got[:, 0].tolist(), want[:, 0].tolist()))

@@ -74,7 +74,7 @@ from ..excel.numbers import near_zero_column
 from ..program import MISSING, NotStraight, Program
 from ..values import NOT_ONE, one_value
 from .distinct import _cell_by_cell, _distinct, _per_distinct
-from .numeric import _fast
+from .numeric import PLAIN_RESULTS, _fast
 from .prefix import PrefixRanges, prefix_step
 from .rank import RANK_FUNCTIONS, rank_step
 from .vectors import (LIT_COLUMN, PREFIX_COLUMN, REF_COLUMN, ROWS_COLUMN, STEP_COLUMN, _WHOLE,
@@ -120,6 +120,7 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
     coded = {name: c for name, c in zip(program.inputs, codes) if c is not None} \
         if codes else None
     shared, cache, names = program.shared, program.cache, program.names
+    plain: set = set()  # ids of step columns known to hold plain values (numeric.PLAIN_RESULTS)
     for is_function, v, a, b in program.steps:
         if is_function:
             has_column = any(k in column for k in b)
@@ -137,7 +138,7 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
                     cache[v] = result
             else:
                 got = _column_step(names.get(v), a, b, values, column, n, note, memo,
-                                   coded)
+                                   coded, plain)
                 if got is None:
                     return None
                 result, column[v] = got
@@ -171,7 +172,8 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
     return _as_column(out, n)
 
 
-def _column_step(name, func, inputs, values, column, n, note, memo=None, codes=None):
+def _column_step(name, func, inputs, values, column, n, note, memo=None, codes=None,
+                 plain=None):
     """One step with a column among its inputs: (its ``(n, 1)`` result, the kind of
     column it is), or None when the run cannot go on as a column. The cheapest path
     that gives formulas' answer for each cell: numpy (:func:`_fast`), a zvmplan function
@@ -202,7 +204,9 @@ def _column_step(name, func, inputs, values, column, n, note, memo=None, codes=N
     allowed = ELEMENTWISE.get(name, ()) if isinstance(name, str) else ()
     if allowed is _ANY or (allowed and positions <= allowed):
         args = [values[k] for k in inputs]
-        result = _fast(name, args, n)
+        result = _fast(name, args, n, plain)
+        if result is not None and plain is not None and name in PLAIN_RESULTS:
+            plain.add(id(result))  # held in values for the run: the id stays its own
         if result is None:
             result = _distinct(name, func, args, [k in column for k in inputs], n,
                                _codes_of(codes, inputs))
