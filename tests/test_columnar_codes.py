@@ -356,3 +356,44 @@ def test_if_over_columns_known_plain_agrees_with_looking_again(seed):
     assert (got is None) == (want is None)
     if want is not None:
         assert all(a is b for a, b in zip(got[:, 0].tolist(), want[:, 0].tolist()))
+
+
+class _Labels:
+    """Node -> label, one by one and many at once (as :class:`~.read.Labels`)."""
+
+    def __getitem__(self, i):
+        return f"S!A{i}"
+
+    def many(self, ids):
+        return [self[i] for i in ids]
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_group_notes_skip_only_what_setdefault_would_not_change(seed):
+    """A column run's notes (one at a time and in batches, cells noted again by a later
+    step, cells with a reason from before the run): the reasons and their order are
+    those of noting every pair with ``setdefault``."""
+    from zvmplan_addin.errors import ExcelError
+    from zvmplan_addin.recalc.columns import GroupNotes
+    rng = random.Random(seed)
+    n = rng.randint(1, 30)
+    rest = rng.sample(range(100, 200), n)
+    before = {f"S!A{i}": ("#N/A", "old") for i in rng.sample(rest, rng.randint(0, 3))}
+    errors = [ExcelError(rng.choice(["#N/A", "#NUM!"]), f"why {j}") for j in range(4)]
+    calls = []
+    for _ in range(rng.randint(1, 6)):
+        ks = sorted(rng.sample(range(n), rng.randint(0, n)))
+        calls.append((rng.random() < 0.3, ks, [rng.choice(errors) for _ in ks]))
+    want = dict(before)
+    for _, ks, errs in calls:
+        for k, e in zip(ks, errs):
+            want.setdefault(f"S!A{rest[k]}", (e.code, e.reason))
+    got = dict(before)
+    notes = GroupNotes(got, _Labels(), rest)
+    for one_by_one, ks, errs in calls:
+        if one_by_one:
+            for k, e in zip(ks, errs):
+                notes(k, e)
+        else:
+            notes.many(ks, errs)
+    assert list(got.items()) == list(want.items())

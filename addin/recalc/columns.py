@@ -7,6 +7,7 @@ run cannot be done as a column."""
 from __future__ import annotations
 
 import functools
+import itertools
 
 import numpy as np
 import schedula as sh
@@ -54,16 +55,7 @@ class ColumnEvaluator:
         if t.program is not None and not t.exact_only and t.checked:
             gathered = self._column_args(rest, group.members[1:], t, group.slots)
             if gathered is not None:
-                reasons, labels = cells.log.reasons.log, cells.nodes.n_label
-
-                def note(k, err: ExcelError):  # the label made only for a cell with a reason
-                    reasons.setdefault(labels[rest[k]], (err.code, err.reason))
-
-                def many(ks: list, errs: list):  # note(k, err) for each pair, in order
-                    whys = {id(e): (e.code, e.reason) for e in errs}
-                    for label, err in zip(labels.many(list(map(rest.__getitem__, ks))), errs):
-                        reasons.setdefault(label, whys[id(err)])
-                note.many = many
+                note = GroupNotes(cells.log.reasons.log, cells.nodes.n_label, rest)
                 try:
                     result = run_columns(t.program, *gathered, len(rest), note,
                                          self.factor_memo, self._codes(group.slots))
@@ -175,6 +167,39 @@ class ColumnEvaluator:
             else:
                 return None
         return args, kinds
+
+
+class GroupNotes:
+    """The note a column run of the cells ``rest`` is given: ``note(k, err)`` keeps the
+    reason of ``err`` for cell ``k`` unless the cell has one (``reasons``: label ->
+    (code, reason), ``labels``: node -> label), ``note.many(ks, errs)`` the same for
+    each pair in order. A cell noted once in this run has its label in ``reasons``
+    already, so a later note of it changes nothing: it is skipped before its label is
+    made (both branches of an IF call a zvmplan function for every cell)."""
+
+    def __init__(self, reasons: dict, labels, rest: list):
+        self.reasons, self.labels, self.rest = reasons, labels, rest
+        self.noted = np.zeros(len(rest), dtype=bool)
+
+    def __call__(self, k: int, err: ExcelError) -> None:
+        if not self.noted[k]:
+            self.reasons.setdefault(self.labels[self.rest[k]], (err.code, err.reason))
+            self.noted[k] = True
+
+    def many(self, ks: list, errs: list) -> None:
+        cells = np.asarray(ks, dtype=np.int64)
+        fresh = ~self.noted[cells]
+        if not fresh.all():
+            keep = fresh.tolist()
+            ks = list(itertools.compress(ks, keep))
+            errs = list(itertools.compress(errs, keep))
+        self.noted[cells] = True
+        unique = dict(zip(map(id, errs), errs))  # each error object once
+        whys = {i: (e.code, e.reason) for i, e in unique.items()}
+        reasons = self.reasons
+        for label, why in zip(self.labels.many(list(map(self.rest.__getitem__, ks))),
+                              map(whys.__getitem__, map(id, errs))):
+            reasons.setdefault(label, why)
 
 
 def _literal_tuples(cell_lits: list) -> tuple[list, np.ndarray]:
