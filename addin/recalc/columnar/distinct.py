@@ -224,21 +224,20 @@ def _factorize(columns: list, n: int, strict: bool = False, codes: list | None =
 
 def _factorize_coded(columns: list, n: int, strict: bool, codes: list):
     """:func:`_factorize` of ``columns`` where some have ``codes`` (a partition of their
-    cells at least as fine as this factorisation's: :class:`~.codes.ColumnCodes`): each
-    column without codes factorised alone, the columns' codes combined in numpy
+    cells at least as fine as this factorisation's: :class:`~.codes.ColumnCodes`): the
+    columns without codes factorised together, and the codes combined in numpy
     (:func:`~.codes.combine`), and the one representative cell of each combination
     factorised as :func:`_factorize` does; every cell takes its representative's
     combination. The same combinations in the same order: cells of one combination of
     codes hold the same values, and the combinations come in order of first
     appearance, so the first cell of each final combination is a representative."""
-    parts = []  # columns: lists, or RawAt for a column with codes
-    for col, c in zip(columns, codes):
-        if c is None:
-            found = _factorize([col], n, strict)
-            if found is None:  # -0.0 (strict) or an unhashable value: as all columns
-                return None
-            c = found[1]
-        parts.append(c)
+    parts = [c for c in codes if c is not None]  # columns: lists, or RawAt with codes
+    uncoded = [col for col, c in zip(columns, codes) if c is None]
+    if uncoded:  # the columns without codes factorised together, one code a cell
+        found = _factorize(uncoded, n, strict)
+        if found is None:  # -0.0 (strict) or an unhashable value: as all columns
+            return None
+        parts.append(found[1])
     picks, inverse = combine(parts, n)
     take = picks.tolist()
     found = _factorize([list(map(col.__getitem__, take)) for col in columns], len(take),
