@@ -397,3 +397,41 @@ def test_group_notes_skip_only_what_setdefault_would_not_change(seed):
         else:
             notes.many(ks, errs)
     assert list(got.items()) == list(want.items())
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_a_step_over_columns_a_step_made_uses_their_combinations_as_codes(seed):
+    """A step called per combination over a column another such step gave (INDEX over
+    ZVM_RANGE's arrays, a step over a result holding -0.0, NaN, errors, TRUE and 1):
+    the combinations of the step that made it serve as codes, with the same calls and
+    values as keying that column's values (or the arrays' identities) again."""
+    from zvmplan_addin.recalc.columnar.vectors import ARRAY_COLUMN, STEP_COLUMN
+    rng = random.Random(seed)
+    n = rng.randint(8, 50)
+    pool = [1.0, 1, True, -0.0, 0.0, _NAN, XL["#N/A"], "x", sh.EMPTY]
+    base = _column([rng.choice(pool[:rng.randint(2, len(pool))]) for _ in range(n)])
+    arrays = seed % 2 == 0
+    shared = {}
+
+    def first(a):  # an array per combination (one object shared), or the value itself
+        v = a[0, 0]
+        if not arrays:
+            return v
+        return shared.setdefault((type(v), repr(v)), np.array([[v, "band"]], dtype=object))
+
+    def run(made):
+        calls = []
+
+        def second(a):
+            calls.append(1)
+            return repr(a) if arrays else repr((type(a).__name__, a))
+        values, column = {"A": base}, {"A": REF_COLUMN}
+        values["B"], column["B"] = _per_distinct(first, ["A"], values, column, n,
+                                                 _Notes(), None, made)
+        assert column["B"] == (ARRAY_COLUMN if arrays else STEP_COLUMN)
+        got = _per_distinct(second, ["B"], values, column, n, _Notes(), None, made)
+        return got, len(calls)
+    (want, kind), want_calls = run(None)
+    (got, got_kind), got_calls = run({})
+    assert (got_kind, got_calls) == (kind, want_calls)
+    assert _same_values(got, want)

@@ -121,6 +121,7 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
         if codes else None
     shared, cache, names = program.shared, program.cache, program.names
     plain: set = set()  # ids of step columns known to hold plain values (numeric.PLAIN_RESULTS)
+    made: dict = {}  # id of a column _per_distinct gave -> (it, its combinations)
     for is_function, v, a, b in program.steps:
         if is_function:
             has_column = any(k in column for k in b)
@@ -138,7 +139,7 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
                     cache[v] = result
             else:
                 got = _column_step(names.get(v), a, b, values, column, n, note, memo,
-                                   coded, plain)
+                                   coded, plain, made)
                 if got is None:
                     return None
                 result, column[v] = got
@@ -173,7 +174,7 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
 
 
 def _column_step(name, func, inputs, values, column, n, note, memo=None, codes=None,
-                 plain=None):
+                 plain=None, made=None):
     """One step with a column among its inputs: (its ``(n, 1)`` result, the kind of
     column it is), or None when the run cannot go on as a column. The cheapest path
     that gives formulas' answer for each cell: numpy (:func:`_fast`), a zvmplan function
@@ -186,7 +187,7 @@ def _column_step(name, func, inputs, values, column, n, note, memo=None, codes=N
             raise NotStraight(name)  # anything else over such ranges: cell by cell
         return result, STEP_COLUMN
     if any(column.get(k) in _WHOLE for k in inputs):
-        return _per_distinct(func, inputs, values, column, n, note, codes)
+        return _per_distinct(func, inputs, values, column, n, note, codes, made)
     if name in RANK_FUNCTIONS:  # one sort of the range, a binary search a cell
         result = rank_step(func, inputs, values, column, n, note)
         if result is not None:
@@ -200,7 +201,8 @@ def _column_step(name, func, inputs, values, column, n, note, memo=None, codes=N
             _zvmplan_column(fn, inputs, values, column, n, note, memo, codes)
         if result is not None:
             return result, STEP_COLUMN
-        return _per_distinct(func, inputs, values, column, n, note, codes)  # an array per cell
+        return _per_distinct(func, inputs, values, column, n, note, codes,
+                             made)  # an array per cell
     allowed = ELEMENTWISE.get(name, ()) if isinstance(name, str) else ()
     if allowed is _ANY or (allowed and positions <= allowed):
         args = [values[k] for k in inputs]
@@ -214,7 +216,7 @@ def _column_step(name, func, inputs, values, column, n, note, memo=None, codes=N
             result = _as_column(func(*args), n, unwrap=name == "INDEX")
         if result is not None:
             return result, STEP_COLUMN
-    return _per_distinct(func, inputs, values, column, n, note, codes)
+    return _per_distinct(func, inputs, values, column, n, note, codes, made)
 
 
 def _codes_of(codes, inputs) -> list | None:

@@ -76,7 +76,7 @@ def _cell_by_cell(func, inputs, values, column, n):
     return out
 
 
-def _per_distinct(func, inputs, values, column, n, note, codes=None):
+def _per_distinct(func, inputs, values, column, n, note, codes=None, made=None):
     """Any other step (``OR($B10="",$C10="")``, ``AND``, ``COUNTIF`` of a cell,
     ``INDEX(ZVM_RANGE(...),1,1)``): called with each cell's own values as the engine
     would call it for that cell alone, but once per distinct combination of the column
@@ -88,12 +88,18 @@ def _per_distinct(func, inputs, values, column, n, note, codes=None):
     cells. Returns (the column, STEP_COLUMN), or (..., ARRAY_COLUMN) when some cell's
     result is an array, which only another such step may read; None for a result
     formulas could not give. ``codes``: input name -> a function giving its cells' codes
-    in the grid (:class:`~.codes.ColumnCodes`), or None."""
+    in the grid (:class:`~.codes.ColumnCodes`), or None. ``made``: id of a column this
+    function gave in the run -> (the column, its cells' combinations): cells of one
+    combination hold the very same object, so those are codes of that column; the
+    column it gives now is added."""
     keys, key_codes = [], []
     for name in inputs:
         kind = column.get(name)
-        made = codes.get(name) if codes and kind in (REF_COLUMN, ROWS_COLUMN) else None
-        c = made() if made is not None else None
+        give = codes.get(name) if codes and kind in (REF_COLUMN, ROWS_COLUMN) else None
+        c = give() if give is not None else None
+        if c is None and made and kind in (ARRAY_COLUMN, STEP_COLUMN):
+            kept = made.get(id(values[name]))
+            c = kept[1] if kept is not None and kept[0] is values[name] else None
         if kind == ROWS_COLUMN:
             keys.append(values[name].keys() if c is None else RowKeyAt(values[name].block))
         elif kind is not None:
@@ -122,7 +128,10 @@ def _per_distinct(func, inputs, values, column, n, note, codes=None):
         out = raw
     if log:
         _note_cells(note, inverse, m, {j: ExcelError(*why) for j, why in log.items()})
-    return out[inverse].reshape(n, 1), ARRAY_COLUMN if arrays else STEP_COLUMN
+    result = out[inverse].reshape(n, 1)
+    if made is not None:
+        made[id(result)] = (result, inverse)
+    return result, ARRAY_COLUMN if arrays else STEP_COLUMN
 
 
 def _note_cells(note, inverse: np.ndarray, m: int, errors: dict) -> None:
