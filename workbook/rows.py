@@ -205,20 +205,21 @@ def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals, offset
     marks = [str(_SENTINEL + k) for k in steps]
     cut = re.compile("|".join(marks))
 
-    def pieces(text: str) -> tuple[list[str], list[int]]:
+    def pieces(text: str) -> tuple[list[str], list[int], list[str]]:
         """``text`` cut where it names the sentinel row + ``steps[k]``: the text between
-        the cuts, with a place between each two, and each cut's ``k``."""
+        the cuts, with a place between each two, each cut's ``k``, and the text between
+        the cuts alone."""
         between = cut.split(text)
         out = [between[0]]
         for piece in between[1:]:
             out += ["", piece]
-        return out, [marks.index(x) for x in cut.findall(text)]
+        return out, [marks.index(x) for x in cut.findall(text)], between
 
-    def put(parts: tuple[list[str], list[int]], nums: list[str]) -> str:
+    def put(parts: tuple[list[str], list[int], list[str]], nums: list[str]) -> str:
         """``parts`` (from :func:`pieces`) with the row numbers ``nums`` in its places."""
-        between, which = parts
+        between, which, alone = parts
         if len(nums) == 1:
-            return nums[0].join(between[::2])
+            return nums[0].join(alone)
         out = between[:]
         out[1::2] = [nums[k] for k in which]
         return "".join(out)
@@ -358,20 +359,26 @@ def known_rows(data: bytes, start: int, stop: int, rows: range, model: list, key
         run += text
     if any(a[0] >= b[0] for a, b in zip(found, found[1:])):
         return None
-    # the formulas' text of every row, by row (each column's made in one map)
-    nums = [list(map(str, (r + k).tolist())) for k in steps]
-    texts_by_col = []
-    for _, text, _, _, _ in found:
-        between, which = cut.split(text), [marks.index(x) for x in cut.findall(text)]
-        if len(steps) == 1:
-            texts_by_col.append(list(map(str.join, nums[0], repeat(between, n))))
-        else:
-            texts_by_col.append([
-                "".join(chain.from_iterable(zip(between, [nums[k][i] for k in which] + [""])))
-                for i in range(n)])
+    # the formulas' text of every row, by row then column
+    k = len(found)
+    nums = [list(map(str, (r + step).tolist())) for step in steps]
+    own = [x[1] for x in found]
+    if not k:
+        texts = []
+    elif len(steps) == 1 and "\0" not in "".join(own):
+        # each row's formulas made as one text, joined by NULs (which no formula
+        # holds), and cut there: two C calls a row, not one a cell
+        between = cut.split("\0".join(own))
+        texts = list(chain.from_iterable(map(str.split, map(str.join, nums[0],
+                                                            repeat(between, n)),
+                                             repeat("\0", n))))
+    else:   # a table whose rows name other rows too (not the Planner's): not described
+        return None
+    if len(texts) != n * k:
+        return None
     for i in (0, n - 1):  # the first and last rows' against the row formulas themselves
-        own = row_fn(rows[i])
-        if [t[i] for t in texts_by_col] != [own[x[4]][0][1:] for x in found]:
+        formulas_i = row_fn(rows[i])
+        if texts[i * k:(i + 1) * k] != [formulas_i[x[4]][0][1:] for x in found]:
             return None
     pending = cellread.value("n", PENDING_VALUE[3:-4].encode("ascii"), [])
     # the inputs the reader files, by row then column
@@ -392,7 +399,6 @@ def known_rows(data: bytes, start: int, stop: int, rows: range, model: list, key
             v_rows.append(row)
             v_cols.append(c)
             values.append(value)
-    k = len(found)
     layout = np.empty(n * k, dtype=_LAYOUT)
     layout["r"] = np.repeat(r, k)
     layout["c"] = np.tile(np.array([x[0] for x in found], dtype=np.int64), n)
@@ -409,7 +415,7 @@ def known_rows(data: bytes, start: int, stop: int, rows: range, model: list, key
         data=data, start=start, stop=stop, rows=n, cells=n * len(model), inline=inline,
         value_rows=v_rows, value_cols=v_cols, values=value_array,
         formula_rows=layout["r"].astype(np.int64), formula_cols=layout["c"].astype(np.int64),
-        texts=list(chain.from_iterable(zip(*texts_by_col))) if k else [],
+        texts=texts,
         cached=pending, layout=layout,
         max_row=max([int(r[-1])] * bool(k) + v_rows.tolist()[-1:] + [0]),
         max_col=max(filed_cols + [0]))
