@@ -17,6 +17,7 @@ from zvmplan_workbook import build, fill, planner, rows, xlsxio
 
 TEMPLATE = build.TEMPLATE
 PLANNER_PART = "xl/worksheets/sheet2.xml"
+SCENARIOS_PART = "xl/worksheets/sheet4.xml"
 BASE = dict(transport="VCTC", workload="STREAM", size_bytes=32764, connections=None,
             level=None, speed_factor=None, load=12)
 
@@ -108,12 +109,12 @@ def test_the_described_rows_read_as_the_bytes_do(kind):
 
 
 def test_a_thousand_links_with_scenarios_and_a_machine():
-    """1,000 links, the Scenarios table grown beside the Planner's (read from its
-    bytes), a machine's capacity in the Assumptions sheet."""
+    """1,000 links, the Scenarios table grown beside the Planner's (described too), a
+    machine's capacity in the Assumptions sheet."""
     capacity = {p: 2.5 for p in planner.PROCESSORS}
     mine, theirs, known, taken = read_both(plan_links(1000), scenarios=True,
                                            capacity=capacity)
-    assert taken == [True]
+    assert sorted(known) == [PLANNER_PART, SCENARIOS_PART] and taken == [True, True]
     planner_sheet = next(s for s in mine.sheets if s.part == PLANNER_PART)
     assert planner_sheet.max_row == planner.FIRST_ROW + 999
     assert_same(mine, theirs)
@@ -183,8 +184,8 @@ def test_a_layout_off_the_bytes_falls_back():
 
 
 def test_fill_under_engine_check(tmp_path, monkeypatch):
-    """``zvmplan fill`` with ZVMPLAN_ENGINE_CHECK set reads the grown Planner both ways
-    (no mismatch) and writes the same workbook as without it."""
+    """``zvmplan fill`` with ZVMPLAN_ENGINE_CHECK set reads the grown Planner and
+    Scenarios both ways (no mismatch) and writes the same workbook as without it."""
     import csv
     path = tmp_path / "links.csv"
     links = plan_links(45, NAMES["markup"])
@@ -196,10 +197,12 @@ def test_fill_under_engine_check(tmp_path, monkeypatch):
     compared = []
     original = knownrows._compare
     monkeypatch.setattr(knownrows, "_compare", lambda *a: compared.append(original(*a)))
+    scenarios = tmp_path / "scenarios.csv"
+    scenarios.write_text("name,load_factor\ntoday,\ndouble the load,2\n", encoding="utf-8")
     monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
-    fill.fill(None, path, tmp_path / "checked.xlsx")
-    assert compared == [None]
+    fill.fill(None, path, tmp_path / "checked.xlsx", scenarios)
+    assert compared == [None, None]    # the Planner's rows and the Scenarios'
     monkeypatch.delenv("ZVMPLAN_ENGINE_CHECK")
-    fill.fill(None, path, tmp_path / "plain.xlsx")
-    assert len(compared) == 1
+    fill.fill(None, path, tmp_path / "plain.xlsx", scenarios)
+    assert len(compared) == 2
     assert (tmp_path / "checked.xlsx").read_bytes() == (tmp_path / "plain.xlsx").read_bytes()

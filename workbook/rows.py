@@ -54,8 +54,8 @@ def grow(entries: dict[str, bytes], n_rows: int, inputs=None, scenarios: bool = 
     ``scenarios=False`` leaves the Scenarios table as it is: for a plan whose scenario
     blocks are all unnamed (the blocks then compute nothing; one named later in a
     spreadsheet says that its table covers fewer links than the Planner's).
-    ``known``, a dict, given with ``inputs``: the Planner's added rows described for the
-    reader as :class:`~zvmplan_addin.xlsx.knownrows.KnownRows`, under its part's path
+    ``known``, a dict: the Planner's and the Scenarios' added rows described for the
+    reader as :class:`~zvmplan_addin.xlsx.knownrows.KnownRows`, under their parts' paths
     (nothing when they cannot be: the reader then reads them from the bytes)."""
     if n_rows <= P.N_ROWS:
         return
@@ -78,7 +78,8 @@ def grow(entries: dict[str, bytes], n_rows: int, inputs=None, scenarios: bool = 
         totals.update(P.scenario_totals(b, s_last, last))
     # a Scenarios row names its own row and the Planner's row beside it
     _grow_sheet(entries, paths[P.SCENARIOS], P.SCEN_FIRST_ROW, P.SCEN_LAST_ROW, s_last,
-                scenario_rows, totals, offsets=(0, P.FIRST_ROW - P.SCEN_FIRST_ROW))
+                scenario_rows, totals, offsets=(0, P.FIRST_ROW - P.SCEN_FIRST_ROW),
+                known=known)
     if C.PLAN in paths:  # the Plan sheet's every-link table and what is read from it
         e_last = C.PLAN_EVERY_FIRST + n_rows - 1
         e_old = C.PLAN_EVERY_FIRST + P.N_ROWS - 1
@@ -161,8 +162,8 @@ def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals, offset
     styles of the template's last row, whose input cells :func:`~.xlsxio.set_cells` has
     checked are unlocked. The totals, dimension and stretched ranges are edited in the
     template's own text, before the rows are added (time in proportion to the rows).
-    ``known``, a dict, with ``inputs``: the added rows described for the reader
-    (:func:`known_rows`) under ``path``, when they can be."""
+    ``known``, a dict: the added rows described for the reader (:func:`known_rows`)
+    under ``path``, when they can be."""
     xml = entries[path].decode("utf-8")
     m = re.search(_ROW.format(r=old_last), xml, re.S)
     if m is None or not xml[m.end():].lstrip().startswith("</sheetData>"):
@@ -264,7 +265,7 @@ def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals, offset
     blocks, batch = [head.encode("utf-8")], []
     # described for the reader (see known_rows): each row's inputs and the byte length
     # of each of its pieces
-    givens, lengths = ([], []) if known is not None and inputs is not None else (None, None)
+    givens, lengths = ([], []) if known is not None else (None, None)
     for r in rows:
         given = inputs(r) if inputs is not None else {}
         if given.keys() <= keyed and givens is not None:
