@@ -18,6 +18,7 @@ from zvmplan_workbook import build, fill, planner, rows, xlsxio
 TEMPLATE = build.TEMPLATE
 PLANNER_PART = "xl/worksheets/sheet2.xml"
 SCENARIOS_PART = "xl/worksheets/sheet4.xml"
+PLAN_PART = "xl/worksheets/sheet5.xml"
 BASE = dict(transport="VCTC", workload="STREAM", size_bytes=32764, connections=None,
             level=None, speed_factor=None, load=12)
 
@@ -104,7 +105,7 @@ def test_the_described_rows_read_as_the_bytes_do(kind):
     SpreadsheetML's ``_xHHHH_`` escape (Excel reads ``_x0041_`` as ``A``), tabs and
     line feeds: the engine's view with the described rows equals the bytes' read."""
     mine, theirs, known, taken = read_both(plan_links(300, NAMES[kind]))
-    assert list(known) == [PLANNER_PART] and taken == [True]
+    assert sorted(known) == [PLANNER_PART, PLAN_PART] and taken == [True, True]
     assert_same(mine, theirs)
 
 
@@ -114,7 +115,8 @@ def test_a_thousand_links_with_scenarios_and_a_machine():
     capacity = {p: 2.5 for p in planner.PROCESSORS}
     mine, theirs, known, taken = read_both(plan_links(1000), scenarios=True,
                                            capacity=capacity)
-    assert sorted(known) == [PLANNER_PART, SCENARIOS_PART] and taken == [True, True]
+    assert sorted(known) == [PLANNER_PART, SCENARIOS_PART, PLAN_PART]
+    assert taken == [True, True, True]
     planner_sheet = next(s for s in mine.sheets if s.part == PLANNER_PART)
     assert planner_sheet.max_row == planner.FIRST_ROW + 999
     assert_same(mine, theirs)
@@ -126,7 +128,7 @@ def test_empty_inputs_and_numbers():
     for k, link in enumerate(links):
         link["load"] = [0.1, 3, 1e20, 12345678901234, 2.5e-7][k % 5]
     mine, theirs, _, taken = read_both(links)
-    assert taken == [True]
+    assert taken == [True, True]
     assert_same(mine, theirs)
 
 
@@ -134,7 +136,7 @@ def test_a_carriage_return_is_read_from_the_bytes():
     """A name holding a carriage return (XML reads it as a line feed) is not described:
     the rows are read from the bytes, and the answer is the same."""
     mine, theirs, known, taken = read_both(plan_links(60, lambda i: f"a\rb {i}"))
-    assert known == {}
+    assert list(known) == [PLAN_PART]
     assert_same(mine, theirs)
 
 
@@ -201,8 +203,8 @@ def test_fill_under_engine_check(tmp_path, monkeypatch):
     scenarios.write_text("name,load_factor\ntoday,\ndouble the load,2\n", encoding="utf-8")
     monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
     fill.fill(None, path, tmp_path / "checked.xlsx", scenarios)
-    assert compared == [None, None]    # the Planner's rows and the Scenarios'
+    assert compared == [None] * 3    # the Planner's rows, the Scenarios', the Plan's
     monkeypatch.delenv("ZVMPLAN_ENGINE_CHECK")
     fill.fill(None, path, tmp_path / "plain.xlsx", scenarios)
-    assert len(compared) == 2
+    assert len(compared) == 3
     assert (tmp_path / "checked.xlsx").read_bytes() == (tmp_path / "plain.xlsx").read_bytes()

@@ -54,8 +54,8 @@ def grow(entries: dict[str, bytes], n_rows: int, inputs=None, scenarios: bool = 
     ``scenarios=False`` leaves the Scenarios table as it is: for a plan whose scenario
     blocks are all unnamed (the blocks then compute nothing; one named later in a
     spreadsheet says that its table covers fewer links than the Planner's).
-    ``known``, a dict: the Planner's and the Scenarios' added rows described for the
-    reader as :class:`~zvmplan_addin.xlsx.knownrows.KnownRows`, under their parts' paths
+    ``known``, a dict: the added rows of the Planner, the Scenarios and the Plan sheet
+    described for the reader as :class:`~zvmplan_addin.xlsx.knownrows.KnownRows`, under their parts' paths
     (nothing when they cannot be: the reader then reads them from the bytes)."""
     if n_rows <= P.N_ROWS:
         return
@@ -89,7 +89,7 @@ def grow(entries: dict[str, bytes], n_rows: int, inputs=None, scenarios: bool = 
         # a Plan row names its own row and the Planner's row it shows
         _grow_sheet(entries, paths[C.PLAN], C.PLAN_EVERY_FIRST, e_old, e_last,
                     lambda r: C.plan_link_row(r, e_last), cells,
-                    offsets=(0, P.FIRST_ROW - C.PLAN_EVERY_FIRST))
+                    offsets=(0, P.FIRST_ROW - C.PLAN_EVERY_FIRST), known=known)
 
 
 def _print_area(entries: dict[str, bytes], last: int) -> None:
@@ -373,7 +373,16 @@ def known_rows(data: bytes, start: int, stop: int, rows: range, model: list, key
         texts = list(chain.from_iterable(map(str.split, map(str.join, nums[0],
                                                             repeat(between, n)),
                                              repeat("\0", n))))
-    else:   # a table whose rows name other rows too (not the Planner's): not described
+    elif "\0" not in "".join(own):     # rows naming other rows too (the Plan sheet's)
+        between = cut.split("\0".join(own))
+        which = [marks.index(x) for x in cut.findall("\0".join(own))]
+        out = [""] * (2 * len(between) - 1)
+        out[::2] = between
+        texts = []
+        for i in range(n):
+            out[1::2] = [nums[j][i] for j in which]
+            texts += "".join(out).split("\0")
+    else:
         return None
     if len(texts) != n * k:
         return None
