@@ -37,11 +37,11 @@ def plan_links(n: int, names=None, **changes) -> list[dict]:
     return out
 
 
-def parts_of(links, scenarios=False, capacity=None, known=None):
+def parts_of(links, scenarios=False, capacity=None, known=None, template=TEMPLATE):
     cells = fill.input_cells(links, [] if not scenarios else [
         dict(name="more", load_factor=1.5, level=None, transport=None, speed_up=None)],
         None, capacity)
-    return xlsxio.input_parts(TEMPLATE, cells, prepare=lambda p: rows.grow(
+    return xlsxio.input_parts(template, cells, prepare=lambda p: rows.grow(
         p, len(links), fill.added_inputs(links), scenarios=scenarios, known=known))
 
 
@@ -50,7 +50,7 @@ def read_both(links, **kw):
     description, whether it was taken)."""
     known: dict = {}
     parts = parts_of(links, known=known, **kw)
-    taken = []
+    taken: list = []
     original = knownrows._read_known
 
     def spy(*a):
@@ -208,3 +208,23 @@ def test_fill_under_engine_check(tmp_path, monkeypatch):
     fill.fill(None, path, tmp_path / "plain.xlsx", scenarios)
     assert len(compared) == 3
     assert (tmp_path / "checked.xlsx").read_bytes() == (tmp_path / "plain.xlsx").read_bytes()
+
+
+def test_a_template_of_another_shape_falls_back(tmp_path):
+    """A user's template whose Planner rows are hidden (the reader notes hidden rows
+    itself) or whose last row carries an attribute spelt otherwise: those rows are not
+    described, the reader reads them from the bytes, the same answer."""
+    import re
+    entries = xlsxio.read_zip(TEMPLATE)
+    for spelling in (' hidden="1"', " outlineLevel = '0'"):
+        path = tmp_path / "template.xlsx"
+        changed = []
+        for info, data in entries:
+            if info.filename == PLANNER_PART:
+                data = re.sub(rb'(<row r="%d")' % planner.LAST_ROW,
+                              rb"\1" + spelling.encode(), data)
+            changed.append((info.filename, data))
+        xlsxio.write_zip(path, changed, xlsxio.WHEN)
+        mine, theirs, known, taken = read_both(plan_links(50), template=path)
+        assert PLANNER_PART not in known and PLAN_PART in known, spelling
+        assert_same(mine, theirs)
