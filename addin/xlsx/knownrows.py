@@ -76,6 +76,12 @@ class KnownRows:
     max_col: int
     check: bool = False
 
+    def read(self, data: bytes, sheet: "S.SheetData", strings: list, name: str,
+             budget: "S.Budget") -> "S.Layout":
+        """:func:`read_known` of these rows (how :func:`~.sheet.read_workbook` calls
+        it, without importing this module)."""
+        return read_known(data, sheet, strings, name, budget, self)
+
     def first_key(self) -> int:
         """``row << 15 | column`` of the first filed cell (as :class:`~.bulksheet._Sink`
         orders cells), or -1 when none is filed."""

@@ -176,9 +176,8 @@ def read_workbook(pkg: XlsxPackage) -> Workbook:
             known = getattr(pkg, "known_rows", {}).pop(target, None)
             if known is None:
                 read_sheet(pkg.read(target), sheet, strings, target, budget)
-            else:   # rows a writer added and described (fill's): see knownrows
-                from .knownrows import read_known
-                read_known(pkg.read(target), sheet, strings, target, budget, known)
+            else:   # rows a writer added and described (fill's): .knownrows.KnownRows
+                known.read(pkg.read(target), sheet, strings, target, budget)
             tables.extend(_read_tables(pkg, target, len(sheets)))
             if sheet.hidden_rows and not sheet.filter_active:
                 sheet.filter_active = _table_filter_active(pkg, target)
