@@ -519,9 +519,11 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
                         machine.capacity if machine else None)
     from zvmplan_addin import recalc as engine
     from zvmplan_addin import xlsx
+    known: dict = {}    # the Planner's added rows, described for the reader (rows.py)
     try:  # the inputs written, then the template's tables grown to hold every link
         parts = xlsxio.input_parts(template, cells, prepare=lambda parts: grow(
-            parts, len(links), added_inputs(links), scenarios=scen is not None))
+            parts, len(links), added_inputs(links), scenarios=scen is not None,
+            known=known))
     except xlsxio.NotAnInputCell as exc:
         raise FillError(f"{template.name}: {exc} (is it a zvmplan template?)") from None
     except (KeyError, OSError, ValueError) as exc:
@@ -530,6 +532,14 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
     # them is checked when opened (safe_open_xlsx), without that file's deflate and inflate
     package = xlsx.open_parts(template.name, parts, xlsxio.WHEN.timetuple()[:6])
     del parts
+    # taken by the reader instead of parsing those rows back (xlsx/knownrows.py); with
+    # ZVMPLAN_ENGINE_CHECK the part is also read whole and the two compared
+    from zvmplan_addin.recalc.options import Options
+    check = Options.from_environ().check
+    package.known_rows.update(known)
+    for part in known:
+        package.known_rows[part].check = check
+    del known  # (the package holds them until read: then nothing does)
     try:  # a plan never carries a value the engine did not compute
         report = engine.calc(template, out, progress=progress, keep_stale=False,
                              package=package)

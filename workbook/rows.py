@@ -14,6 +14,7 @@ tables (the totals sit above them). Anything else is refused with :class:`GrowEr
 from __future__ import annotations
 
 import re
+from itertools import chain, repeat
 from xml.sax.saxutils import escape
 
 from defusedxml import ElementTree
@@ -44,20 +45,24 @@ PENDING_VALUE = "<v>0</v>"
 _CELL_ATTRS = re.compile(r'<c\b[^>]*\br="(?P<col>[A-Z]+)(?P<row>[0-9]+)"(?P<attrs>[^>]*?)/?>')
 
 
-def grow(entries: dict[str, bytes], n_rows: int, inputs=None, scenarios: bool = True) -> None:
+def grow(entries: dict[str, bytes], n_rows: int, inputs=None, scenarios: bool = True,
+         known: dict | None = None) -> None:
     """Extend the Planner and Scenarios tables of the unpacked workbook ``entries`` (zip
     path -> bytes, changed in place) to ``n_rows`` rows. Nothing to do for ``n_rows`` up
     to the template's own. ``inputs(r)``, if given: the values of the Planner's input
     cells in added row ``r`` (column letter -> value), written with the rows.
     ``scenarios=False`` leaves the Scenarios table as it is: for a plan whose scenario
     blocks are all unnamed (the blocks then compute nothing; one named later in a
-    spreadsheet says that its table covers fewer links than the Planner's)."""
+    spreadsheet says that its table covers fewer links than the Planner's).
+    ``known``, a dict: the added rows of the Planner, the Scenarios and the Plan sheet
+    described for the reader as :class:`~zvmplan_addin.xlsx.knownrows.KnownRows`, under their parts' paths
+    (nothing when they cannot be: the reader then reads them from the bytes)."""
     if n_rows <= P.N_ROWS:
         return
     paths = sheet_paths(entries)
     last = P.FIRST_ROW + n_rows - 1
     _grow_sheet(entries, paths[P.PLANNER], P.FIRST_ROW, P.LAST_ROW, last, P.planner_row,
-                P.planner_totals(last), inputs=inputs)
+                P.planner_totals(last), inputs=inputs, known=known)
     _print_area(entries, last)
     # not grown, the Scenarios table keeps its rows, and its totals compare them with all
     # of the Planner's: a block named later says "rows missing", never a short total
@@ -73,7 +78,8 @@ def grow(entries: dict[str, bytes], n_rows: int, inputs=None, scenarios: bool = 
         totals.update(P.scenario_totals(b, s_last, last))
     # a Scenarios row names its own row and the Planner's row beside it
     _grow_sheet(entries, paths[P.SCENARIOS], P.SCEN_FIRST_ROW, P.SCEN_LAST_ROW, s_last,
-                scenario_rows, totals, offsets=(0, P.FIRST_ROW - P.SCEN_FIRST_ROW))
+                scenario_rows, totals, offsets=(0, P.FIRST_ROW - P.SCEN_FIRST_ROW),
+                known=known)
     if C.PLAN in paths:  # the Plan sheet's every-link table and what is read from it
         e_last = C.PLAN_EVERY_FIRST + n_rows - 1
         e_old = C.PLAN_EVERY_FIRST + P.N_ROWS - 1
@@ -83,7 +89,7 @@ def grow(entries: dict[str, bytes], n_rows: int, inputs=None, scenarios: bool = 
         # a Plan row names its own row and the Planner's row it shows
         _grow_sheet(entries, paths[C.PLAN], C.PLAN_EVERY_FIRST, e_old, e_last,
                     lambda r: C.plan_link_row(r, e_last), cells,
-                    offsets=(0, P.FIRST_ROW - C.PLAN_EVERY_FIRST))
+                    offsets=(0, P.FIRST_ROW - C.PLAN_EVERY_FIRST), known=known)
 
 
 def _print_area(entries: dict[str, bytes], last: int) -> None:
@@ -143,7 +149,7 @@ _BATCH = 256
 
 
 def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals, offsets=(0,),
-                inputs=None):
+                inputs=None, known=None):
     """Append rows ``old_last + 1 .. new_last`` to the table of sheet part ``path``.
 
     ``row_fn(r)`` gives row ``r``'s formulas; the row's XML is rendered once for a
@@ -155,7 +161,9 @@ def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals, offset
     value; written as :func:`~.xlsxio.cell_xml` writes them): the added rows copy the
     styles of the template's last row, whose input cells :func:`~.xlsxio.set_cells` has
     checked are unlocked. The totals, dimension and stretched ranges are edited in the
-    template's own text, before the rows are added (time in proportion to the rows)."""
+    template's own text, before the rows are added (time in proportion to the rows).
+    ``known``, a dict: the added rows described for the reader (:func:`known_rows`)
+    under ``path``, when they can be."""
     xml = entries[path].decode("utf-8")
     m = re.search(_ROW.format(r=old_last), xml, re.S)
     if m is None or not xml[m.end():].lstrip().startswith("</sheetData>"):
@@ -198,20 +206,21 @@ def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals, offset
     marks = [str(_SENTINEL + k) for k in steps]
     cut = re.compile("|".join(marks))
 
-    def pieces(text: str) -> tuple[list[str], list[int]]:
+    def pieces(text: str) -> tuple[list[str], list[int], list[str]]:
         """``text`` cut where it names the sentinel row + ``steps[k]``: the text between
-        the cuts, with a place between each two, and each cut's ``k``."""
+        the cuts, with a place between each two, each cut's ``k``, and the text between
+        the cuts alone."""
         between = cut.split(text)
         out = [between[0]]
         for piece in between[1:]:
             out += ["", piece]
-        return out, [marks.index(x) for x in cut.findall(text)]
+        return out, [marks.index(x) for x in cut.findall(text)], between
 
-    def put(parts: tuple[list[str], list[int]], nums: list[str]) -> str:
+    def put(parts: tuple[list[str], list[int], list[str]], nums: list[str]) -> str:
         """``parts`` (from :func:`pieces`) with the row numbers ``nums`` in its places."""
-        between, which = parts
+        between, which, alone = parts
         if len(nums) == 1:
-            return nums[0].join(between[::2])
+            return nums[0].join(alone)
         out = between[:]
         out[1::2] = [nums[k] for k in which]
         return "".join(out)
@@ -235,26 +244,41 @@ def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals, offset
         """Row ``r`` as its cells are rendered one by one (the runs' reference)."""
         return f'<row r="{r}"{row_attrs}>' + "".join(cells) + "</row>"
 
-    def row_runs(r: int, given: dict) -> str:
-        """Row ``r`` from the runs, with the input cells ``given`` (column -> value)."""
+    def row_pieces(r: int, given: dict) -> list[str]:
+        """Row ``r`` from the runs, with the input cells ``given`` (column -> value): the
+        runs and the input cells between them, in turn."""
         nums = [str(r + k) for k in steps]
         out = [put(runs[0], nums)]
         for (col, s, slot), after in zip(slots, runs[1:]):
             value = given.get(col)
             out += [put(slot, nums) if value is None or value == "" else
                     cell_xml(f"{col}{r}", 0 if s is None else s, value), put(after, nums)]
-        return "".join(out)
+        return out
+
+    def row_runs(r: int, given: dict) -> str:
+        return "".join(row_pieces(r, given))
     if rows and any(row_runs(r, {}) != row_xml(r, [t for _, _, t in render(r, row_fn(r))])
                     for r in (rows[0], rows[-1])):  # pragma: no cover - a formula with its digits
         raise GrowError(f"{path}: the template's row formulas hold the row {_SENTINEL}")
     # the rows encoded a batch at a time, and the part joined once: its text is never
     # held whole beside its bytes (a 10,000-row Planner is 88 MB)
     blocks, batch = [head.encode("utf-8")], []
+    # described for the reader (see known_rows): each row's inputs and the byte length
+    # of each of its pieces
+    givens, lengths = ([], []) if known is not None else (None, None)
     for r in rows:
         given = inputs(r) if inputs is not None else {}
-        if given.keys() <= keyed:
+        if given.keys() <= keyed and givens is not None:
+            out = row_pieces(r, given)
+            text = "".join(out)
+            lengths.append(list(map(len, out)) if text.isascii() else
+                           [len(x.encode("utf-8")) for x in out])
+            givens.append(given)
+            batch.append(text)
+        elif given.keys() <= keyed:
             batch.append(row_runs(r, given))
         else:  # pragma: no cover - inputs(r) names a column the first row's did not
+            givens = None
             batch.append(row_xml(r, [
                 text if given.get(col) in (None, "") else
                 cell_xml(f"{col}{r}", 0 if s is None else s, given[col])
@@ -263,4 +287,145 @@ def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals, offset
             blocks.append("".join(batch).encode("utf-8"))
             batch = []
     blocks += ["".join(batch).encode("utf-8"), tail.encode("utf-8")]
-    entries[path] = b"".join(blocks)
+    data = entries[path] = b"".join(blocks)
+    if givens is not None and rows:
+        described = known_rows(
+            data, len(blocks[0]), len(data) - len(blocks[-1]), rows, model, keyed,
+            f'<row r="{_SENTINEL}"{row_attrs}>', steps, row_fn, lengths, givens)
+        if described is not None:
+            known[path] = described
+
+
+#: the characters an added input string may hold for :func:`known_rows` to describe it:
+#: XML's, less the carriage return (which XML reads as a line feed)
+_PLAIN = re.compile("[\t\n\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]*")
+_PENDING_TAIL = PENDING_VALUE + "</c>"
+
+
+def known_rows(data: bytes, start: int, stop: int, rows: range, model: list, keyed: set,
+               row_tag: str, steps: list, row_fn, lengths: list, givens: list):
+    """The rows :func:`_grow_sheet` added to a part (``data[start:stop]``) described as
+    the reader reads them (:class:`~zvmplan_addin.xlsx.knownrows.KnownRows`), from what
+    made them: the sentinel row's cells ``model`` ((column, style, XML) each; the input
+    columns ``keyed``), its ``row_tag``, the row offsets ``steps`` its text names, the
+    byte length of each of every row's pieces (``lengths``: the runs and the input
+    cells between them, in turn) and each row's inputs ``givens``. None when a cell is
+    not of a kind described here (the reader then reads the rows from the bytes)."""
+    import numpy as np
+    from zvmplan_addin.xlsx import cellread, col_number
+    from zvmplan_addin.xlsx import sheet as S
+    from zvmplan_addin.xlsx.bulksheet import _LAYOUT, row_attributes_read
+    from zvmplan_addin.xlsx.knownrows import KnownRows
+
+    marks = [str(_SENTINEL + k) for k in steps]
+    cut = re.compile("|".join(marks))
+    formulas = row_fn(_SENTINEL)
+
+    def measure(text: str) -> tuple[int, list[int]]:
+        """``text``'s bytes less its marks, and how many of each mark it holds."""
+        found = cut.findall(text)
+        return (sum(len(p.encode("utf-8")) for p in cut.split(text)),
+                [found.count(m) for m in marks])
+
+    attrs = row_tag[len(f'<row r="{_SENTINEL}"'):-1].encode("utf-8")
+    if not row_attributes_read(attrs):
+        return None
+    n = len(rows)
+    r = np.arange(rows[0], rows[-1] + 1, dtype=np.int64)
+    digits = [1 + sum((r + k >= 10 ** p).astype(np.int64) for p in range(1, 19))
+              for k in steps]
+    width = np.array(lengths, dtype=np.int64)                      # (rows, pieces)
+    row_start = start + np.concatenate(([0], np.cumsum(width.sum(axis=1))[:-1]))
+    if int(row_start[-1] + width[-1].sum()) != stop:
+        return None
+    piece_start = np.cumsum(width, axis=1) - width
+    run, piece, inputs, found = row_tag, 0, [], []
+    for col, _, text in model:
+        if col in keyed:
+            if col in formulas:
+                return None
+            inputs.append((col, col_number(col)))
+            run, piece = "", piece + 2
+            continue
+        f = formulas.get(col)
+        if f is not None:
+            if "\r" in f[0] or not text.endswith(_PENDING_TAIL) or \
+                    not text.startswith(f'<c r="{col}{_SENTINEL}"'):
+                return None
+            before, inside = measure(run), measure(text)
+            c0 = row_start + piece_start[:, piece] + before[0] + \
+                sum(c * d for c, d in zip(before[1], digits))
+            end = c0 + inside[0] + sum(c * d for c, d in zip(inside[1], digits))
+            found.append((col_number(col), f[0][1:], c0, end - len("</c>"), col))
+        run += text
+    if any(a[0] >= b[0] for a, b in zip(found, found[1:])):
+        return None
+    # the formulas' text of every row, by row then column
+    k = len(found)
+    nums = [list(map(str, (r + step).tolist())) for step in steps]
+    own = [x[1] for x in found]
+    if not k:
+        texts = []
+    elif len(steps) == 1 and "\0" not in "".join(own):
+        # each row's formulas made as one text, joined by NULs (which no formula
+        # holds), and cut there: two C calls a row, not one a cell
+        between = cut.split("\0".join(own))
+        texts = list(chain.from_iterable(map(str.split, map(str.join, nums[0],
+                                                            repeat(between, n)),
+                                             repeat("\0", n))))
+    elif "\0" not in "".join(own):     # rows naming other rows too (the Plan sheet's)
+        between = cut.split("\0".join(own))
+        which = [marks.index(x) for x in cut.findall("\0".join(own))]
+        out = [""] * (2 * len(between) - 1)
+        out[::2] = between
+        texts = []
+        for i in range(n):
+            out[1::2] = [nums[j][i] for j in which]
+            texts += "".join(out).split("\0")
+    else:
+        return None
+    if len(texts) != n * k:
+        return None
+    for i in (0, n - 1):  # the first and last rows' against the row formulas themselves
+        formulas_i = row_fn(rows[i])
+        if texts[i * k:(i + 1) * k] != [formulas_i[x[4]][0][1:] for x in found]:
+            return None
+    pending = cellread.value("n", PENDING_VALUE[3:-4].encode("ascii"), [])
+    # the inputs the reader files, by row then column
+    v_rows, v_cols, values, inline = [], [], [], 0
+    for row, given in zip(rows, givens):
+        for col, c in inputs:
+            value = given.get(col)
+            if value is None or value == "":
+                continue
+            if isinstance(value, str):
+                if _PLAIN.fullmatch(value) is None:
+                    return None
+                value, inline = S.unescape_ooxml(value), inline + 1
+            elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                value = float(value)
+            else:
+                return None
+            v_rows.append(row)
+            v_cols.append(c)
+            values.append(value)
+    layout = np.empty(n * k, dtype=_LAYOUT)
+    layout["r"] = np.repeat(r, k)
+    layout["c"] = np.tile(np.array([x[0] for x in found], dtype=np.int64), n)
+    v1 = np.stack([x[3] for x in found], axis=1).ravel() if k else np.zeros(0, np.int64)
+    layout["c0"] = np.stack([x[2] for x in found], axis=1).ravel() if k else v1
+    layout["v0"] = v1 - len(PENDING_VALUE)
+    layout["v1"] = v1
+    layout["flags"] = 0
+    value_array = np.empty(len(values), dtype=object)
+    value_array[:] = values
+    v_rows, v_cols = np.array(v_rows, dtype=np.int64), np.array(v_cols, dtype=np.int64)
+    filed_cols = [c for c, *_ in found] + v_cols.tolist()
+    return KnownRows(
+        data=data, start=start, stop=stop, rows=n, cells=n * len(model), inline=inline,
+        value_rows=v_rows, value_cols=v_cols, values=value_array,
+        formula_rows=layout["r"].astype(np.int64), formula_cols=layout["c"].astype(np.int64),
+        texts=texts,
+        cached=pending, layout=layout,
+        max_row=max([int(r[-1])] * bool(k) + v_rows.tolist()[-1:] + [0]),
+        max_col=max(filed_cols + [0]))

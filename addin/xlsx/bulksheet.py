@@ -203,6 +203,16 @@ def _attrs_proved(raw: bytes, first: bytes) -> None:
         raise _Refused
 
 
+def row_attributes_read(raw: bytes) -> bool:
+    """Would this reader take ``raw`` as the attributes of a ``<row r="N"`` tag after
+    its ``r`` (spelt as :data:`.cellread.ATTR`, no name twice, no ``r``, not hidden)?"""
+    try:
+        _attrs_proved(raw, b"r")
+    except _Refused:
+        return False
+    return b"hidden" not in raw
+
+
 def _require(ok) -> None:
     if not ok:
         raise _Refused

@@ -338,6 +338,9 @@ class MemoryPackage(XlsxPackage):
         self._infolist = infos
         self._parts = dict(parts)
         self.zip = self                 # write_package lists the entries from pkg.zip
+        #: part -> :class:`~.knownrows.KnownRows`: rows its maker described, which
+        #: :func:`~.sheet.read_workbook` takes as described (see there)
+        self.known_rows: dict = {}
 
     def infolist(self) -> list[zipfile.ZipInfo]:
         return list(self._infolist)

@@ -173,7 +173,11 @@ def read_workbook(pkg: XlsxPackage) -> Workbook:
         rtype, target = rels.get(rid, ("", ""))
         if rtype.endswith(REL_WORKSHEET) and target in pkg.infos:
             sheet = SheetData(name, target)
-            read_sheet(pkg.read(target), sheet, strings, target, budget)
+            known = getattr(pkg, "known_rows", {}).pop(target, None)
+            if known is None:
+                read_sheet(pkg.read(target), sheet, strings, target, budget)
+            else:   # rows a writer added and described (fill's): .knownrows.KnownRows
+                known.read(pkg.read(target), sheet, strings, target, budget)
             tables.extend(_read_tables(pkg, target, len(sheets)))
             if sheet.hidden_rows and not sheet.filter_active:
                 sheet.filter_active = _table_filter_active(pkg, target)
