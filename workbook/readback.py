@@ -23,9 +23,12 @@ differed on none. Any other workbook is read by openpyxl alone.
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
 import zipfile
 from io import BytesIO
+from itertools import chain
 
 MAIN_NS = b"http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 SHARED_STRINGS = ("application/vnd.openxmlformats-officedocument.spreadsheetml"
@@ -64,11 +67,24 @@ def sheet_rows(path, names, written: dict | None = None) -> dict[str, list[tuple
     for that sheet of ``path`` (``calc(..., written=...)``): its rows are then made from
     it (:func:`_written_rows`) instead of inflating and reading the part."""
     try:
-        with zipfile.ZipFile(path) as z:
+        with zipfile.ZipFile(path) as z, _no_gc():
             return _read(z, names, written or {})
     except (_Unknown, KeyError, ValueError, IndexError, TypeError, zipfile.BadZipFile,
             OSError, UnicodeDecodeError):
         return None
+
+
+@contextlib.contextmanager
+def _no_gc():
+    """The cyclic garbage collector paused while the rows are made: they hold no cycles,
+    and a collection would otherwise scan everything the process holds again and again."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _worksheets(z: zipfile.ZipFile) -> dict[str, str]:
@@ -186,6 +202,7 @@ def _parse(part: bytes, strings, dates, taken: list | None = None):
     index = _column_index(known)
     numeric: dict[bytes, bool] = {}  # cell format -> a number in it is read as a number
     width = max_col
+    row_at = 0  # the current row's index << 16
     for row, empty, end, col, s, t, v, inline, junk in _tokens(part, at + 11, stop):
         if col:
             if cells is None:
@@ -200,6 +217,8 @@ def _parse(part: bytes, strings, dates, taken: list | None = None):
                     if ok else _value(t, v, inline, s, strings, dates)
             elif (t == b"str" or t == b"e") and v and b"&" not in v and b"\r" not in v:
                 value = v.decode("utf-8")  # a formula's text or error, as _text
+            elif t == b"inlineStr" and inline and b"&" not in inline and b"\r" not in inline:
+                value = inline[inline.index(b">") + 1:].decode("utf-8")  # as _value
             else:
                 value = _value(t, v, inline, s, strings, dates)
             k = known.get(col) or index(col)
@@ -208,10 +227,11 @@ def _parse(part: bytes, strings, dates, taken: list | None = None):
             elif k <= width:  # as _get_row: a cell beyond the dimension is not read
                 cells[k - 1] = value
                 if taken is not None:
-                    taken.append((len(parsed) - 1) << 16 | k)
+                    taken.append(row_at | k)
         elif row:
             if cells is not None:
                 raise _Unknown("a row inside a row")
+            row_at = len(parsed) << 16
             parsed.append((int(row), [] if width is None else [None] * width))
             cells = None if empty else parsed[-1][1]
         elif end:
@@ -364,7 +384,7 @@ def _written_rows(written, strings, dates) -> list[tuple]:
                                  len(np.unique(place)) == len(place)):
         raise _Unknown("two cells in one place")
     flat = np.empty(len(parsed) * width, dtype=object)
-    flat[:] = [v for _, cells in parsed for v in cells]
+    flat[:] = list(chain.from_iterable(cells for _, cells in parsed))
     flat[place] = _cached_as_read(values, strings, dates)[inside]
     grid = map(tuple, flat.reshape(len(parsed), width).tolist()) if parsed else ()
     return _padded([(r, cells) for (r, _), cells in zip(parsed, grid)], max_col, max_row)
