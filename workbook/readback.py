@@ -20,6 +20,15 @@ parts are copied from a file that passed the package guards,
 :func:`~zvmplan_addin.xlsx.safe_open_xlsx`); across the 491 Excel-saved workbooks of
 the corpus this reader gave openpyxl's rows on 287 and handed 202 back to openpyxl, and
 differed on none. Any other workbook is read by openpyxl alone.
+
+``fill`` does not even read its plan's two big parts: the engine hands it what its writer
+was given for them (``calc(..., written=...)``), and :func:`_written_rows` makes from
+that the rows the written part reads back as -- the part as read with the updated
+formula cells cut out, read as above, and each updated cell's value what this reader
+reads of the text the writer writes for it (``tests/test_fill_readback_written.py``:
+the same rows as the file's, by this reader and by openpyxl, on plans of several
+shapes; under ``ZVMPLAN_ENGINE_CHECK`` :func:`~.results.read` reads the file too and
+compares).
 """
 from __future__ import annotations
 
@@ -29,6 +38,8 @@ import re
 import zipfile
 from io import BytesIO
 from itertools import chain
+
+import numpy as np
 
 MAIN_NS = b"http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 SHARED_STRINGS = ("application/vnd.openxmlformats-officedocument.spreadsheetml"
@@ -326,7 +337,6 @@ def _written_rows(written, strings, dates) -> list[tuple]:
     write, a cell whose ``r`` is not its noted column or whose row is not its enclosing
     row's, a formula cell and another cell in one place, a number format of a date
     anywhere, no dimension -- raises :class:`_Unknown` (the caller reads the file)."""
-    import numpy as np
     from zvmplan_addin.xlsx import CellValues
     from zvmplan_addin.xlsx.splice import LAYOUT_DTYPE, match_cells, written_head
     data, updates, layout = written.data, written.updates, written.layout
@@ -393,7 +403,6 @@ def _written_rows(written, strings, dates) -> list[tuple]:
 def _check_columns(raw, c0, col_of) -> None:
     """Each cell at ``c0`` starts ``<c r="`` then the letters of its noted column and a
     digit (the column openpyxl takes from ``r`` is the one the engine noted)."""
-    import numpy as np
     from openpyxl.utils.cell import get_column_letter
     lead = b'<c r="'
     if int(c0[-1]) + len(lead) + 4 > len(raw) or any(
@@ -414,10 +423,9 @@ def _check_columns(raw, c0, col_of) -> None:
             raise _Unknown("a formula cell whose r is not its noted column")
 
 
-def _enclosing_rows(cut: bytes, where, parsed) -> "np.ndarray":
+def _enclosing_rows(cut: bytes, where, parsed) -> np.ndarray:
     """The index in ``parsed`` of the row enclosing each place ``where`` of ``cut``
     (the rows :func:`_parse` read from it, found again with their offsets)."""
-    import numpy as np
     opens, closes, numbers = [], [], []
     for m in _ROW_MARK.finditer(cut):
         if m.group(1) is None:
@@ -436,13 +444,12 @@ def _enclosing_rows(cut: bytes, where, parsed) -> "np.ndarray":
     return index
 
 
-def _cached_as_read(values, strings, dates) -> "np.ndarray":
+def _cached_as_read(values, strings, dates) -> np.ndarray:
     """What :func:`_value` reads of each cached value as the writer writes it
     (:func:`~zvmplan_addin.xlsx.encode_value`'s ``t`` and ``<v>`` text): a float is
     written as its ``repr``, which reads back as the same float (one without a finite
     value raises :class:`_Unknown`, as :func:`_value` does on its text); any other value
     is written and read once per distinct value."""
-    import numpy as np
     from zvmplan_addin.xlsx import XlError
     listed = values.tolist()
     out = np.empty(len(listed), dtype=object)
