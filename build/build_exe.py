@@ -5,9 +5,9 @@
     python build/build_exe.py --test-only  # smoke-test an existing dist/zvmplan
 
 Needs ``pip install -e .[build]`` (PyInstaller >= 6, and render's pypdfium2 and Pillow,
-which the executable bundles). One file (~71 MB) unpacks itself to a
-temporary folder on every start (~1.2 s here); ``--onedir`` (~240 MB folder) starts in
-~0.3 s: prefer it where ``zvmplan eval`` is run interactively. The spec is build/zvmplan.spec;
+which the executable bundles). One file (~97 MB) unpacks itself to a
+temporary folder on every start (~1.5 s here); ``--onedir`` (~280 MB folder) starts in
+~0.6 s: prefer it where ``zvmplan eval`` is run interactively. The spec is build/zvmplan.spec;
 PyInstaller's work files go to .pyinstaller/ and the result to dist/ (both ignored by
 git). Build time is a few minutes on 2 cores, so CI does not run this on every push:
 run it before a release, or with ZVMPLAN_CI_EXE=1 in .ci/run when time allows.

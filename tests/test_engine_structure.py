@@ -277,6 +277,11 @@ def test_this_row_is_read_as_the_formula_rows_reference_moving_with_it(tmp_path)
                      ["Data", "Report"])
     this_row = "Sales[[#This Row],[Amount]]-Sales[@Cost]+SUM(Sales[[#This Row],[Amount]:[Cost]])"
     assert refs.inline(this_row, 0, 3, 4) == "Data!$B3-Data!$C3+SUM(Data!$B3:$C3)"
+    # Excel writes [[#This Row],[Amount]:[Cost]] as [@[Amount]:[Cost]] (and [@[Cost]] for
+    # a column whose name needs brackets): the same cells of the formula's row
+    assert refs.inline("SUM(Sales[@[Amount]:[Cost]])+Sales[@[Cost]]", 0, 3, 4) == \
+        "SUM(Data!$B3:$C3)+Data!$C3"
+    assert refs.inline("SUM(Sales[@[Amount]:[Nope]])", 0, 3, 4) == "SUM(#REF!)"
     assert refs.inline("ROWS(Sales[#All])+SUM(Sales[Amount])", 1, 9, 1) == \
         "ROWS(Data!$A$1:$C$6)+SUM(Data!$B$2:$B$5)"
     wb = openpyxl.Workbook()

@@ -12,8 +12,10 @@ in Lite, the plain template shows its cached values until Excel recalculates, th
 This variant calls them as Excel stores a namespaced custom function in the file,
 ``_xldudf_ZVMPLAN_CPCPU_PER_MB(...)`` (see docs/functions.md), which Lite computes and
 ``zvmplan calc`` reads too. Only function calls outside text are renamed (the text
-``"CPCPU_PER_MB"`` given to ``ZVM_RANGE``/``ZVM_BASIS`` names a function and stays);
-cached values and every other byte are kept.
+``"CPCPU_PER_MB"`` given to ``ZVM_RANGE``/``ZVM_BASIS`` names a function and stays).
+The About sheet's examples, text cells holding a formula to type (``=CPCPU_PER_MB(...)``),
+are spelt as a Lite user types them (``=ZVMPLAN.CPCPU_PER_MB(...)``); cached values and
+every other byte are kept.
 
 A file that exists is never overwritten unless ``--force`` is given.
 """
@@ -41,14 +43,18 @@ def packaged_template() -> Path:
     return path
 
 
-def lite_formula(text: str, names: set[str], namespace: str) -> str:
+def lite_formula(text: str, names: set[str], namespace: str, typed: bool = False) -> str:
     """``text`` (a formula without ``=``) with every call of a function in ``names``
-    renamed to its stored Lite form ``_xldudf_<namespace>_<NAME>``; text in double
-    quotes and sheet names in single quotes are left as they are.
+    renamed to its stored Lite form ``_xldudf_<namespace>_<NAME>`` (``typed``: to the
+    form a user types and Excel shows, ``<namespace>.<NAME>``); text in double quotes and
+    sheet names in single quotes are left as they are.
 
     >>> lite_formula('IF(A1="","",CPCPU_PER_MB("IUCV",9000)&"CPCPU_PER_MB(")', {"CPCPU_PER_MB"},
     ...              "ZVMPLAN")
     'IF(A1="","",_xldudf_ZVMPLAN_CPCPU_PER_MB("IUCV",9000)&"CPCPU_PER_MB(")'
+    >>> lite_formula('ZVM_RANGE("CPCPU_PER_MB","IUCV")', {"ZVM_RANGE", "CPCPU_PER_MB"},
+    ...              "ZVMPLAN", typed=True)
+    'ZVMPLAN.ZVM_RANGE("CPCPU_PER_MB","IUCV")'
     """
     out, i, n = [], 0, len(text)
     while i < n:
@@ -72,22 +78,30 @@ def lite_formula(text: str, names: set[str], namespace: str) -> str:
             continue
         word = m.group(0)
         if text[m.end():m.end() + 1] == "(" and word.upper() in names:
-            word = f"_xldudf_{namespace}_{word.upper()}"
+            word = (f"{namespace}.{word.upper()}" if typed else
+                    f"_xldudf_{namespace}_{word.upper()}")
         out.append(word)
         i = m.end()
     return "".join(out)
 
 
 def lite_sheet(data: bytes, name: str, names: set[str], namespace: str) -> bytes:
-    """A worksheet part with every formula's calls renamed by :func:`lite_formula`."""
+    """A worksheet part with every formula's calls renamed by :func:`lite_formula`, and
+    every inline text that is a formula to type (it starts with ``=``: the About sheet's
+    examples) spelt as a Lite user types it."""
     from zvmplan_addin.xlsx import xml as xmlparse
     out, pos = [], 0
-    for _, _, start, stop, tag in xmlparse.elements(data, name, {"f"}):
+    for kind, _, start, stop, tag in xmlparse.elements(data, name, {"f", "t"}):
         if tag.group(3):  # <f .../>: a shared formula's dependent, no text of its own
             continue
         inner = data[tag.end():data.rindex(b"</", start, stop)]
         text = unescape(inner.decode("utf-8"), {"&quot;": '"', "&apos;": "'"})
-        new = lite_formula(text, names, namespace)
+        if kind == "f":
+            new = lite_formula(text, names, namespace)
+        elif text.startswith("="):
+            new = "=" + lite_formula(text[1:], names, namespace, typed=True)
+        else:
+            continue
         if new != text:
             out += [data[pos:tag.end()], escape(new).encode("utf-8")]
             pos = tag.end() + len(inner)

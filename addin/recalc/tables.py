@@ -159,10 +159,11 @@ def _items(inner: str):
     (``#THIS ROW``), a column name, or (first, last) for a column range; None if it does
     not parse."""
     inner = inner.strip()
-    if inner.startswith("@"):
+    if inner.startswith("@"):  # Excel's short form of [#This Row],...
         rest = inner[1:].strip()
-        if rest.startswith("[") and rest.endswith("]"):
-            rest = rest[1:-1]
+        if rest.startswith("["):  # [@[Col]], [@[Col1]:[Col2]]: bracketed items
+            items = _items(rest)
+            return None if items is None else ["#THIS ROW"] + items
         return ["#THIS ROW"] + ([_unescape(rest)] if rest else [])
     if not inner.startswith("["):
         if inner.upper() in _SPECIAL:
