@@ -37,7 +37,6 @@ import gc
 import re
 import zipfile
 from io import BytesIO
-from itertools import chain
 
 import numpy as np
 
@@ -188,8 +187,8 @@ def _rows(part: bytes, strings, dates) -> list[tuple]:
 def _parse(part: bytes, strings, dates, taken: list | None = None):
     """(the rows of ``part`` as read: (row number, values), the dimension's last column
     and row or None): with the dimension, each row's values are a list as wide as it.
-    ``taken``: the (row's index << 16 | column) of every value put in such a list is
-    appended to it."""
+    ``taken``: the (row's index << 16 | column) of every value put in such a list, then
+    the value, are appended to it."""
     at = part.find(b"<sheetData>")
     stop = part.find(b"</sheetData>")
     if at < 0 or stop < at or part.count(b"<sheetData") != 1:
@@ -239,6 +238,7 @@ def _parse(part: bytes, strings, dates, taken: list | None = None):
                 cells[k - 1] = value
                 if taken is not None:
                     taken.append(row_at | k)
+                    taken.append(value)
         elif row:
             if cells is not None:
                 raise _Unknown("a row inside a row")
@@ -356,24 +356,22 @@ def _written_rows(written, strings, dates) -> list[tuple]:
     if head is None:
         raise _Unknown("a dimension the splice does not write")
     pieces, pos = head
-    raw = np.frombuffer(data, dtype=np.uint8)
     end = v1 + 4                                    # each cell ends with its </c>
-    if int(end[-1]) > len(data) or any(np.any(raw[v1 + j] != byte)
-                                       for j, byte in enumerate(b"</c>")):
+    if not _starts_with(data, v1, b"</c>"):
         raise _Unknown("a formula cell with more than its <f> and <v>")
     rec = np.frombuffer(layout.cells, dtype=LAYOUT_DTYPE)
     at = np.minimum(np.searchsorted(rec["c0"], c0), len(rec) - 1)
     if np.any(rec["c0"][at] != c0):
         raise _Unknown("a cell the layout did not note")   # pragma: no cover - matched
     row_of, col_of = rec["r"][at].astype(np.int64), rec["c"][at].astype(np.int64)
-    _check_columns(raw, c0, col_of)
+    _check_columns(data, c0, col_of)
     # the part with the updated cells cut out: the runs between them kept
     run_start = np.concatenate(([pos], end))
     run_stop = np.concatenate((c0, [len(data)]))
     lengths = run_stop - run_start
-    kept = np.flatnonzero(lengths > 0).tolist()
-    starts, stops = run_start.tolist(), run_stop.tolist()
-    pieces += [data[starts[k]:stops[k]] for k in kept]
+    kept = lengths > 0
+    pieces += map(data.__getitem__, map(slice, run_start[kept].tolist(),
+                                        run_stop[kept].tolist()))
     cut = b"".join(pieces)
     where = len(cut) - int(lengths.sum()) + np.cumsum(lengths)[:-1]  # each cell's place
     del pieces
@@ -387,40 +385,63 @@ def _written_rows(written, strings, dates) -> list[tuple]:
     inside = col_of <= max_col                      # as _get_row: beyond it, not read
     width = max_col
     place = row_index[inside] * width + col_of[inside] - 1
-    taken_at = np.array(taken, dtype=np.int64)
+    taken_at = np.array(taken[::2], dtype=np.int64)
+    taken_at = (taken_at >> 16) * width + (taken_at & 0xFFFF) - 1
     used = np.zeros(len(parsed) * width, dtype=bool)
-    used[(taken_at >> 16) * width + (taken_at & 0xFFFF) - 1] = True
-    if used[place].any() or not (np.all(place[1:] > place[:-1]) or
-                                 len(np.unique(place)) == len(place)):
+    used[taken_at] = True
+    if used[place].any() or np.any(taken_at[1:] <= taken_at[:-1]) or not (
+            np.all(place[1:] > place[:-1]) or len(np.unique(place)) == len(place)):
         raise _Unknown("two cells in one place")
-    flat = np.empty(len(parsed) * width, dtype=object)
-    flat[:] = list(chain.from_iterable(cells for _, cells in parsed))
+    flat = np.empty(len(parsed) * width, dtype=object)   # None but where a value is
+    constants = np.empty(len(taken_at), dtype=object)
+    constants[:] = taken[1::2]
+    flat[taken_at] = constants
     flat[place] = _cached_as_read(values, strings, dates)[inside]
     grid = map(tuple, flat.reshape(len(parsed), width).tolist()) if parsed else ()
     return _padded([(r, cells) for (r, _), cells in zip(parsed, grid)], max_col, max_row)
 
 
-def _check_columns(raw, c0, col_of) -> None:
+def _words(data: bytes, size: int) -> np.ndarray:
+    """Element ``i``: the ``size`` bytes of ``data`` from offset ``i`` as one little-endian
+    unsigned integer (an overlapping view, nothing copied)."""
+    return np.ndarray((max(0, len(data) - size + 1),), dtype=f"<u{size}", buffer=data,
+                      strides=(1,))
+
+
+def _starts_with(data: bytes, at: np.ndarray, text: bytes) -> bool:
+    """Do the bytes of ``data`` at each offset ``at`` start with ``text`` (at most 8)?"""
+    size = 8 if len(text) > 4 else 4
+    words = _words(data, size)
+    if len(at) and (int(at.min()) < 0 or int(at.max()) >= len(words)):
+        return False
+    mask = (1 << 8 * len(text)) - 1
+    return bool(np.all(words[at] & np.uint64(mask) == np.uint64(int.from_bytes(text,
+                                                                              "little"))))
+
+
+def _check_columns(data: bytes, c0, col_of) -> None:
     """Each cell at ``c0`` starts ``<c r="`` then the letters of its noted column and a
     digit (the column openpyxl takes from ``r`` is the one the engine noted)."""
     from openpyxl.utils.cell import get_column_letter
     lead = b'<c r="'
-    if int(c0[-1]) + len(lead) + 4 > len(raw) or any(
-            np.any(raw[c0 + j] != byte) for j, byte in enumerate(lead)):
+    if not _starts_with(data, c0, lead):
         raise _Unknown("a formula cell without its r first")
-    distinct, inverse = np.unique(col_of, return_inverse=True)
-    letters = [get_column_letter(int(c)).encode("ascii") for c in distinct]
-    size = np.array([len(x) for x in letters], dtype=np.int64)[inverse]
-    spelled = np.zeros((len(distinct), 3), dtype=np.uint8)
-    for k, x in enumerate(letters):
-        spelled[k, :len(x)] = np.frombuffer(x, dtype=np.uint8)
+    spelled = np.zeros(int(col_of.max()) + 1, dtype=np.uint64)  # by column: its letters
+    size = np.zeros(len(spelled), dtype=np.int64)
+    for c in np.flatnonzero(np.bincount(col_of)).tolist():
+        letters = get_column_letter(c).encode("ascii")
+        spelled[c], size[c] = int.from_bytes(letters, "little"), len(letters)
+    words = _words(data, 4)                 # the letters and the digit after them
     at = c0 + len(lead)
-    for j in range(3):
-        byte = raw[at + j]
-        letter = j < size
-        if np.any(letter & (byte != spelled[inverse, j])) or \
-                np.any((size == j) & ((byte < ord("0")) | (byte > ord("9")))):
-            raise _Unknown("a formula cell whose r is not its noted column")
+    if int(at.max()) >= len(words):
+        raise _Unknown("a formula cell cut short")
+    got = words[at].astype(np.uint64)
+    n = size[col_of].astype(np.uint64)
+    letters = got & ((np.uint64(1) << (np.uint64(8) * n)) - np.uint64(1))
+    digit = (got >> (np.uint64(8) * n)) & np.uint64(0xFF)
+    if np.any(letters != spelled[col_of]) or np.any(digit < ord("0")) or \
+            np.any(digit > ord("9")):
+        raise _Unknown("a formula cell whose r is not its noted column")
 
 
 def _enclosing_rows(cut: bytes, where, parsed) -> np.ndarray:
