@@ -199,8 +199,8 @@ def _tampered(written, name, change):
 @pytest.mark.parametrize("what", ["no layout", "a row noted elsewhere",
                                   "a column noted elsewhere", "array formula"])
 def test_what_the_written_path_does_not_know_gives_way(monkeypatch, tmp_path, what):
-    """Each gives :class:`readback._Unknown` on the written path: sheet_rows returns None,
-    and results.read reads the file (the same Results)."""
+    """Each gives :class:`readback._Unknown` on the written path: that sheet is read
+    from the file, as without it (the same rows, the same Results)."""
     out = tmp_path / "plan.xlsx"
     _, written = fill_plan(monkeypatch, out, EXAMPLES / "links.csv")
     part = written["Planner"]
@@ -229,7 +229,9 @@ def test_what_the_written_path_does_not_know_gives_way(monkeypatch, tmp_path, wh
         bad = _tampered(written, "Planner", lambda p: {"updates": rows})
     if what in ("a row noted elsewhere", "a column noted elsewhere"):
         assert bad["Planner"].layout.size == len(bad["Planner"].data)  # offsets still hold
-    assert readback.sheet_rows(out, NAMES, bad) is None
+    with pytest.raises(readback._Unknown):
+        readback._written_rows(bad["Planner"], [], set())
+    assert same(readback.sheet_rows(out, NAMES, bad), readback.sheet_rows(out, NAMES))
     assert results.read(out, written=bad) == results.read(out)
 
 
@@ -278,3 +280,50 @@ def test_fill_prints_the_same_either_way(monkeypatch, tmp_path, fmt):
     assert fast == slow and fast[1].strip()
     if fmt == "json":
         assert json.loads(fast[1])["links"]
+
+
+def _calc_written(tmp_path, dimension: bytes | None, rows: int = 100):
+    """A small workbook (Planner: a number and a formula a row) calculated by the engine,
+    its Planner's ``<dimension>`` first set to ``dimension``: (output, written parts)."""
+    import re as _re
+    import zipfile
+    from zvmplan_addin.recalc import engine
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Planner"
+    for r in range(1, rows + 1):
+        ws.cell(r, 1, r)
+        ws.cell(r, 2, f"=A{r}*2")
+    src = tmp_path / "src.xlsx"
+    wb.save(src)
+    if dimension is not None:
+        with zipfile.ZipFile(src) as z:
+            entries = {i.filename: z.read(i.filename) for i in z.infolist()}
+        part = "xl/worksheets/sheet1.xml"
+        entries[part] = _re.sub(rb'<dimension ref="[^"]*"', b'<dimension ref="' + dimension
+                                + b'"', entries[part])
+        with zipfile.ZipFile(src, "w", zipfile.ZIP_DEFLATED) as z:
+            for n, data in entries.items():
+                z.writestr(n, data)
+    written = {"Planner": None}
+    out = tmp_path / "out.xlsx"
+    engine.calc(src, out, written=written)
+    return out, written
+
+
+def test_a_workbook_the_engine_calculated(tmp_path):
+    """Any workbook the engine writes: its rows from the writing are openpyxl's."""
+    out, written = _calc_written(tmp_path, None)
+    fast = readback._written_rows(written["Planner"], [], set())
+    assert same({"Planner": fast}, openpyxl_rows(out, ["Planner"]))
+    assert fast[4] == (5, 10.0)       # the number as written (int), the formula's float
+
+
+def test_a_dimension_far_beyond_the_cells_gives_way(tmp_path):
+    """A dimension as wide as the sheet over 100 rows of two cells: the written path
+    makes no arrays of 1.6 million cells for it; the file is read as before."""
+    out, written = _calc_written(tmp_path, b"A1:XFD100")
+    with pytest.raises(readback._Unknown, match="far beyond"):
+        readback._written_rows(written["Planner"], [], set())
+    got = readback.sheet_rows(out, ["Planner"], written)
+    assert got is not None and len(got["Planner"]) == 100 and len(got["Planner"][0]) == 16384

@@ -75,7 +75,8 @@ def sheet_rows(path, names, written: dict | None = None) -> dict[str, list[tuple
     not know (then read the file with openpyxl). ``written``: sheet name ->
     :class:`~zvmplan_addin.recalc.write.WrittenPart`, what the engine's writer was given
     for that sheet of ``path`` (``calc(..., written=...)``): its rows are then made from
-    it (:func:`_written_rows`) instead of inflating and reading the part."""
+    it (:func:`_written_rows`) instead of inflating and reading the part (and read from
+    the part if that does not know it)."""
     try:
         with zipfile.ZipFile(path) as z, _no_gc():
             return _read(z, names, written or {})
@@ -140,7 +141,10 @@ def _read(z: zipfile.ZipFile, names, written: dict) -> dict[str, list[tuple]]:
         elif part.updates is None:  # written as it was read
             out[name] = _rows(part.data, strings, dates)
         else:
-            out[name] = _written_rows(part, strings, dates)
+            try:
+                out[name] = _written_rows(part, strings, dates)
+            except _Unknown:  # read from the file, as without it
+                out[name] = _rows(z.read(paths[name]), strings, dates)
     return out
 
 
@@ -384,6 +388,8 @@ def _written_rows(written, strings, dates) -> list[tuple]:
         raise _Unknown("a formula cell noted in another row than its enclosing row's")
     inside = col_of <= max_col                      # as _get_row: beyond it, not read
     width = max_col
+    if len(parsed) * width > 4 * (len(c0) + len(taken)) + (1 << 20):
+        raise _Unknown("a dimension far beyond the cells")  # (read as before, no arrays)
     place = row_index[inside] * width + col_of[inside] - 1
     taken_at = np.array(taken[::2], dtype=np.int64)
     taken_at = (taken_at >> 16) * width + (taken_at & 0xFFFF) - 1
