@@ -257,3 +257,55 @@ def test_exact_lookups_of_a_column_use_one_index_of_the_table(tmp_path, monkeypa
     assert [m for _, m in results[0]] == [1, 2, 3, 4, 7, 1, 8, 9, "#N/A", "#N/A", 1, "#N/A"]
     assert [v for v, _ in results[0]][:4] == [10, 20, 30, 40]
     assert builds == [2, 2]  # one index per table (A1:B10, A1:A10), column or cell by cell
+
+
+def _two_sheet_book(path, rows=12):
+    """One formula per column, written alike on two sheets (the same template on both,
+    as the template's source sheets hold their pub - zvmplan difference columns): mixed
+    inputs, and near-equal operands whose difference is 0 at 15 digits."""
+    wb = openpyxl.Workbook()
+    kinds = [3, 0, -2, "7", "x", None, True, 0.1 + 0.2, 2.5, 1e308]
+    for title in ("One", "Two"):
+        ws = wb.active if title == "One" else wb.create_sheet(title)
+        ws.title = title
+        for r in range(2, rows + 2):
+            k = r - 2
+            a = kinds[k % len(kinds)] if title == "One" else kinds[(k + 3) % len(kinds)]
+            if a is not None:
+                ws[f"A{r}"] = a
+            ws[f"B{r}"] = 0.3 if a == 0.1 + 0.2 else (k % 7) - 2
+            ws[f"D{r}"] = f"=A{r}-B{r}"
+            ws[f"E{r}"] = f"=A{r}/B{r}"
+            ws[f"F{r}"] = f'=IF(B{r}>0,A{r}&"",B{r}*2)'
+    return save(wb, path)
+
+
+def test_a_formula_on_several_sheets_forms_a_group_per_sheet(tmp_path, monkeypatch):
+    """One template in the same column of two sheets (several sheets: no single group)
+    is evaluated as one column per sheet, with exactly the values and reasons cell by
+    cell gives (ZVMPLAN_ENGINE_CELLWISE=1), and the cell-by-cell cross-check
+    (ZVMPLAN_ENGINE_CHECK=1) finds no cell that differs. Excel computes each cell on its
+    own; ``0.1+0.2-0.3`` as the last operation shows 0 (15 significant digits)."""
+    from zvmplan_addin.recalc.engine import Engine
+    path = _two_sheet_book(tmp_path / "in.xlsx")
+    results = []
+    for mode in ("", "1"):
+        monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", mode)
+        out = tmp_path / f"out{mode}.xlsx"
+        report = engine.calc(path, out)
+        book = openpyxl.load_workbook(out, data_only=True)
+        results.append(([[c.value for c in row] for ws in book for row in ws.iter_rows()],
+                         report.errors, report.error_cells))
+    assert results[0] == results[1]
+    book = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)
+    assert book["One"]["D9"].value == 0 and book["One"]["E4"].value == "#DIV/0!"
+    monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", "")
+    monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
+    engine.install_functions()
+    with xlsxio.safe_open_xlsx(path) as pkg:
+        e = Engine(xlsxio.read_workbook(pkg))
+    e.recalculate()
+    assert e.column_mismatches == []
+    grouped = sorted(e.n_label[int(g[0])].rstrip("0123456789") for g in e._column_groups())
+    assert grouped == ["One!D", "One!E", "One!F", "Two!D", "Two!E", "Two!F"]
+    assert e.columnar_cells == 6 * 11

@@ -134,3 +134,25 @@ def test_the_fast_shape_of_a_filled_column_is_the_full_one(pattern):
         fast = shaper(text, r, 7)
         full = shapes.shape(text, "Plan", r, 7, generic=True)
         assert (fast.key, fast.rects, fast.literals) == (full.key, full.rects, full.literals)
+
+
+@pytest.mark.parametrize("pattern,fixed", [
+    ("'{f}'!G{r}-'{f}'!G{s}", ["000", "003", "001", "003", "004", "000"]),
+    ('TX_PER_SEC("OSA_GBE","RR",1492,{r},"4.{f}.0")', ["3", "4", "3", "4"]),
+    ("LOG{f}(A{r})*Sheet{f}!B{s}", ["10", "2", "10", "2", "10"])])
+def test_texts_of_one_skeleton_whose_fixed_digits_differ_shape_as_in_full(pattern, fixed):
+    """Texts alike but for digits that are no row or literal (a sheet named '003', a
+    function LOG10, a text "4.3.0") each get the recipe of an earlier text with the same
+    such digits, or a full scan: always exactly what a full scan gives, and a fill
+    pattern only where a full scan's recipe gives one."""
+    shaper = shapes.Shaper("Plan")
+    for k, f in enumerate(fixed * 3):
+        r = 5 + 7 * k
+        text = pattern.format(f=f, r=r, s=r - 1)
+        fast = shaper(text, r, 7)
+        full = shapes.shape(text, "Plan", r, 7, generic=True)
+        assert (fast.key, fast.rects, fast.literals) == (full.key, full.rects, full.literals)
+        filled = shaper.fill_pattern(text, r, 7)
+        assert filled is not None and filled.text_at(r) == text
+        assert (filled.shape.key, filled.shape.rects) == (full.key, full.rects)
+    assert 1 <= len(shaper.others[next(iter(shaper.recipes))]) <= len(set(fixed)) - 1

@@ -86,8 +86,10 @@ def column_groups(nodes: Nodes, code: Compiled, index: CellIndex,
         if slots is not None:
             groups.append(ColumnGroup(members, slots))
             continue
-        # one template in several columns (SUM(A$2:A2) and SUM(B$2:B2)): a group each
-        cols = nodes.where()[2][members]
+        # one template in several columns (SUM(A$2:A2) and SUM(B$2:B2)) or on several
+        # sheets (a difference column on each source sheet): a group per sheet and column
+        sheets, _, cols = nodes.where()
+        cols = sheets[members] * (MAX_COL + 1) + cols[members]
         for c in np.unique(cols).tolist() if cols.min() != cols.max() else ():
             part = members[cols == c]
             if len(part) >= MIN_COLUMN:

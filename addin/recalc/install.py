@@ -28,6 +28,7 @@ import numpy as np
 import schedula as sh
 from formulas.functions import Array, get_functions, wrap_func
 from formulas.functions.math import xsum
+from formulas.functions.operators import OPERATORS
 from formulas.ranges import Ranges
 from formulas.tokens.operand import Empty, XlError as FXlError, _index2col
 
@@ -35,7 +36,7 @@ from .. import registry
 from ..errors import ExcelError
 from ..calls import excel_names, load_functions
 from ..registry import REGISTRY
-from . import datesystem, dynamic, excel, formulacells, parsecost, sparse
+from . import datesystem, dynamic, excel, formulacells, parsecost, scalar, sparse
 from .runlog import note
 from .startup import defer_scipy
 from .values import MAX_TEXT, XL, one_value, range_cells
@@ -166,6 +167,7 @@ def install_functions() -> int:
     _geometry_functions(table)
     _sum_left_to_right(table)
     excel.install(table, left_out=SKIPPED)  # Excel's rules where formulas differs
+    scalar.install(OPERATORS)  # after excel.install put its operators in
     for name, entry in list(table.items()):
         if isinstance(entry, dict):
             if not getattr(entry["function"], "_zvm_finite", False):

@@ -110,7 +110,8 @@ class Shaper:
 
     def __init__(self, sheet: str, scope: str = ""):
         self.sheet, self.scope = sheet, scope
-        self.recipes: dict = {}
+        self.recipes: dict = {}  # skeleton -> its recipe (None: not reusable)
+        self.others: dict = {}   # skeleton -> recipes of texts whose fixed runs differ
 
     def __call__(self, text: str, row: int, col: int) -> Shape | None:
         parts = _DIGITS.split(text)
@@ -125,7 +126,28 @@ class Shaper:
             shp = _apply(recipe, parts[1::2])
             if shp is not None:
                 return shp
+            return self._other(skeleton, parts, text, row, col)[0]
         return shape(text, self.sheet, row, col, generic=True, scope=self.scope)
+
+    def _other(self, skeleton: str, parts: list, text: str, row: int, col: int) -> tuple:
+        """(shape, recipe) of a text whose fixed digit runs differ from its skeleton's
+        recipe's (``'003'!G5`` after ``'000'!G5``, ``"4.4.0"`` after ``"4.3.0"``): from
+        the recipe of an earlier such text whose fixed runs it holds, else scanned in
+        full and its recipe kept (up to :data:`OTHER_RECIPES` a skeleton). A recipe is
+        used only where every fixed run is as in the text it was made from, as the
+        skeleton's own is."""
+        kept = self.others.get(skeleton, ())
+        runs = parts[1::2]
+        for recipe in kept:
+            shp = _apply(recipe, runs)
+            if shp is not None:
+                return shp, recipe
+        spans: list = []
+        shp = shape(text, self.sheet, row, col, generic=True, scope=self.scope, spans=spans)
+        recipe = _recipe(parts, shp, spans)
+        if recipe is not None and len(kept) < OTHER_RECIPES:
+            self.others.setdefault(skeleton, []).append(recipe)
+        return shp, recipe
 
     def fill_pattern(self, text: str, row: int, col: int,
                      after: tuple | None = None) -> FillPattern | None:
@@ -158,12 +180,11 @@ class Shaper:
         if skeleton not in self.recipes:
             self(text, row, col)  # the first of its skeleton: scanned, its recipe kept
         recipe = self.recipes[skeleton]
-        shp = _apply(recipe, parts[1::2]) if recipe is not None else None
+        if recipe is None:  # the skeleton's shape cannot be reused
+            return None
+        shp = _apply(recipe, parts[1::2])
         if shp is None:  # a fixed run differs from the recipe's text: its own recipe
-            spans: list = []
-            shp = shape(text, self.sheet, row, col, generic=True, scope=self.scope,
-                        spans=spans)
-            recipe = _recipe(parts, shp, spans)
+            shp, recipe = self._other(skeleton, parts, text, row, col)
             if recipe is None:
                 return None
         moving = frozenset()
@@ -198,6 +219,7 @@ def _moving_rows(parts, later, row_runs, step: int) -> frozenset:
 
 
 _UNSET = object()
+OTHER_RECIPES = 8  # recipes kept per skeleton besides its first text's
 _DIGITS = re.compile(r"([0-9]+)")
 
 
