@@ -541,8 +541,9 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
         package.known_rows[part].check = check
     del known  # (the package holds them until read: then nothing does)
     try:  # a plan never carries a value the engine did not compute
+        written = {"Planner": None, "Scenarios": None}  # what the results are read from
         report = engine.calc(template, out, progress=progress, keep_stale=False,
-                             package=package)
+                             package=package, written=written)
     except engine.StaleValues as exc:
         cells = "; ".join(f"{c}: {why}" for c, why in list(exc.report.stale.items())[:5])
         raise FillError(f"{template.name}: {len(exc.report.stale)} formula cells could not "
@@ -550,7 +551,7 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
     rep = FillReport(out, len(links), len(scen) if scen else 0, report)
     from . import results
     try:
-        rep.results = results.read(out, written=True)
+        rep.results = results.read(out, written=written)
     except results.ResultsError as exc:
         notes.append(f"{exc}; no results to show")
     else:

@@ -20,12 +20,25 @@ parts are copied from a file that passed the package guards,
 :func:`~zvmplan_addin.xlsx.safe_open_xlsx`); across the 491 Excel-saved workbooks of
 the corpus this reader gave openpyxl's rows on 287 and handed 202 back to openpyxl, and
 differed on none. Any other workbook is read by openpyxl alone.
+
+``fill`` does not even read its plan's two big parts: the engine hands it what its writer
+was given for them (``calc(..., written=...)``), and :func:`_written_rows` makes from
+that the rows the written part reads back as -- the part as read with the updated
+formula cells cut out, read as above, and each updated cell's value what this reader
+reads of the text the writer writes for it (``tests/test_fill_readback_written.py``:
+the same rows as the file's, by this reader and by openpyxl, on plans of several
+shapes; under ``ZVMPLAN_ENGINE_CHECK`` :func:`~.results.read` reads the file too and
+compares).
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
 import zipfile
 from io import BytesIO
+
+import numpy as np
 
 MAIN_NS = b"http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 SHARED_STRINGS = ("application/vnd.openxmlformats-officedocument.spreadsheetml"
@@ -55,17 +68,34 @@ class _Unknown(Exception):
     """Something the fast reader does not read as openpyxl would: use openpyxl."""
 
 
-def sheet_rows(path, names) -> dict[str, list[tuple]] | None:
+def sheet_rows(path, names, written: dict | None = None) -> dict[str, list[tuple]] | None:
     """Sheet name -> its rows as ``[tuple(r) for r in ws.iter_rows(values_only=True)]``
     of openpyxl's read-only, data-only workbook, for each of ``names`` the workbook has
     (a name it has not is left out); None when any part holds what this reader does
-    not know (then read the file with openpyxl)."""
+    not know (then read the file with openpyxl). ``written``: sheet name ->
+    :class:`~zvmplan_addin.recalc.write.WrittenPart`, what the engine's writer was given
+    for that sheet of ``path`` (``calc(..., written=...)``): its rows are then made from
+    it (:func:`_written_rows`) instead of inflating and reading the part (and read from
+    the part if that does not know it)."""
     try:
-        with zipfile.ZipFile(path) as z:
-            return _read(z, names)
+        with zipfile.ZipFile(path) as z, _no_gc():
+            return _read(z, names, written or {})
     except (_Unknown, KeyError, ValueError, IndexError, TypeError, zipfile.BadZipFile,
             OSError, UnicodeDecodeError):
         return None
+
+
+@contextlib.contextmanager
+def _no_gc():
+    """The cyclic garbage collector paused while the rows are made: they hold no cycles,
+    and a collection would otherwise scan everything the process holds again and again."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _worksheets(z: zipfile.ZipFile) -> dict[str, str]:
@@ -86,7 +116,7 @@ def _worksheets(z: zipfile.ZipFile) -> dict[str, str]:
     return out
 
 
-def _read(z: zipfile.ZipFile, names) -> dict[str, list[tuple]]:
+def _read(z: zipfile.ZipFile, names, written: dict) -> dict[str, list[tuple]]:
     from openpyxl.reader.strings import read_string_table
     from openpyxl.styles.stylesheet import Stylesheet
     from openpyxl.xml.functions import fromstring
@@ -99,8 +129,23 @@ def _read(z: zipfile.ZipFile, names) -> dict[str, list[tuple]]:
     strings = read_string_table(BytesIO(z.read(strings_at[0]))) if strings_at else []
     styles = Stylesheet.from_tree(fromstring(z.read("xl/styles.xml")))
     dates = set(styles.date_formats) | set(styles.timedelta_formats)
-    return {name: _rows(z.read(paths[name]), strings, dates)
-            for name in names if name in paths}
+    out = {}
+    for name in names:
+        if name not in paths:
+            continue
+        part = written.get(name)
+        if part is None:
+            out[name] = _rows(z.read(paths[name]), strings, dates)
+        elif part.part.lstrip("/") != paths[name]:
+            raise _Unknown("the engine wrote that sheet to another part")
+        elif part.updates is None:  # written as it was read
+            out[name] = _rows(part.data, strings, dates)
+        else:
+            try:
+                out[name] = _written_rows(part, strings, dates)
+            except _Unknown:  # read from the file, as without it
+                out[name] = _rows(z.read(paths[name]), strings, dates)
+    return out
 
 
 def _text(raw: bytes) -> str:
@@ -140,6 +185,14 @@ def _value(t: bytes, v: bytes, inline: bytes, s: bytes, strings, dates):
 def _rows(part: bytes, strings, dates) -> list[tuple]:
     """The rows of one worksheet part, as openpyxl's read-only ``_cells_by_row`` yields
     them from ``min_col=1, min_row=1`` to the part's dimension."""
+    return _padded(*_parse(part, strings, dates))
+
+
+def _parse(part: bytes, strings, dates, taken: list | None = None):
+    """(the rows of ``part`` as read: (row number, values), the dimension's last column
+    and row or None): with the dimension, each row's values are a list as wide as it.
+    ``taken``: the (row's index << 16 | column) of every value put in such a list, then
+    the value, are appended to it."""
     at = part.find(b"<sheetData>")
     stop = part.find(b"</sheetData>")
     if at < 0 or stop < at or part.count(b"<sheetData") != 1:
@@ -163,6 +216,7 @@ def _rows(part: bytes, strings, dates) -> list[tuple]:
     index = _column_index(known)
     numeric: dict[bytes, bool] = {}  # cell format -> a number in it is read as a number
     width = max_col
+    row_at = 0  # the current row's index << 16
     for row, empty, end, col, s, t, v, inline, junk in _tokens(part, at + 11, stop):
         if col:
             if cells is None:
@@ -177,6 +231,8 @@ def _rows(part: bytes, strings, dates) -> list[tuple]:
                     if ok else _value(t, v, inline, s, strings, dates)
             elif (t == b"str" or t == b"e") and v and b"&" not in v and b"\r" not in v:
                 value = v.decode("utf-8")  # a formula's text or error, as _text
+            elif t == b"inlineStr" and inline and b"&" not in inline and b"\r" not in inline:
+                value = inline[inline.index(b">") + 1:].decode("utf-8")  # as _value
             else:
                 value = _value(t, v, inline, s, strings, dates)
             k = known.get(col) or index(col)
@@ -184,9 +240,13 @@ def _rows(part: bytes, strings, dates) -> list[tuple]:
                 cells.append((k, value))
             elif k <= width:  # as _get_row: a cell beyond the dimension is not read
                 cells[k - 1] = value
+                if taken is not None:
+                    taken.append(row_at | k)
+                    taken.append(value)
         elif row:
             if cells is not None:
                 raise _Unknown("a row inside a row")
+            row_at = len(parsed) << 16
             parsed.append((int(row), [] if width is None else [None] * width))
             cells = None if empty else parsed[-1][1]
         elif end:
@@ -197,7 +257,7 @@ def _rows(part: bytes, strings, dates) -> list[tuple]:
             raise _Unknown("XML not of the written form")
     if cells is not None:
         raise _Unknown("a row without its end")
-    return _padded(parsed, max_col, max_row)
+    return parsed, max_col, max_row
 
 
 #: bytes of ``<sheetData>`` tokenised at a time (cut after a ``</row>``)
@@ -257,3 +317,194 @@ def _get_row(cells, max_col) -> tuple:
         if 1 <= column <= width:
             row[column - 1] = value
     return tuple(row)
+
+
+# ------------------------------------------------- the engine's written part ----
+#: a row's start tag (``empty``: self-closed) or end, as :data:`_TOKEN` reads them
+_ROW_MARK = re.compile(rb'<row r="(?P<row>[0-9]+)"(?: [^<>]*?)?(?P<empty>/?)>|</row>')
+
+
+def _written_rows(written, strings, dates) -> list[tuple]:
+    """The rows of a sheet part as the engine's writer writes it, from what the writer
+    was given (``written``: the part as read, the values cached, the layout of its
+    formula cells), without reading the written part: the rows :func:`_rows` reads
+    from the file.
+
+    The writer (:func:`~zvmplan_addin.xlsx.splice.splice_blocks`) changes only the
+    updated formula cells -- each one's ``<v>`` and ``t`` -- and the ``<dimension>``;
+    every other byte is the part as read. So the part as read, with the dimension
+    written and the updated cells cut out, is read by :func:`_parse` (the cells that
+    are not formulas, and formulas not updated: the file's own bytes), and each
+    updated cell's value is what :func:`_value` reads of the ``t`` and ``<v>`` text
+    :func:`~zvmplan_addin.xlsx.encode_value` writes for it (:func:`_cached_as_read`),
+    put in the row that encloses it. Anything else -- an update the splice would not
+    write, a cell whose ``r`` is not its noted column or whose row is not its enclosing
+    row's, a formula cell and another cell in one place, a number format of a date
+    anywhere, no dimension -- raises :class:`_Unknown` (the caller reads the file)."""
+    from zvmplan_addin.xlsx import CellValues
+    from zvmplan_addin.xlsx.splice import LAYOUT_DTYPE, match_cells, written_head
+    data, updates, layout = written.data, written.updates, written.layout
+    if dates:
+        raise _Unknown("a number format of a date: the formula cells' formats not read")
+    if layout is None or layout.size != len(data) or layout.prefix:
+        raise _Unknown("no layout of the part as read")
+    if not isinstance(updates, CellValues):
+        updates = CellValues.from_dict(updates)
+        if updates is None:
+            raise _Unknown("an array formula")
+    found = match_cells(data, updates, layout)
+    if found is None:
+        raise _Unknown("updates the splice does not write")
+    c0, _, v1, _, values = found
+    head = written_head(data, updates, layout, int(c0[0]))
+    if head is None:
+        raise _Unknown("a dimension the splice does not write")
+    pieces, pos = head
+    end = v1 + 4                                    # each cell ends with its </c>
+    if not _starts_with(data, v1, b"</c>"):
+        raise _Unknown("a formula cell with more than its <f> and <v>")
+    rec = np.frombuffer(layout.cells, dtype=LAYOUT_DTYPE)
+    at = np.minimum(np.searchsorted(rec["c0"], c0), len(rec) - 1)
+    if np.any(rec["c0"][at] != c0):
+        raise _Unknown("a cell the layout did not note")   # pragma: no cover - matched
+    row_of, col_of = rec["r"][at].astype(np.int64), rec["c"][at].astype(np.int64)
+    _check_columns(data, c0, col_of)
+    # the part with the updated cells cut out: the runs between them kept
+    run_start = np.concatenate(([pos], end))
+    run_stop = np.concatenate((c0, [len(data)]))
+    lengths = run_stop - run_start
+    kept = lengths > 0
+    pieces += map(data.__getitem__, map(slice, run_start[kept].tolist(),
+                                        run_stop[kept].tolist()))
+    cut = b"".join(pieces)
+    where = len(cut) - int(lengths.sum()) + np.cumsum(lengths)[:-1]  # each cell's place
+    del pieces
+    taken: list = []
+    parsed, max_col, max_row = _parse(cut, strings, dates, taken)
+    if max_col is None:
+        raise _Unknown("no dimension")
+    row_index = _enclosing_rows(cut, where, parsed)
+    if np.any(np.array([r for r, _ in parsed], dtype=np.int64)[row_index] != row_of):
+        raise _Unknown("a formula cell noted in another row than its enclosing row's")
+    inside = col_of <= max_col                      # as _get_row: beyond it, not read
+    width = max_col
+    if len(parsed) * width > 4 * (len(c0) + len(taken)) + (1 << 20):
+        raise _Unknown("a dimension far beyond the cells")  # (read as before, no arrays)
+    place = row_index[inside] * width + col_of[inside] - 1
+    taken_at = np.array(taken[::2], dtype=np.int64)
+    taken_at = (taken_at >> 16) * width + (taken_at & 0xFFFF) - 1
+    used = np.zeros(len(parsed) * width, dtype=bool)
+    used[taken_at] = True
+    if used[place].any() or np.any(taken_at[1:] <= taken_at[:-1]) or not (
+            np.all(place[1:] > place[:-1]) or len(np.unique(place)) == len(place)):
+        raise _Unknown("two cells in one place")
+    flat = np.empty(len(parsed) * width, dtype=object)   # None but where a value is
+    constants = np.empty(len(taken_at), dtype=object)
+    constants[:] = taken[1::2]
+    flat[taken_at] = constants
+    flat[place] = _cached_as_read(values, strings, dates)[inside]
+    grid = map(tuple, flat.reshape(len(parsed), width).tolist()) if parsed else ()
+    return _padded([(r, cells) for (r, _), cells in zip(parsed, grid)], max_col, max_row)
+
+
+def _words(data: bytes, size: int) -> np.ndarray:
+    """Element ``i``: the ``size`` bytes of ``data`` from offset ``i`` as one little-endian
+    unsigned integer (an overlapping view, nothing copied)."""
+    return np.ndarray((max(0, len(data) - size + 1),), dtype=f"<u{size}", buffer=data,
+                      strides=(1,))
+
+
+def _starts_with(data: bytes, at: np.ndarray, text: bytes) -> bool:
+    """Do the bytes of ``data`` at each offset ``at`` start with ``text`` (at most 8)?"""
+    size = 8 if len(text) > 4 else 4
+    words = _words(data, size)
+    if len(at) and (int(at.min()) < 0 or int(at.max()) >= len(words)):
+        return False
+    mask = (1 << 8 * len(text)) - 1
+    return bool(np.all(words[at] & np.uint64(mask) == np.uint64(int.from_bytes(text,
+                                                                              "little"))))
+
+
+def _check_columns(data: bytes, c0, col_of) -> None:
+    """Each cell at ``c0`` starts ``<c r="`` then the letters of its noted column and a
+    digit (the column openpyxl takes from ``r`` is the one the engine noted)."""
+    from openpyxl.utils.cell import get_column_letter
+    lead = b'<c r="'
+    if not _starts_with(data, c0, lead):
+        raise _Unknown("a formula cell without its r first")
+    spelled = np.zeros(int(col_of.max()) + 1, dtype=np.uint64)  # by column: its letters
+    size = np.zeros(len(spelled), dtype=np.int64)
+    for c in np.flatnonzero(np.bincount(col_of)).tolist():
+        letters = get_column_letter(c).encode("ascii")
+        spelled[c], size[c] = int.from_bytes(letters, "little"), len(letters)
+    words = _words(data, 4)                 # the letters and the digit after them
+    at = c0 + len(lead)
+    if int(at.max()) >= len(words):
+        raise _Unknown("a formula cell cut short")
+    got = words[at].astype(np.uint64)
+    n = size[col_of].astype(np.uint64)
+    letters = got & ((np.uint64(1) << (np.uint64(8) * n)) - np.uint64(1))
+    digit = (got >> (np.uint64(8) * n)) & np.uint64(0xFF)
+    if np.any(letters != spelled[col_of]) or np.any(digit < ord("0")) or \
+            np.any(digit > ord("9")):
+        raise _Unknown("a formula cell whose r is not its noted column")
+
+
+def _enclosing_rows(cut: bytes, where, parsed) -> np.ndarray:
+    """The index in ``parsed`` of the row enclosing each place ``where`` of ``cut``
+    (the rows :func:`_parse` read from it, found again with their offsets)."""
+    opens, closes, numbers = [], [], []
+    for m in _ROW_MARK.finditer(cut):
+        if m.group(1) is None:
+            closes.append(m.start())
+        else:
+            opens.append(m.end())
+            numbers.append(int(m.group(1)))
+            if m.group(2):  # self-closed: nothing lies inside it
+                closes.append(m.start())
+    if numbers != [r for r, _ in parsed] or len(closes) != len(opens):
+        raise _Unknown("rows not found again")      # pragma: no cover - parsed them
+    opens_a, closes_a = np.array(opens, np.int64), np.array(closes, np.int64)
+    index = np.searchsorted(opens_a, where, side="right") - 1
+    if np.any(index < 0) or np.any(where > closes_a[np.maximum(index, 0)]):
+        raise _Unknown("a formula cell outside a row")
+    return index
+
+
+def _cached_as_read(values, strings, dates) -> np.ndarray:
+    """What :func:`_value` reads of each cached value as the writer writes it
+    (:func:`~zvmplan_addin.xlsx.encode_value`'s ``t`` and ``<v>`` text): a float is
+    written as its ``repr``, which reads back as the same float (one without a finite
+    value raises :class:`_Unknown`, as :func:`_value` does on its text); any other value
+    is written and read once per distinct value."""
+    from zvmplan_addin.xlsx import XlError
+    listed = values.tolist()
+    out = np.empty(len(listed), dtype=object)
+    kinds = np.fromiter(map(type, listed), dtype=object, count=len(listed))
+    for kind in set(kinds.tolist()):
+        mine = np.equal(kinds, kind).astype(bool)
+        if kind is float:
+            floats = values[mine]
+            if not np.isfinite(np.asarray(floats, dtype=np.float64)).all():
+                raise _Unknown("a number that is not finite")
+            out[mine] = floats
+            continue
+        chosen = values[mine].tolist()
+        if kind in (str, bool, XlError):    # equal values of one of these: the same text
+            read = dict.fromkeys(chosen)
+            for value in read:
+                read[value] = _written_read(value, strings, dates)
+            chosen = list(map(read.__getitem__, chosen))
+        else:
+            chosen = [_written_read(value, strings, dates) for value in chosen]
+        got = np.empty(len(chosen), dtype=object)
+        got[:] = chosen
+        out[mine] = got
+    return out
+
+
+def _written_read(value, strings, dates):
+    """:func:`_value` of the ``t`` and ``<v>`` text the writer writes for ``value``."""
+    from zvmplan_addin.xlsx import encode_value
+    t, text = encode_value(value)
+    return _value((t or "").encode(), text.encode("utf-8"), b"", b"", strings, dates)

@@ -232,16 +232,24 @@ def _find_head(rows, need: set[str]) -> int | None:
                  if need <= {normalise(v) for v in r if isinstance(v, str)}), None)
 
 
-def read(out, sheet: str = "Planner", written: bool = False) -> Results:
+def read(out, sheet: str = "Planner", written: bool | dict = False) -> Results:
     """The per-link rows and the totals of the Planner of the workbook ``out``, and the
     named blocks of its Scenarios sheet (if it has one). ``written``: ``out`` is a plan
     the engine has just written (``fill``, ``calc``), whose sheets :mod:`.readback` reads as
-    openpyxl does, faster; whatever it does not know is read with openpyxl."""
+    openpyxl does, faster; whatever it does not know is read with openpyxl. It may be
+    the dict the engine filled with what its writer was given for the two sheets
+    (``calc(..., written=...)``): those sheets' rows are then made from it, the file's
+    parts not read (under ``ZVMPLAN_ENGINE_CHECK`` they are read too and must agree:
+    :class:`ReadbackMismatch`)."""
     out = Path(out)
     got = None
     if written:
         from .readback import sheet_rows
-        got = sheet_rows(out, [sheet, "Scenarios"])
+        given = written if isinstance(written, dict) else None
+        got = sheet_rows(out, [sheet, "Scenarios"], given)
+        if given and got is not None and _checking():
+            _compare(out, got, sheet_rows(out, [sheet, "Scenarios"]) or dict(
+                zip((sheet, "Scenarios"), _openpyxl_rows(out, sheet))))
     if got is not None and sheet in got:
         rows, scen_rows = got[sheet], got.get("Scenarios", [])
     else:
@@ -312,6 +320,37 @@ def read(out, sheet: str = "Planner", written: bool = False) -> Results:
             res.banner = next(v for v in r if isinstance(v, str) and "unavailable" in v)
     res.scenarios, res.scenario_error_cells = _read_scenarios(scen_rows)
     return res
+
+
+class ReadbackMismatch(ResultsError):
+    """``ZVMPLAN_ENGINE_CHECK``: the rows made from what the engine's writer was given
+    differ from the rows read from the file it wrote (a bug in :mod:`.readback`)."""
+
+
+def _checking() -> bool:
+    from zvmplan_addin.recalc.options import Options
+    return Options.from_environ().check
+
+
+def _compare(out: Path, fast: dict, slow: dict) -> None:
+    """Raise :class:`ReadbackMismatch` at the first value (or type) that differs
+    between each sheet's ``fast`` and ``slow`` rows."""
+    for name, rows in fast.items():
+        other = slow.get(name, [])
+        if len(rows) != len(other):
+            raise ReadbackMismatch(f"{out.name}: {name} has {len(rows)} rows made from the "
+                                   f"engine's writing, {len(other)} in the file "
+                                   "(ZVMPLAN_ENGINE_CHECK; a zvmplan bug)")
+        for r, (a, b) in enumerate(zip(rows, other), start=1):
+            if len(a) == len(b) and all(type(x) is type(y) and x == y for x, y in zip(a, b)):
+                continue
+            c = next((c for c, (x, y) in enumerate(zip(a, b)) if not (
+                type(x) is type(y) and x == y)), min(len(a), len(b)))
+            from openpyxl.utils import get_column_letter
+            x, y = (a[c] if c < len(a) else "(none)"), (b[c] if c < len(b) else "(none)")
+            raise ReadbackMismatch(f"{out.name}: {name}!{get_column_letter(c + 1)}{r} is "
+                                   f"{x!r} made from the engine's writing, {y!r} in the "
+                                   "file (ZVMPLAN_ENGINE_CHECK; a zvmplan bug)")
 
 
 def _openpyxl_rows(out: Path, sheet: str) -> tuple[list[tuple], list[tuple]]:

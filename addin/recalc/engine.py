@@ -38,7 +38,7 @@ from .read import read_nodes, release
 from .runlog import RunLog
 from .excel import text as characters
 from .values import quiet, same
-from .write import CalcReport, fill_report, formula_values, updates
+from .write import CalcReport, WrittenPart, fill_report, formula_values, updates
 
 
 DYNAMIC_PASSES = 4          # passes after the first for OFFSET/INDIRECT to settle
@@ -223,7 +223,7 @@ class Engine:
 def calc(in_path, out_path=None, *, in_place: bool = False,
          progress: Callable[[int, int], None] | None = None,
          package: xlsx.XlsxPackage | None = None, options: Options | None = None,
-         keep_stale: bool = True) -> CalcReport:
+         keep_stale: bool = True, written: dict | None = None) -> CalcReport:
     """Recalculate every formula of ``in_path`` and write ``out_path`` with the formulas
     kept and their values cached. ``in_path`` is never modified unless ``in_place``
     (then ``out_path`` must be None or the same file). ``package``: ``in_path`` already
@@ -234,19 +234,22 @@ def calc(in_path, out_path=None, *, in_place: bool = False,
     the engine cannot compute keeps the value cached in the file (listed in the report's
     ``stale``; the file is flagged for recalculation on open); with ``keep_stale=False``
     such a cell raises :class:`StaleValues` instead and nothing is written (``zvmplan
-    calc`` does so unless given ``--keep-stale``)."""
+    calc`` does so unless given ``--keep-stale``). ``written``: sheet name -> None for the
+    sheets whose written part the caller will read; each one the workbook has is set to
+    its :class:`~.write.WrittenPart` (``fill`` reads its results from them)."""
     in_path = os.fspath(in_path)
     if options is None:
         options = Options.from_environ()
     try:
-        return _calc(in_path, out_path, in_place, progress, package, options, keep_stale)
+        return _calc(in_path, out_path, in_place, progress, package, options, keep_stale,
+                     written)
     finally:
         if package is not None:
             package.close()
 
 
 def _calc(in_path, out_path, in_place, progress, package, options,
-          keep_stale=True) -> CalcReport:
+          keep_stale=True, written=None) -> CalcReport:
     if in_place:
         if out_path is not None and not _same_file(in_path, os.fspath(out_path)):
             raise EngineError("--in-place writes the input file; do not also give -o")
@@ -276,8 +279,15 @@ def _calc(in_path, out_path, in_place, progress, package, options,
             replaced = {}
             for s, rows in engine.updates().items():
                 sheet = book.sheets[s]  # the part's bytes as read (expat checked the UTF-8)
+                data = pkg.read(sheet.part)
                 replaced[sheet.part] = xlsx.rewrite_sheet_blocks(  # made while written
-                    pkg.read(sheet.part), rows, sheet.part, layout=sheet.layout)
+                    data, rows, sheet.part, layout=sheet.layout)
+                if written is not None and sheet.name in written:
+                    written[sheet.name] = WrittenPart(sheet.part, data, rows, sheet.layout)
+            for sheet in book.sheets if written is not None else ():
+                if sheet.name in written and written[sheet.name] is None:
+                    written[sheet.name] = WrittenPart(sheet.part, pkg.read(sheet.part), None,
+                                                      None)
         engine.report(report)
         if report.stale and not keep_stale:
             raise StaleValues(report)

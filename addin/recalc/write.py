@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import operator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from formulas.tokens.operand import XlError as FXlError
@@ -52,6 +53,19 @@ class CalcReport:
         if self.spills:
             parts.append(f"{self.spills} spilled arrays")
         return "; ".join(parts)
+
+
+class WrittenPart(NamedTuple):
+    """What the writer was given for one sheet part: ``data``, the part's bytes as read;
+    ``updates``, the values cached into it (:func:`updates`' form; None: the part is
+    written unchanged); ``layout``, where its formula cells sit
+    (:class:`~zvmplan_addin.xlsx.sheet.Layout`, or None). The written part is a function
+    of these, so a caller that knows the writer's rules can have the values it holds
+    without reading the file back (``zvmplan_workbook.readback``)."""
+    part: str
+    data: bytes
+    updates: object
+    layout: object
 
 
 def formula_values(nodes: Nodes, code: Compiled) -> dict[int, tuple]:

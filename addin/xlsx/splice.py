@@ -53,9 +53,20 @@ def splice_blocks(data: bytes, updates, layout: Layout) -> Iterator[bytes] | Non
         updates = CellValues.from_dict(updates)
         if updates is None:
             return None
-    found = _match(data, updates, layout)
+    found = match_cells(data, updates, layout)
     if found is None:
         return None
+    head = written_head(data, updates, layout, int(found[0][0]))
+    if head is None:
+        return None
+    return _blocks(data, head[1], head[0], found, layout.prefix.encode())
+
+
+def written_head(data: bytes, updates: CellValues, layout: Layout,
+                 first: int) -> tuple[list, int] | None:
+    """(the pieces the new part starts with, the offset of ``data`` they stand for):
+    the ``<dimension>`` grown to cover the updated cells; None if its edit reaches
+    ``first``, the first updated cell (the general path then writes the part)."""
     head: list = []
     pos = 0
     if layout.dimension >= 0:       # <dimension> comes before <sheetData>
@@ -64,11 +75,11 @@ def splice_blocks(data: bytes, updates, layout: Layout) -> Iterator[bytes] | Non
         dim: list = []
         dimension_edit(data, layout.dimension, corners, dim)
         for start, end, new in dim:
-            if end > found[0][0]:
+            if end > first:
                 return None
             head += (data[pos:start], new)
             pos = end
-    return _blocks(data, pos, head, found, layout.prefix.encode())
+    return head, pos
 
 
 def _blocks(data: bytes, pos: int, head: list, found, prefix: bytes) -> Iterator[bytes]:
@@ -125,7 +136,7 @@ def _edits(data: bytes, c0, v0, v1, flags, codes, texts: ValueTexts):
     return starts, ends, pieces
 
 
-def _match(data: bytes, updates: CellValues, layout: Layout):
+def match_cells(data: bytes, updates: CellValues, layout: Layout):
     """(c0, v0, v1, flags, values) of the updated cells in document order (numpy
     arrays), or None if some update is not a formula cell with a ``<v>`` that the
     layout noted exactly once, or a noted offset does not start the expected tag."""
@@ -229,7 +240,7 @@ def _tag_ends_within(raw, c0, width: int) -> "np.ndarray":
 def _splice(data: bytes, pos: int, starts, ends, pieces) -> bytearray:
     """``data[pos:]`` up to the last edit, with the bytes ``[starts[i], ends[i])``
     replaced by ``pieces[i]`` (an object array of bytes), the edits in order. The edits
-    of a cell lie inside it (its start tag, its ``<v>``) and :func:`_match` proved the
+    of a cell lie inside it (its start tag, its ``<v>``) and :func:`match_cells` proved the
     cells in order, so edits never overlap.
 
     Done by one ``%`` format in C rather than a slice per kept run: the bytes are copied
@@ -238,7 +249,7 @@ def _splice(data: bytes, pos: int, starts, ends, pieces) -> bytearray:
     ``%`` of the input doubled first, and the pieces given as the format's arguments.
     So every edit must replace at least two bytes."""
     if starts[0] < pos or np.any(ends - starts < 2) or np.any(starts[1:] < ends[:-1]):
-        raise AssertionError("overlapping edits")   # pragma: no cover - see _match
+        raise AssertionError("overlapping edits")   # pragma: no cover - see match_cells
     stop = int(ends[-1])
     starts, ends = starts - pos, ends - pos
     if data.find(b"%", pos, stop) >= 0:
