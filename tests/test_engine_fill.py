@@ -84,13 +84,13 @@ def test_planner_columns_run_whole_and_once_per_distinct_row(tmp_path, monkeypat
     calls = []
     real = columnar._per_distinct
 
-    def counting(func, inputs, values, column, n, note):
+    def counting(func, inputs, values, column, n, note, *more):  # more: codes, ...
         made = []
 
         def counted(*args):
             made.append(1)
             return func(*args)
-        got = real(counted, inputs, values, column, n, note)
+        got = real(counted, inputs, values, column, n, note, *more)
         calls.append((n, len(made)))
         return got
     monkeypatch.setattr(columnar, "_per_distinct", counting)

@@ -6,7 +6,8 @@ back with one fancy assignment; cell by cell (:class:`~.cells.CellEvaluator`) if
 run cannot be done as a column."""
 from __future__ import annotations
 
-import operator
+import functools
+import itertools
 
 import numpy as np
 import schedula as sh
@@ -15,6 +16,7 @@ from ..errors import ExcelError
 from .cells import CellEvaluator
 from .columnar import (LIT_COLUMN, PREFIX_COLUMN, REF_COLUMN, ROWS_COLUMN, PrefixRanges,
                        RowRanges, run_columns)
+from .columnar.codes import ColumnCodes
 from .columnar.vectors import _cell_values
 from .groups import ColumnGroup
 from .pernode import pick
@@ -34,10 +36,12 @@ class ColumnEvaluator:
         self.mismatches: list = []
         self.columnar_cells = 0
         self.factor_memo: list = []
+        self.codes = ColumnCodes()
 
     def begin_pass(self) -> None:
         """A new pass: the distinct argument combinations of the last one let go."""
         self.factor_memo = []
+        self.codes = ColumnCodes()
 
     def evaluate(self, group: ColumnGroup) -> None:
         """Evaluate ``group``: its first cell as usual, the others in one
@@ -51,19 +55,10 @@ class ColumnEvaluator:
         if t.program is not None and not t.exact_only and t.checked:
             gathered = self._column_args(rest, group.members[1:], t, group.slots)
             if gathered is not None:
-                reasons, labels = cells.log.reasons.log, cells.nodes.n_label
-
-                def note(k, err: ExcelError):  # the label made only for a cell with a reason
-                    reasons.setdefault(labels[rest[k]], (err.code, err.reason))
-
-                def many(ks: list, errs: list):  # note(k, err) for each pair, in order
-                    whys = {id(e): (e.code, e.reason) for e in errs}
-                    for label, err in zip(labels.many(list(map(rest.__getitem__, ks))), errs):
-                        reasons.setdefault(label, whys[id(err)])
-                note.many = many
+                note = GroupNotes(cells.log.reasons.log, cells.nodes.n_label, rest)
                 try:
                     result = run_columns(t.program, *gathered, len(rest), note,
-                                         self.factor_memo)
+                                         self.factor_memo, self._codes(group.slots))
                 except Exception:  # NotStraight, or a function that failed on a column
                     result = None
         if result is None:
@@ -95,6 +90,28 @@ class ColumnEvaluator:
         for i, v in zip(rest, values):
             nodes.grids[nodes.n_sheet[i]].set(nodes.n_row[i], nodes.n_col[i], v)
 
+    def _codes(self, slots) -> list:
+        """Per slot of a group: for a column of single cells of one column of a dense
+        sheet, a function giving their values' codes (:meth:`~.columnar.codes.ColumnCodes.of`,
+        asked only by a step that factorises the column), else None."""
+        grids, out = self.cells.nodes.grids, []
+        for slot in slots:
+            made = None
+            if slot is not None and slot[0] == "cells" and slot[1] is not None:
+                grid, rows, cols = grids[slot[1]], slot[2][1:], slot[3][1:]
+                if grid.dense and rows.size and (cols == cols[0]).all() and \
+                        rows.max() <= grid.rows and cols[0] <= grid.cols:
+                    made = _Once(functools.partial(self.codes.of, grid, slot[1], rows,
+                                                   int(cols[0])))
+            elif slot is not None and slot[0] == "rows":
+                _, s, rows, c1, c2, _ = slot
+                grid, rows = grids[s], rows[1:]
+                if grid.dense and rows.size and rows.max() <= grid.rows and \
+                        c2 <= grid.cols:
+                    made = _Once(functools.partial(self.codes.of_rows, grid, s, rows, c1, c2))
+            out.append(made)
+        return out
+
     def _compare_with_cells(self, rest, result):
         """``check``: evaluate the cells one by one too; keep those values and list the
         cells where the column run differed."""
@@ -113,7 +130,6 @@ class ColumnEvaluator:
         cells = self.cells
         grids, lits_of, name_values = cells.nodes.grids, cells.code.lits, \
             cells.results.name_values
-        n = len(rest)
         args, kinds = [], []
         cell_lits = None
         for (kind, x), slot in zip(t.plan, slots):
@@ -133,23 +149,11 @@ class ColumnEvaluator:
                     args.append(_gather(grids, slot[1], slot[2][1:], slot[3][1:]))
                     kinds.append(REF_COLUMN)
             elif kind == LIT:
-                if cell_lits is None:  # each cell's literals (a run's: one tuple)
-                    cell_lits = pick(lits_of, ids)
-                    one_tuple = len(set(map(id, cell_lits))) == 1
-                if one_tuple:  # the same literal object in every cell
-                    args.append(cell_lits[0][x])
-                    kinds.append(0)
-                    continue
-                lits = list(map(operator.itemgetter(x), cell_lits))
-                first = lits[0]
-                if lits.count(first) == n and set(map(type, lits)) == {type(first)}:
-                    args.append(first)
-                    kinds.append(0)
-                else:
-                    col = np.empty((n, 1), dtype=object)
-                    col[:, 0] = lits
-                    args.append(col)
-                    kinds.append(LIT_COLUMN)
+                if cell_lits is None:  # the distinct tuples of the cells' literals
+                    cell_lits = _literal_tuples(pick(lits_of, ids))
+                arg, k = _literal_arg(*cell_lits, x)
+                args.append(arg)
+                kinds.append(k)
             elif kind == CONST:
                 args.append(cells.ranges(x))
                 kinds.append(0)
@@ -163,6 +167,84 @@ class ColumnEvaluator:
             else:
                 return None
         return args, kinds
+
+
+class GroupNotes:
+    """The note a column run of the cells ``rest`` is given: ``note(k, err)`` keeps the
+    reason of ``err`` for cell ``k`` unless the cell has one (``reasons``: label ->
+    (code, reason), ``labels``: node -> label), ``note.many(ks, errs)`` the same for
+    each pair in order. A cell noted once in this run has its label in ``reasons``
+    already, so a later note of it changes nothing: it is skipped before its label is
+    made (both branches of an IF call a zvmplan function for every cell)."""
+
+    def __init__(self, reasons: dict, labels, rest: list):
+        self.reasons, self.labels, self.rest = reasons, labels, rest
+        self.noted = np.zeros(len(rest), dtype=bool)
+
+    def __call__(self, k: int, err: ExcelError) -> None:
+        if not self.noted[k]:
+            self.reasons.setdefault(self.labels[self.rest[k]], (err.code, err.reason))
+            self.noted[k] = True
+
+    def many(self, ks: list, errs: list) -> None:
+        cells = np.asarray(ks, dtype=np.int64)
+        fresh = ~self.noted[cells]
+        if not fresh.all():
+            keep = fresh.tolist()
+            ks = list(itertools.compress(ks, keep))
+            errs = list(itertools.compress(errs, keep))
+        self.noted[cells] = True
+        unique = dict(zip(map(id, errs), errs))  # each error object once
+        whys = {i: (e.code, e.reason) for i, e in unique.items()}
+        reasons = self.reasons
+        for label, why in zip(self.labels.many(list(map(self.rest.__getitem__, ks))),
+                              map(whys.__getitem__, map(id, errs))):
+            reasons.setdefault(label, why)
+
+
+def _literal_tuples(cell_lits: list) -> tuple[list, np.ndarray]:
+    """The cells' tuples of literals (a run of cells shares one tuple object): (the
+    distinct tuple objects in order of first appearance, each cell's index into them),
+    found by identity in C, so that a literal is looked at once per tuple, not once per
+    cell: a literal is the same in every cell when it is so in every tuple (equal, of one
+    type), and else a column picked from the tuples' by the cells' indexes."""
+    by_id = dict(zip(map(id, cell_lits), cell_lits))  # id -> tuple, first appearance
+    tuples = list(by_id.values())
+    if len(tuples) == 1:
+        return tuples, np.zeros(len(cell_lits), dtype=np.int64)
+    index = {i: k for k, i in enumerate(by_id)}
+    which = np.fromiter(map(index.__getitem__, map(id, cell_lits)), dtype=np.int64,
+                        count=len(cell_lits))
+    return tuples, which
+
+
+def _literal_arg(tuples: list, which: np.ndarray, x: int):
+    """Literal ``x`` of the cells whose tuples of literals are ``tuples[which[k]]``
+    (:func:`_literal_tuples`): (the value, 0) when it is one value in every cell (the
+    same object, or equal and of one type), else (the ``(n, 1)`` column, LIT_COLUMN)."""
+    if len(tuples) == 1:  # the same literal object in every cell
+        return tuples[0][x], 0
+    lits = [t[x] for t in tuples]  # each tuple's: one of them per cell
+    first = lits[0]
+    if lits.count(first) == len(lits) and set(map(type, lits)) == {type(first)}:
+        return first, 0
+    held = np.empty(len(lits), dtype=object)
+    held[:] = lits
+    return held[which].reshape(-1, 1), LIT_COLUMN
+
+
+class _Once:
+    """A function of no arguments called at most once: later calls give its first answer."""
+
+    __slots__ = ("make", "value")
+
+    def __init__(self, make):
+        self.make, self.value = make, _Once
+
+    def __call__(self):
+        if self.value is _Once:
+            self.value = self.make()
+        return self.value
 
 
 def _gather(grids: list, s, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:

@@ -74,7 +74,7 @@ from ..excel.numbers import near_zero_column
 from ..program import MISSING, NotStraight, Program
 from ..values import NOT_ONE, one_value
 from .distinct import _cell_by_cell, _distinct, _per_distinct
-from .numeric import _fast
+from .numeric import PLAIN_RESULTS, _fast
 from .prefix import PrefixRanges, prefix_step
 from .rank import RANK_FUNCTIONS, rank_step
 from .vectors import (LIT_COLUMN, PREFIX_COLUMN, REF_COLUMN, ROWS_COLUMN, STEP_COLUMN, _WHOLE,
@@ -104,7 +104,7 @@ ELEMENTWISE: dict[str, frozenset | None] = {
 
 def run_columns(program: Program, args: list, kinds: list, n: int,
                 note: Callable[[int, ExcelError], None],
-                memo: list | None = None) -> np.ndarray | None:
+                memo: list | None = None, codes: list | None = None) -> np.ndarray | None:
     """Run ``program`` once for ``n`` cells: ``args`` are its inputs, each a value all
     cells share (``kinds[k]`` 0) or a column of ``n`` values (``REF_COLUMN``: a column of
     single-cell references; ``LIT_COLUMN``: of literals; ``ROWS_COLUMN``: a
@@ -112,10 +112,16 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
     array of results, or None when the result is not one value per cell. ``note(k,
     err)`` receives the reason of an error a zvmplan function gave cell ``k``. ``memo``:
     where the distinct combinations of zvmplan functions' arguments are kept for the
-    next column that reads the very same values (:func:`_factorize_once`)."""
+    next column that reads the very same values (:func:`_factorize_once`). ``codes``:
+    per input, None or a function giving the codes of its cells' values in the grid
+    (:class:`~.codes.ColumnCodes`), which the zvmplan functions' factorisations read."""
     values = dict(zip(program.inputs, args))
     column = {name: kind for name, kind in zip(program.inputs, kinds) if kind}
+    coded = {name: c for name, c in zip(program.inputs, codes) if c is not None} \
+        if codes else None
     shared, cache, names = program.shared, program.cache, program.names
+    plain: set = set()  # ids of step columns known to hold plain values (numeric.PLAIN_RESULTS)
+    made: dict = {}  # id of a column _per_distinct gave -> (it, its combinations)
     for is_function, v, a, b in program.steps:
         if is_function:
             has_column = any(k in column for k in b)
@@ -132,7 +138,8 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
                 if v in shared:
                     cache[v] = result
             else:
-                got = _column_step(names.get(v), a, b, values, column, n, note, memo)
+                got = _column_step(names.get(v), a, b, values, column, n, note, memo,
+                                   coded, plain, made)
                 if got is None:
                     return None
                 result, column[v] = got
@@ -143,6 +150,8 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
             value = values.get(v, a)
             if value is MISSING or b and column.get(v) in (ROWS_COLUMN, PREFIX_COLUMN):
                 raise NotStraight(v)
+            if b and coded:  # a filtered input no longer holds the grid's values
+                coded.pop(v, None)
             for flt in b:
                 value = flt(value)
             values[v] = value
@@ -164,7 +173,8 @@ def run_columns(program: Program, args: list, kinds: list, n: int,
     return _as_column(out, n)
 
 
-def _column_step(name, func, inputs, values, column, n, note, memo=None):
+def _column_step(name, func, inputs, values, column, n, note, memo=None, codes=None,
+                 plain=None, made=None):
     """One step with a column among its inputs: (its ``(n, 1)`` result, the kind of
     column it is), or None when the run cannot go on as a column. The cheapest path
     that gives formulas' answer for each cell: numpy (:func:`_fast`), a zvmplan function
@@ -177,7 +187,7 @@ def _column_step(name, func, inputs, values, column, n, note, memo=None):
             raise NotStraight(name)  # anything else over such ranges: cell by cell
         return result, STEP_COLUMN
     if any(column.get(k) in _WHOLE for k in inputs):
-        return _per_distinct(func, inputs, values, column, n, note)
+        return _per_distinct(func, inputs, values, column, n, note, codes, made)
     if name in RANK_FUNCTIONS:  # one sort of the range, a binary search a cell
         result = rank_step(func, inputs, values, column, n, note)
         if result is not None:
@@ -185,21 +195,37 @@ def _column_step(name, func, inputs, values, column, n, note, memo=None):
     positions = {p for p, k in enumerate(inputs) if k in column}
     fn = resolve(name) if isinstance(name, str) else None
     if fn is not None:
-        result = _zvmplan_column(fn, inputs, values, column, n, note, memo)
+        # a function that spills (ZVM_RANGE) gives an array per cell, which the registry
+        # path leaves to _per_distinct anyway: it goes there at once
+        result = None if fn.spill else \
+            _zvmplan_column(fn, inputs, values, column, n, note, memo, codes)
         if result is not None:
             return result, STEP_COLUMN
-        return _per_distinct(func, inputs, values, column, n, note)  # an array per cell
+        return _per_distinct(func, inputs, values, column, n, note, codes,
+                             made)  # an array per cell
     allowed = ELEMENTWISE.get(name, ()) if isinstance(name, str) else ()
     if allowed is _ANY or (allowed and positions <= allowed):
         args = [values[k] for k in inputs]
-        result = _fast(name, args, n)
+        result = _fast(name, args, n, plain)
+        if result is not None and plain is not None and name in PLAIN_RESULTS:
+            plain.add(id(result))  # held in values for the run: the id stays its own
         if result is None:
-            result = _distinct(name, func, args, [k in column for k in inputs], n)
+            result = _distinct(name, func, args, [k in column for k in inputs], n,
+                               _codes_of(codes, inputs))
         if result is None:
             result = _as_column(func(*args), n, unwrap=name == "INDEX")
         if result is not None:
             return result, STEP_COLUMN
-    return _per_distinct(func, inputs, values, column, n, note)
+    return _per_distinct(func, inputs, values, column, n, note, codes, made)
+
+
+def _codes_of(codes, inputs) -> list | None:
+    """Per input, the function giving its cells' codes (:class:`~.codes.ColumnCodes`)
+    or None; None when no input has one."""
+    if not codes:
+        return None
+    got = [codes.get(k) for k in inputs]
+    return got if any(c is not None for c in got) else None
 
 
 __all__ = ["run_columns", "RowRanges", "PrefixRanges", "PREFIX_COLUMN", "ELEMENTWISE", "REF_COLUMN", "LIT_COLUMN"]

@@ -16,8 +16,10 @@ from ..excel.values import first_appearance
 from ..install import _elem_from_formulas
 from ..runlog import Reasons
 from ..values import NOT_ONE, one_value
+from .codes import combine
 from .keys import _TOKEN_TYPES, _TOKENS, _needs_type, _negative_zero, _token_keyed, _typed
-from .vectors import ARRAY_COLUMN, ROWS_COLUMN, STEP_COLUMN, _as_column, _cell_value
+from .vectors import (ARRAY_COLUMN, REF_COLUMN, ROWS_COLUMN, STEP_COLUMN, RowKeyAt, _as_column,
+                      _cell_value)
 
 
 #: an elementwise step whose columns hold at most this share of distinct combinations is
@@ -29,7 +31,7 @@ DISTINCT_SHARE = 0.25
 DISTINCT_FUNCTIONS = frozenset({"VLOOKUP", "HLOOKUP", "MATCH", "INDEX"})
 
 
-def _distinct(name, func, args, is_column, n):
+def _distinct(name, func, args, is_column, n, codes=None):
     """An elementwise function (:data:`ELEMENTWISE`: ``$B10=""``, ``IF``, ``IFNA``, a
     lookup) called once on the distinct combinations of its column arguments
     (:func:`_factorize`: each value keyed by its type too, so 1, TRUE and "1" differ),
@@ -37,17 +39,20 @@ def _distinct(name, func, args, is_column, n):
     columns, since each element's result depends on that element alone. A planner's
     text columns (transport, workload, unit) hold a handful of values, so
     ``$B10="GUEST_LAN"`` over 5,000 cells is a few calls. None when the columns hold too
-    many distinct combinations (or unhashable values) to gain."""
+    many distinct combinations (or unhashable values) to gain. ``codes``: per argument,
+    None or a function giving its cells' codes in the grid (:class:`~.codes.ColumnCodes`)."""
     lookup = name in DISTINCT_FUNCTIONS
-    cols = []
-    for a, c in zip(args, is_column):
+    cols, col_codes = [], []
+    for p, (a, c) in enumerate(zip(args, is_column)):
         if c:
             if not isinstance(a, np.ndarray) or isinstance(a, Ranges) or a.shape != (n, 1):
                 return None
             cols.append(a.reshape(-1).tolist())
+            col_codes.append(codes[p]() if codes is not None and codes[p] is not None
+                             else None)
     if not cols:
         return None
-    found = _factorize(cols, n, strict=not lookup)
+    found = _factorize(cols, n, strict=not lookup, codes=col_codes)
     if found is None or len(found[0]) > int(n * DISTINCT_SHARE):
         return None
     picks, inverse = found
@@ -71,7 +76,7 @@ def _cell_by_cell(func, inputs, values, column, n):
     return out
 
 
-def _per_distinct(func, inputs, values, column, n, note):
+def _per_distinct(func, inputs, values, column, n, note, codes=None, made=None):
     """Any other step (``OR($B10="",$C10="")``, ``AND``, ``COUNTIF`` of a cell,
     ``INDEX(ZVM_RANGE(...),1,1)``): called with each cell's own values as the engine
     would call it for that cell alone, but once per distinct combination of the column
@@ -82,16 +87,27 @@ def _per_distinct(func, inputs, values, column, n, note):
     zvmplan function gives is caught for the combination and noted for each of its
     cells. Returns (the column, STEP_COLUMN), or (..., ARRAY_COLUMN) when some cell's
     result is an array, which only another such step may read; None for a result
-    formulas could not give."""
-    keys = []
+    formulas could not give. ``codes``: input name -> a function giving its cells' codes
+    in the grid (:class:`~.codes.ColumnCodes`), or None. ``made``: id of a column this
+    function gave in the run -> (the column, its cells' combinations): cells of one
+    combination hold the very same object, so those are codes of that column; the
+    column it gives now is added."""
+    keys, key_codes = [], []
     for name in inputs:
         kind = column.get(name)
+        give = codes.get(name) if codes and kind in (REF_COLUMN, ROWS_COLUMN) else None
+        c = give() if give is not None else None
+        if c is None and made and kind in (ARRAY_COLUMN, STEP_COLUMN):
+            kept = made.get(id(values[name]))
+            c = kept[1] if kept is not None and kept[0] is values[name] else None
         if kind == ROWS_COLUMN:
-            keys.append(values[name].keys())
+            keys.append(values[name].keys() if c is None else RowKeyAt(values[name].block))
         elif kind is not None:
             flat = values[name].reshape(-1).tolist()
             keys.append(list(map(id, flat)) if kind == ARRAY_COLUMN else flat)
-    found = None if None in keys else _factorize(keys, n, strict=True)
+        if kind is not None:
+            key_codes.append(c)
+    found = None if None in keys else _factorize(keys, n, strict=True, codes=key_codes)
     picks, inverse = found if found is not None else (np.arange(n), np.arange(n))
     m = len(picks)
     out = np.empty(m, dtype=object)
@@ -112,7 +128,10 @@ def _per_distinct(func, inputs, values, column, n, note):
         out = raw
     if log:
         _note_cells(note, inverse, m, {j: ExcelError(*why) for j, why in log.items()})
-    return out[inverse].reshape(n, 1), ARRAY_COLUMN if arrays else STEP_COLUMN
+    result = out[inverse].reshape(n, 1)
+    if made is not None:
+        made[id(result)] = (result, inverse)
+    return result, ARRAY_COLUMN if arrays else STEP_COLUMN
 
 
 def _note_cells(note, inverse: np.ndarray, m: int, errors: dict) -> None:
@@ -148,6 +167,25 @@ def _raw_column(value) -> list:
     return [v if type(v) in _RAW_AS_IS else _elem_from_formulas(v) for v in flat]
 
 
+def _raw_value(v):
+    """One value -> the raw value the registry takes (:func:`_raw_column`'s rule for
+    one value: numbers and text as they are, anything else converted)."""
+    return v if type(v) in _RAW_AS_IS else _elem_from_formulas(v)
+
+
+class RawAt:
+    """A column of formulas' values read as raw values (:func:`_raw_value`) one index
+    at a time: only the cells asked for are converted."""
+
+    __slots__ = ("flat",)
+
+    def __init__(self, flat):
+        self.flat = flat
+
+    def __getitem__(self, k):
+        return _raw_value(self.flat[k])
+
+
 _RAW_AS_IS = frozenset({float, str, int})
 
 
@@ -167,7 +205,7 @@ def _raw_tokens() -> dict:
     return raw
 
 
-def _factorize(columns: list, n: int, strict: bool = False):
+def _factorize(columns: list, n: int, strict: bool = False, codes: list | None = None):
     """The distinct combinations of the values of ``columns`` (lists of ``n`` values):
     (``picks``, ``inverse``) with ``picks`` the first cell of each combination (int64,
     in order of first appearance) and ``inverse[k]`` the combination of cell ``k``;
@@ -175,7 +213,11 @@ def _factorize(columns: list, n: int, strict: bool = False):
     text "#N/A" is not the error), except that an int and a float of equal value are
     one number unless ``strict`` (then they differ, and a column holding -0.0, which
     equals 0.0, is not factorised); the combinations found by
-    :func:`~..excel.values.first_appearance`."""
+    :func:`~..excel.values.first_appearance`. ``codes``: for each column, None or its
+    cells' codes from the grid (:class:`~.codes.ColumnCodes`): then
+    :func:`_factorize_coded` gives the same answer."""
+    if codes is not None and any(c is not None for c in codes):
+        return _factorize_coded(columns, n, strict, codes)
     types = [set(map(type, col)) for col in columns]  # once: both checks read them
     columns = list(map(_token_keyed, columns, types))
     if strict and any(map(_negative_zero, columns, types)):
@@ -187,6 +229,31 @@ def _factorize(columns: list, n: int, strict: bool = False):
         return first_appearance(keys, n)
     except TypeError:  # an unhashable value
         return None
+
+
+def _factorize_coded(columns: list, n: int, strict: bool, codes: list):
+    """:func:`_factorize` of ``columns`` where some have ``codes`` (a partition of their
+    cells at least as fine as this factorisation's: :class:`~.codes.ColumnCodes`): the
+    columns without codes factorised together, and the codes combined in numpy
+    (:func:`~.codes.combine`), and the one representative cell of each combination
+    factorised as :func:`_factorize` does; every cell takes its representative's
+    combination. The same combinations in the same order: cells of one combination of
+    codes hold the same values, and the combinations come in order of first
+    appearance, so the first cell of each final combination is a representative."""
+    parts = [c for c in codes if c is not None]  # columns: lists, or RawAt with codes
+    uncoded = [col for col, c in zip(columns, codes) if c is None]
+    if uncoded:  # the columns without codes factorised together, one code a cell
+        found = _factorize(uncoded, n, strict)
+        if found is None:  # -0.0 (strict) or an unhashable value: as all columns
+            return None
+        parts.append(found[1])
+    picks, inverse = combine(parts, n)
+    take = picks.tolist()
+    found = _factorize([list(map(col.__getitem__, take)) for col in columns], len(take),
+                       strict)
+    if found is None:
+        return None
+    return picks[found[0]], found[1][inverse]
 
 
 MEMO_SIZE = 4  # factorisations kept for the next columns of one pass

@@ -19,9 +19,10 @@ def _needs_type(col, strict: bool, types: set | None = None) -> bool:
     """Must the values of ``col`` be keyed by their type too? Only where two values of
     different types can be equal: TRUE, 1 and 1.0 (unless not ``strict``: 1 and 1.0 are
     one number), or types other than text, numbers, TRUE/FALSE, errors and the empty
-    cell. Text, formulas' errors and its empty cell equal no value of another type
-    (an error or the empty cell only itself), so a column of text and numbers needs
-    no type key. ``types``: the set of the types in ``col``, when the caller has it."""
+    cell. Text, formulas' errors, its empty cell and None (a zvmplan function's empty
+    argument) equal no value of another type (an error, the empty cell or None only
+    itself), so a column of text, numbers and None needs no type key; zvmplan's own
+    :class:`~zvmplan_addin.errors.ExcelError` equals the text of its code, so it does. ``types``: the set of the types in ``col``, when the caller has it."""
     if types is None:
         types = set(map(type, col))
     if len(types) <= 1:
@@ -35,7 +36,9 @@ def _needs_type(col, strict: bool, types: set | None = None) -> bool:
 _NUMBER_KINDS = frozenset({bool, int, float})
 
 
-_KEYED_APART = _NUMBER_KINDS | {str, type(sh.EMPTY), type(XL["#N/A"])}
+#: types whose values equal no value of another type among these (None, a zvmplan
+#: function's empty argument, equals only None); numbers equal each other across kinds
+_KEYED_APART = _NUMBER_KINDS | {str, type(sh.EMPTY), type(XL["#N/A"]), type(None)}
 
 
 def _typed(col, merge=None) -> list:

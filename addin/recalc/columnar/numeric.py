@@ -27,10 +27,17 @@ _COMPARE = {"=": np.equal, "<>": np.not_equal, "<": np.less, ">": np.greater,
 _NUMBER_TYPES = (float, int)
 
 
-def _fast(name, args, n):
+#: the steps whose column :func:`_fast` gives holds plain values only (finite numbers,
+#: TRUE/FALSE, errors, text within Excel's limit: :func:`_plain_results`, no empty cell)
+PLAIN_RESULTS = frozenset({*_ARITHMETIC, "/", "u-", "U-", "%", *_COMPARE, "IF"})
+
+
+def _fast(name, args, n, plain=None):
     """The arithmetic and comparison operators on columns of plain numbers, and ``&`` on
     columns of text, with numpy: what formulas' element-by-element operators compute,
-    without a Python call per element. None: not such a case (formulas decides)."""
+    without a Python call per element. None: not such a case (formulas decides).
+    ``plain``: the ids of argument columns known to hold plain values only (results of
+    :data:`PLAIN_RESULTS` steps), which IF need not look at again."""
     if name in _ARITHMETIC or name == "/" or name in ("u-", "U-", "%"):
         nums = [_numbers(a, n, empty=True) for a in args]
         if any(x is None for x in nums):
@@ -58,7 +65,7 @@ def _fast(name, args, n):
         out[:] = np.broadcast_to(compare_columns(name, *nums), (n,)).tolist()
         return out.reshape(n, 1)
     if name == "IF" and len(args) in (2, 3):
-        result = _fast_if(*args, n=n)
+        result = _fast_if(*args, n=n, plain=plain)
         return result if result is not None else _any_if(*args, n=n)
     if name == "&":
         texts = [_texts(a, n) for a in args]
@@ -68,18 +75,25 @@ def _fast(name, args, n):
     return None
 
 
-def _fast_if(condition, x, y=False, *, n):
+def _fast_if(condition, x, y=False, *, n, plain=None):
     """``IF`` over columns with numpy: a condition column of TRUE/FALSE or numbers picks
     each cell's value from ``x`` or ``y`` (``np.where``), an empty cell picked being 0,
     which is what formulas' IF does element by element for such a condition. None
     (:func:`_any_if` decides) when the condition holds text, an error or an empty cell,
-    or a result is one formulas would change (:func:`_plain_results`)."""
+    or a result is one formulas would change (:func:`_plain_results`). ``plain``: ids
+    of columns known to hold plain values only (no empty cell, nothing formulas would
+    change): taken as they are; when both values are such (or one plain value), the
+    result is not looked at again."""
     cond = _column_list(condition, n)
     if cond is None or not isinstance(cond, list) or \
             not set(map(type, cond)) <= _CONDITION_TYPES:
         return None
     picked = []
+    known = True  # both values plain: so is every pick
     for a in (x, y):
+        if plain and id(a) in plain:
+            picked.append(a.reshape(-1))
+            continue
         values = _column_list(a, n)
         if values is None:
             return None
@@ -89,11 +103,14 @@ def _fast_if(condition, x, y=False, *, n):
             blank = np.fromiter(map(operator.is_, values, itertools.repeat(sh.EMPTY)),
                                 dtype=bool, count=n)
             column[blank] = 0  # by identity: EMPTY is a str to numpy's ==
+            known = False
         else:
-            column.fill(0 if values[0] is sh.EMPTY else values[0])
+            one = 0 if values[0] is sh.EMPTY else values[0]
+            column.fill(one)
+            known = known and _plain_results([one])
         picked.append(column)
     out = np.where(np.array(cond, dtype=bool), *picked)
-    return out.reshape(n, 1) if _plain_results(out.tolist()) else None
+    return out.reshape(n, 1) if known or _plain_results(out.tolist()) else None
 
 
 def _any_if(condition, x, y=False, *, n):
@@ -176,6 +193,9 @@ _CONDITION_TYPES = frozenset({bool, float, int})
 _EMPTY_TYPE = type(sh.EMPTY)
 
 
+_NUMBER_OR_EMPTY = (float, int, _EMPTY_TYPE)
+
+
 def _finite_column(result, n) -> np.ndarray:
     """Floats -> an object column, every non-finite number #NUM! (as formulas does)."""
     result = np.broadcast_to(np.asarray(result, dtype=float), (n,))
@@ -192,6 +212,8 @@ def _numbers(a, n, empty):
     None if anything else is in it (text, TRUE/FALSE, errors)."""
     if isinstance(a, np.ndarray) and not isinstance(a, Ranges) and a.shape == (n, 1):
         flat = a.reshape(-1)
+        if n and type(flat[0]) not in (_NUMBER_OR_EMPTY if empty else _NUMBER_TYPES):
+            return None  # the first value says it already (text, TRUE/FALSE, an error)
         values = flat.tolist()
         types = set(map(type, values))
         if not types <= {float, int, type(sh.EMPTY)} or (not empty and type(sh.EMPTY) in types):
@@ -214,6 +236,8 @@ def _texts(a, n):
     all text."""
     if isinstance(a, np.ndarray) and not isinstance(a, Ranges) and a.shape == (n, 1):
         flat = a.reshape(-1)
+        if n and type(flat[0]) is not str:
+            return None  # the first value says it already
         return flat if set(map(type, flat.tolist())) == {str} else None
     v = one_value(a)
     if type(v) is not str:

@@ -128,6 +128,20 @@ class RowRanges:
         return keys
 
 
+class RowKeyAt:
+    """The key :meth:`RowRanges.keys` gives a row, made one row at a time (for the rows
+    a factorisation with codes looks at): the row's values, each beside its type."""
+
+    __slots__ = ("block",)
+
+    def __init__(self, block: np.ndarray):
+        self.block = block
+
+    def __getitem__(self, k: int) -> tuple:
+        row = self.block[k].tolist()
+        return tuple(zip(map(type, row), _token_keyed(row, set(map(type, row)))))
+
+
 def _cell_value(values, column, name, k):
     """Input ``name`` as cell ``k`` alone would see it."""
     value = values[name]

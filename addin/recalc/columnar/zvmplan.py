@@ -11,7 +11,7 @@ from formulas.tokens.operand import XlError as FXlError
 from ...errors import ExcelError
 from ..install import OVERFLOW, _from_formulas, _to_formulas, _whole_value
 from ..values import XL
-from .distinct import _factorize, _factorize_once, _note_cells, _raw_column
+from .distinct import RawAt, _factorize, _factorize_once, _note_cells, _raw_column
 
 
 # a zvmplan function over at most this many distinct argument combinations is called once
@@ -20,7 +20,7 @@ from .distinct import _factorize, _factorize_once, _note_cells, _raw_column
 SCALAR_DISTINCT = 256
 
 
-def _zvmplan_column(fn, inputs, values, column, n, note, memo=None):
+def _zvmplan_column(fn, inputs, values, column, n, note, memo=None, codes=None):
     """A zvmplan function over columns, through the registry: called once per distinct
     combination of its arguments (:func:`_factorize`), each result given to every cell
     that holds the combination. With at most :data:`SCALAR_DISTINCT` combinations (per
@@ -28,24 +28,32 @@ def _zvmplan_column(fn, inputs, values, column, n, note, memo=None):
     cell; beyond, the combinations whose vector arguments are plain numbers go to one
     vector call per combination of the other arguments (the model's ``per_mb_many`` /
     ``per_tx_many``), the rest to the scalar call. None: a result that is not one value
-    per cell."""
+    per cell. ``codes``: input name -> a function giving its cells' codes from the grid
+    or None (:class:`~.codes.ColumnCodes`); such a column is converted to raw values
+    only in the cells :func:`~.distinct._factorize` looks at (:class:`~.distinct.RawAt`)."""
     params = fn.params
     if len(inputs) > len(params):
         return None
     raw: list = []
-    col_pos = []
+    col_pos, col_codes = [], []
     for p, name in enumerate(inputs):
         value = values[name]
         if name in column:
-            raw.append(_raw_column(value))
+            made = codes.get(name) if codes else None
+            c = made() if made is not None else None
+            raw.append(RawAt(value.reshape(-1)) if c is not None else _raw_column(value))
             col_pos.append(p)
+            col_codes.append(c)
         else:
             if isinstance(value, Ranges):
                 value = _whole_value(value)
                 if value is None:
                     return None
             raw.append(_from_formulas(value))
-    found = _factorize_once([raw[p] for p in col_pos], n, memo)
+    if any(c is not None for c in col_codes):
+        found = _factorize([raw[p] for p in col_pos], n, codes=col_codes)
+    else:
+        found = _factorize_once([raw[p] for p in col_pos], n, memo)
     if found is None:
         return None
     picks, inverse = found
