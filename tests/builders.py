@@ -191,3 +191,22 @@ def one_sheet_book(formulas: dict, values: dict):
         formulas={rc: xlsx.FormulaCell(t) for rc, t in sorted(formulas.items())},
         max_row=max(r for r, _ in cells), max_col=max(c for _, c in cells))
     return xlsx.Workbook(sheets=[sheet], names=[], other_sheets=[])
+
+
+def openpyxl_rows(path, names=None) -> dict[str, list[tuple]]:
+    """Worksheets of ``path`` (``names``, or all) as fill's results.read reads them with
+    openpyxl: read-only, data only, each row a tuple of its values."""
+    wb = openpyxl.load_workbook(path, data_only=True, read_only=True)
+    try:
+        return {n: [tuple(r) for r in wb[n].iter_rows(values_only=True)]
+                for n in (wb.sheetnames if names is None else names) if n in wb.sheetnames}
+    finally:
+        wb.close()
+
+
+def same_rows(a: dict, b: dict) -> bool:
+    """The same sheets of rows, each value of the same type (1, 1.0 and True differ)."""
+    return a.keys() == b.keys() and all(
+        len(a[n]) == len(b[n]) and all(
+            len(ra) == len(rb) and all(type(x) is type(y) and x == y for x, y in zip(ra, rb))
+            for ra, rb in zip(a[n], b[n])) for n in a)

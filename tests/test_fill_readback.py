@@ -9,28 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from builders import openpyxl_rows, same_rows as same
 from zvmplan_workbook import fill, readback, results
 from zvmplan_workbook.rows import sheet_paths
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
-
-def openpyxl_rows(path) -> dict[str, list[tuple]]:
-    """Every worksheet of ``path`` as results.read reads its two with openpyxl."""
-    from openpyxl import load_workbook
-    wb = load_workbook(path, data_only=True, read_only=True)
-    try:
-        return {n: [tuple(r) for r in wb[n].iter_rows(values_only=True)] for n in wb.sheetnames}
-    finally:
-        wb.close()
-
-
-def same(a: dict, b: dict) -> bool:
-    """The same rows, and each value of the same type (1 and 1.0 and True differ)."""
-    return a.keys() == b.keys() and all(
-        len(a[n]) == len(b[n]) and all(
-            len(ra) == len(rb) and all(type(x) is type(y) and x == y for x, y in zip(ra, rb))
-            for ra, rb in zip(a[n], b[n])) for n in a)
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,8 @@ from pathlib import Path
 import openpyxl
 import pytest
 
+import builders
+from builders import same_rows as same
 from zvmplan_addin.cli import main as cli
 from zvmplan_workbook import fill, machine, readback, results
 from zvmplan_workbook.template import packaged_template
@@ -25,20 +27,7 @@ NAMES = ["Planner", "Scenarios"]
 
 
 def openpyxl_rows(path, names=NAMES) -> dict[str, list[tuple]]:
-    wb = openpyxl.load_workbook(path, data_only=True, read_only=True)
-    try:
-        return {n: [tuple(r) for r in wb[n].iter_rows(values_only=True)] for n in names
-                if n in wb.sheetnames}
-    finally:
-        wb.close()
-
-
-def same(a: dict, b: dict) -> bool:
-    """The same rows, each value of the same type (1, 1.0 and True differ)."""
-    return a.keys() == b.keys() and all(
-        len(a[n]) == len(b[n]) and all(
-            len(ra) == len(rb) and all(type(x) is type(y) and x == y for x, y in zip(ra, rb))
-            for ra, rb in zip(a[n], b[n])) for n in a)
+    return builders.openpyxl_rows(path, names)
 
 
 @contextlib.contextmanager
