@@ -342,6 +342,7 @@ def _written_rows(written, strings, dates) -> list[tuple]:
     row's, a formula cell and another cell in one place, a number format of a date
     anywhere, no dimension -- raises :class:`_Unknown` (the caller reads the file)."""
     from zvmplan_addin.xlsx import CellValues
+    from zvmplan_addin.xlsx.bulksheet import starts_with
     from zvmplan_addin.xlsx.splice import LAYOUT_DTYPE, match_cells, written_head
     data, updates, layout = written.data, written.updates, written.layout
     if dates:
@@ -361,7 +362,7 @@ def _written_rows(written, strings, dates) -> list[tuple]:
         raise _Unknown("a dimension the splice does not write")
     pieces, pos = head
     end = v1 + 4                                    # each cell ends with its </c>
-    if not _starts_with(data, v1, b"</c>"):
+    if not starts_with(data, v1, b"</c>"):
         raise _Unknown("a formula cell with more than its <f> and <v>")
     rec = np.frombuffer(layout.cells, dtype=LAYOUT_DTYPE)
     at = np.minimum(np.searchsorted(rec["c0"], c0), len(rec) - 1)
@@ -407,37 +408,20 @@ def _written_rows(written, strings, dates) -> list[tuple]:
     return _padded([(r, cells) for (r, _), cells in zip(parsed, grid)], max_col, max_row)
 
 
-def _words(data: bytes, size: int) -> np.ndarray:
-    """Element ``i``: the ``size`` bytes of ``data`` from offset ``i`` as one little-endian
-    unsigned integer (an overlapping view, nothing copied)."""
-    return np.ndarray((max(0, len(data) - size + 1),), dtype=f"<u{size}", buffer=data,
-                      strides=(1,))
-
-
-def _starts_with(data: bytes, at: np.ndarray, text: bytes) -> bool:
-    """Do the bytes of ``data`` at each offset ``at`` start with ``text`` (at most 8)?"""
-    size = 8 if len(text) > 4 else 4
-    words = _words(data, size)
-    if len(at) and (int(at.min()) < 0 or int(at.max()) >= len(words)):
-        return False
-    mask = (1 << 8 * len(text)) - 1
-    return bool(np.all(words[at] & np.uint64(mask) == np.uint64(int.from_bytes(text,
-                                                                              "little"))))
-
-
 def _check_columns(data: bytes, c0, col_of) -> None:
     """Each cell at ``c0`` starts ``<c r="`` then the letters of its noted column and a
     digit (the column openpyxl takes from ``r`` is the one the engine noted)."""
     from openpyxl.utils.cell import get_column_letter
+    from zvmplan_addin.xlsx.bulksheet import byte_words, starts_with
     lead = b'<c r="'
-    if not _starts_with(data, c0, lead):
+    if not starts_with(data, c0, lead):
         raise _Unknown("a formula cell without its r first")
     spelled = np.zeros(int(col_of.max()) + 1, dtype=np.uint64)  # by column: its letters
     size = np.zeros(len(spelled), dtype=np.int64)
     for c in np.flatnonzero(np.bincount(col_of)).tolist():
         letters = get_column_letter(c).encode("ascii")
         spelled[c], size[c] = int.from_bytes(letters, "little"), len(letters)
-    words = _words(data, 4)                 # the letters and the digit after them
+    words = byte_words(data, 4)             # the letters and the digit after them
     at = c0 + len(lead)
     if int(at.max()) >= len(words):
         raise _Unknown("a formula cell cut short")

@@ -213,6 +213,25 @@ def row_attributes_read(raw: bytes) -> bool:
     return b"hidden" not in raw
 
 
+def byte_words(data: bytes, size: int) -> np.ndarray:
+    """Element ``i``: the ``size`` bytes of ``data`` from offset ``i`` as one little-endian
+    unsigned integer (an overlapping view, nothing copied)."""
+    return np.ndarray((max(0, len(data) - size + 1),), dtype=f"<u{size}", buffer=data,
+                      strides=(1,))
+
+
+def starts_with(data: bytes, at: np.ndarray, text: bytes) -> bool:
+    """Do the bytes of ``data`` at each offset ``at`` start with ``text`` (at most 8
+    bytes)? False if an offset leaves no room for a word there."""
+    size = 8 if len(text) > 4 else 4
+    words = byte_words(data, size)
+    if len(at) and (int(at.min()) < 0 or int(at.max()) >= len(words)):
+        return False
+    mask = (1 << 8 * len(text)) - 1
+    return bool(np.all(words[at] & np.uint64(mask) == np.uint64(int.from_bytes(text,
+                                                                              "little"))))
+
+
 def _require(ok) -> None:
     if not ok:
         raise _Refused

@@ -35,7 +35,7 @@ import numpy as np
 
 from . import sheet as S
 from .cells import a1
-from .bulksheet import _LAYOUT, CellColumns
+from .bulksheet import _LAYOUT, CellColumns, starts_with
 from .errors import UnsafeWorkbookError
 
 
@@ -110,19 +110,12 @@ class KnownRows:
         if not len(lay):
             return True
         c0, v0, v1 = (lay[k].astype(np.int64) for k in ("c0", "v0", "v1"))
-        # the eight bytes at each offset as one number (a view, no copy)
-        words = np.ndarray((len(self.data) - 7,), dtype="<u8", buffer=self.data,
-                           strides=(1,)) if len(self.data) >= 8 else np.zeros(0, "<u8")
         if not (np.all(c0 >= self.start) and np.all(v0 > c0) and np.all(v1 > v0)
-                and int(v1.max()) + 4 <= self.stop and int(v1.max()) < len(words)):
+                and int(v1.max()) + 4 <= self.stop and int(v1.max()) < len(self.data) - 7):
             return False
-
-        def at(offsets, spelling: bytes) -> bool:
-            mask = np.uint64((1 << 8 * len(spelling)) - 1)
-            return bool(np.all(words[offsets] & mask ==
-                               np.uint64(int.from_bytes(spelling, "little"))))
-        return at(c0, b'<c r="') and at(v0, b"<v>") and at(v1 - 4, b"</v>") and \
-            at(v1, b"</c>")
+        data = self.data
+        return starts_with(data, c0, b'<c r="') and starts_with(data, v0, b"<v>") and \
+            starts_with(data, v1 - 4, b"</v>") and starts_with(data, v1, b"</c>")
 
 
 def read_known(data: bytes, sheet: "S.SheetData", strings: list, name: str,
