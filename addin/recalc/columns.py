@@ -101,14 +101,15 @@ class ColumnEvaluator:
                 grid, rows, cols = grids[slot[1]], slot[2][1:], slot[3][1:]
                 if grid.dense and rows.size and (cols == cols[0]).all() and \
                         rows.max() <= grid.rows and cols[0] <= grid.cols:
-                    made = _Once(functools.partial(self.codes.of, grid, slot[1], rows,
-                                                   int(cols[0])))
+                    made = functools.cache(functools.partial(self.codes.of, grid, slot[1],
+                                                             rows, int(cols[0])))
             elif slot is not None and slot[0] == "rows":
                 _, s, rows, c1, c2, _ = slot
                 grid, rows = grids[s], rows[1:]
                 if grid.dense and rows.size and rows.max() <= grid.rows and \
                         c2 <= grid.cols:
-                    made = _Once(functools.partial(self.codes.of_rows, grid, s, rows, c1, c2))
+                    made = functools.cache(functools.partial(self.codes.of_rows, grid, s, rows,
+                                                             c1, c2))
             out.append(made)
         return out
 
@@ -231,20 +232,6 @@ def _literal_arg(tuples: list, which: np.ndarray, x: int):
     held = np.empty(len(lits), dtype=object)
     held[:] = lits
     return held[which].reshape(-1, 1), LIT_COLUMN
-
-
-class _Once:
-    """A function of no arguments called at most once: later calls give its first answer."""
-
-    __slots__ = ("make", "value")
-
-    def __init__(self, make):
-        self.make, self.value = make, _Once
-
-    def __call__(self):
-        if self.value is _Once:
-            self.value = self.make()
-        return self.value
 
 
 def _gather(grids: list, s, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
