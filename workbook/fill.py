@@ -535,15 +535,15 @@ def fill(template, links_csv, out, scenarios=None, engines: float | None = None,
     # taken by the reader instead of parsing those rows back (xlsx/knownrows.py); with
     # ZVMPLAN_ENGINE_CHECK the part is also read whole and the two compared
     from zvmplan_addin.recalc.options import Options
-    check = Options.from_environ().check
+    options = Options.from_environ()  # read once: the reader's check and the engine's
     package.known_rows.update(known)
     for part in known:
-        package.known_rows[part].check = check
+        package.known_rows[part].check = options.check
     del known  # (the package holds them until read: then nothing does)
     try:  # a plan never carries a value the engine did not compute
         written = {"Planner": None, "Scenarios": None}  # what the results are read from
         report = engine.calc(template, out, progress=progress, keep_stale=False,
-                             package=package, written=written)
+                             package=package, options=options, written=written)
     except engine.StaleValues as exc:
         cells = "; ".join(f"{c}: {why}" for c, why in list(exc.report.stale.items())[:5])
         raise FillError(f"{template.name}: {len(exc.report.stale)} formula cells could not "
