@@ -143,8 +143,17 @@ class Grid:
         self.a, self.rows, self.cols = a, rows, cols
 
     def stored(self, r1, c1, r2, c2) -> list:
-        """(row, column, value) of each cell a sparse grid (``not self.dense``) holds in
-        the rectangle, by row then column, in time proportional to the cells it holds."""
+        """(row, column, value) of each cell the grid holds in the rectangle, by row then
+        column: for a sparse grid (``not self.dense``) in time proportional to the cells
+        it holds, for a dense one to the part of its array in the rectangle."""
+        if self.dense:
+            rr, cc = min(r2, self.rows), min(c2, self.cols)
+            if rr < r1 or cc < c1:
+                return []
+            part = self.a[r1 - 1:rr, c1 - 1:cc]
+            held = np.fromiter((v is not sh.EMPTY for v in part.flat), dtype=bool,
+                               count=part.size).reshape(part.shape)
+            return [(int(i) + r1, int(j) + c1, part[i, j]) for i, j in zip(*held.nonzero())]
         return sorted((r, c, v) for (r, c), v in self.d.items()
                       if r1 <= r <= r2 and c1 <= c <= c2 and v is not sh.EMPTY)
 
