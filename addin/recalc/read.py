@@ -401,7 +401,8 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
         if table:
             inline = table.inline
             text[:] = [inline(text[i], sheet[i], row[i], col[i]) for i in range(n_cells)]
-    dead, anchored, three_d = _holding(text, n_cells, ("#REF!", "ANCHORARRAY", threed.MAYBE))
+    dead, anchored, three_d = _holding(text, n_cells,
+                                       ("#REF!", "ANCHORARRAY", threed.maybe(sheet_names)))
     if three_d and len(sheet_names) > 1:  # Sheet1:Sheet3!A1 as each sheet's A1
         expand = threed.ThreeD(sheet_names).expand
         text[:n_cells] = [expand(t) for t in text[:n_cells]]
