@@ -108,10 +108,12 @@ def workbook_formulas(path: str) -> list:
     return out
 
 
+@functools.lru_cache(maxsize=2)   # read once for both test files of a run
 def corpus_formulas(every: bool = False) -> list:
     """(``=text``, context) of the corpus's formulas (:data:`CORPUS`, Excel-saved
     workbooks from other projects' test suites): one per :func:`skeleton` across the
-    corpus, or each distinct text if ``every``. [] without the corpus."""
+    corpus, or each distinct text if ``every``. [] without the corpus. The list is
+    shared: copy it before changing it."""
     from zvmplan_addin import xlsx
     files = sorted(p for p in glob.glob(os.path.join(CORPUS, "**", "*"), recursive=True)
                    if p.lower().endswith((".xlsx", ".xlsm", ".xltx", ".xltm")))
