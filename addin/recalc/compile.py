@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import formulas
 import numpy as np
 from formulas.cell import CELL
 from formulas.functions import get_functions

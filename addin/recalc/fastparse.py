@@ -91,6 +91,9 @@ def _candidates(has_error_literal: bool) -> tuple[dict, tuple]:
 
 
 _TABLES = {flag: _candidates(flag) for flag in (False, True)}
+_FORMULAS_AST = Parser.__dict__["ast"]   # formulas' own, unless patched before this import
+_OWN_AST = getattr(_FORMULAS_AST, "__module__", None) == "formulas.parser" and \
+    getattr(_FORMULAS_AST, "__qualname__", None) == "Parser.ast"
 _checked: dict = {}   # (version, the filters and their parts) -> the patterns are known
 
 
@@ -108,15 +111,12 @@ def known(filters) -> bool:
         got = (key[0] in KNOWN_VERSIONS and key[1] == FILTERS and
                all(init is Token.__init__ and match is Token.match
                    for init, match, _ in key[2]) and
-               Parser.__dict__.get("ast") is _FORMULAS_AST and
+               _OWN_AST and Parser.__dict__.get("ast") is _FORMULAS_AST and
                patterns_digest(FILTERS) == PATTERNS_DIGEST)
         if len(_checked) > 16:
             _checked.clear()
         _checked[key] = got
     return got
-
-
-_FORMULAS_AST = Parser.__dict__["ast"]
 
 
 class FastParser(Parser):
