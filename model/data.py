@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 from pathlib import Path
 
 DATA_DIR = Path(__file__).with_name("data")
@@ -59,13 +60,18 @@ class Record:
 
 
 def _headers(path: Path) -> dict[str, str]:
-    head = {}
     with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            if not line.startswith("#"):
-                break
-            key, _, val = line[1:].strip().partition(": ")
-            head[key] = val
+        return _parse_headers(fh)
+
+
+def _parse_headers(lines) -> dict[str, str]:
+    """The ``# key: value`` lines at the top of a data file, up to its first other line."""
+    head = {}
+    for line in lines:
+        if not line.startswith("#"):
+            break
+        key, _, val = line[1:].strip().partition(": ")
+        head[key] = val
     return head
 
 
@@ -80,18 +86,20 @@ def records() -> tuple[Record, ...]:
     """Every published number, in file order."""
     out = []
     for path in sorted(DATA_DIR.glob(PUBLISHED)):
-        doc = _headers(path)["document"]
         with path.open(encoding="utf-8") as fh:
-            rows = csv.DictReader(line for line in fh if not line.startswith("#"))
-            for r in rows:
-                out.append(Record(
-                    file=path.name, document=doc, table=r["table"], row=r["row"],
-                    column=r["column"], value=float(r["value"]), text=r["text"], unit=r["unit"],
-                    metric=r["metric"], transport=r["transport"], workload=r["workload"],
-                    level=r["level"],
-                    size_bytes=int(r["size_bytes"]) if r["size_bytes"] else None,
-                    connections=int(r["connections"]) if r["connections"] else None,
-                    accounting=r["accounting"], stat=r["stat"], role=r["role"]))
+            lines = fh.readlines()  # the header lines, then the table: each file read once
+        body = [line for line in lines if not line.startswith("#")]
+        doc = _parse_headers(lines)["document"]
+        name = path.name
+        for r in csv.DictReader(body):
+            out.append(Record(
+                file=name, document=doc, table=r["table"], row=r["row"],
+                column=r["column"], value=float(r["value"]), text=r["text"], unit=r["unit"],
+                metric=r["metric"], transport=r["transport"], workload=r["workload"],
+                level=r["level"],
+                size_bytes=int(r["size_bytes"]) if r["size_bytes"] else None,
+                connections=int(r["connections"]) if r["connections"] else None,
+                accounting=r["accounting"], stat=r["stat"], role=r["role"]))
     return tuple(out)
 
 
@@ -105,8 +113,10 @@ def _index(attrs: tuple[str, ...]) -> dict:
     """The records keyed by their values of ``attrs``, each list in file order: built
     once per set of keywords asked, so a query reads only the records that match."""
     out: dict = {}
-    for r in records():
-        out.setdefault(tuple([getattr(r, a) for a in attrs]), []).append(r)
+    key = attrgetter(*attrs)  # a tuple of the values for two or more names, else the value
+    keys = map(key, records()) if len(attrs) > 1 else ((k,) for k in map(key, records()))
+    for k, r in zip(keys, records()):
+        out.setdefault(k, []).append(r)
     return out
 
 

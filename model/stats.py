@@ -29,13 +29,22 @@ def t_cdf(t: float, df: float) -> float:
 
 @lru_cache(maxsize=256)
 def t_quantile(p: float, df: float) -> float:
-    """The t with P(T <= t) = p, by bisection."""
+    """The t with P(T <= t) = p, by bisection (at most 200 halvings).
+
+    Once a halving leaves ``lo`` and ``hi`` as they were (their midpoint is one of them:
+    about 60 halvings from +/-1000), every further one would too, so the loop stops
+    there with the very float the 200 give. (Neither bound can be -0.0: the first is
+    +/-1000 and a midpoint of 0 is +0.0, so ``==`` tells a change.)"""
     lo, hi = -1e3, 1e3
     for _ in range(200):
         mid = (lo + hi) / 2
         if t_cdf(mid, df) < p:
+            if mid == lo:
+                break
             lo = mid
         else:
+            if mid == hi:
+                break
             hi = mid
     return (lo + hi) / 2
 

@@ -25,6 +25,7 @@ its top-left corner over the criteria range's shape); otherwise #VALUE!.
 """
 from __future__ import annotations
 
+import functools
 import operator
 import re
 import weakref
@@ -124,7 +125,10 @@ def wildcard_regex(pattern: str) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=1024)
 def _wildcard(pattern: str):
+    """The match function of a criterion's text (``wildcard_regex``, the whole text, any
+    case): one per distinct text, as a column of COUNTIFs asks the same few again."""
     return re.compile(wildcard_regex(pattern) + r"\Z", re.I | re.S).match
 
 
