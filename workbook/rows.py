@@ -14,7 +14,6 @@ tables (the totals sit above them). Anything else is refused with :class:`GrowEr
 from __future__ import annotations
 
 import re
-from itertools import chain, repeat
 from xml.sax.saxutils import escape
 
 from defusedxml import ElementTree
@@ -315,7 +314,7 @@ def known_rows(data: bytes, start: int, stop: int, rows: range, model: list, key
     from zvmplan_addin.xlsx import cellread, col_number
     from zvmplan_addin.xlsx import sheet as S
     from zvmplan_addin.xlsx.bulksheet import _LAYOUT, row_attributes_read
-    from zvmplan_addin.xlsx.knownrows import KnownRows
+    from zvmplan_addin.xlsx.knownrows import KnownRows, filled_columns
 
     marks = [str(_SENTINEL + k) for k in steps]
     cut = re.compile("|".join(marks))
@@ -360,30 +359,17 @@ def known_rows(data: bytes, start: int, stop: int, rows: range, model: list, key
         run += text
     if any(a[0] >= b[0] for a, b in zip(found, found[1:])):
         return None
-    # the formulas' text of every row, by row then column
+    # the formulas' text of every row, by row then column, each column's made by the
+    # rule its text at the sentinel row gives (the engine may take the column as one
+    # formula filled down when that is its own rule: FilledColumn)
     k = len(found)
-    nums = [list(map(str, (r + step).tolist())) for step in steps]
-    own = [x[1] for x in found]
-    if not k:
-        texts = []
-    elif len(steps) == 1 and "\0" not in "".join(own):
-        # each row's formulas made as one text, joined by NULs (which no formula
-        # holds), and cut there: two C calls a row, not one a cell
-        between = cut.split("\0".join(own))
-        texts = list(chain.from_iterable(map(str.split, map(str.join, nums[0],
-                                                            repeat(between, n)),
-                                             repeat("\0", n))))
-    elif "\0" not in "".join(own):     # rows naming other rows too (the Plan sheet's)
-        between = cut.split("\0".join(own))
-        which = [marks.index(x) for x in cut.findall("\0".join(own))]
-        out = [""] * (2 * len(between) - 1)
-        out[::2] = between
-        texts = []
-        for i in range(n):
-            out[1::2] = [nums[j][i] for j in which]
-            texts += "".join(out).split("\0")
-    else:
+    made = filled_columns(
+        [c for c, *_ in found], rows[0], n,
+        [(cut.split(text), [steps[marks.index(x)] for x in cut.findall(text)])
+         for _, text, *_ in found])
+    if made is None:
         return None
+    fills, texts = made
     if len(texts) != n * k:
         return None
     for i in (0, n - 1):  # the first and last rows' against the row formulas themselves
@@ -428,4 +414,4 @@ def known_rows(data: bytes, start: int, stop: int, rows: range, model: list, key
         texts=texts,
         cached=pending, layout=layout,
         max_row=max([int(r[-1])] * bool(k) + v_rows.tolist()[-1:] + [0]),
-        max_col=max(filed_cols + [0]))
+        max_col=max(filed_cols + [0]), fills=tuple(fills))

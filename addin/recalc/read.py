@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import operator
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain, repeat
 
 import numpy as np
@@ -282,6 +282,9 @@ class Nodes:
     iteration: tuple | None = None  # (count, delta) of Excel's iterative calculation, or off
     cell_at: tuple | None = None    # n_sheet, n_row, n_col of the cells as int64 arrays
     any_area: bool = True           # False: no cell is an array formula (n_area all None)
+    #: (sheet, column) -> :class:`~zvmplan_addin.xlsx.knownrows.FilledColumn`: cells a
+    #: writer says are one formula filled down (:func:`~.filldown.find_runs` checks it)
+    fills: dict = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.n_text)
@@ -418,7 +421,9 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
                      lists.sheet[:n_cells], lists.row[:n_cells], lists.col[:n_cells],
                      lists.text[:n_cells], lists.area[:n_cells])),
                  iteration=getattr(book, "iteration", None), cell_at=cell_at,
-                 any_area=lists.any_area)
+                 any_area=lists.any_area,
+                 fills={(s, f.col): f for s, one in enumerate(book.sheets)
+                        for f in getattr(one, "fills", ())})
 
 
 def _holding(texts: list, n: int, words: tuple) -> list:
