@@ -253,3 +253,29 @@ def test_fill_under_engine_check_compares_the_claims(tmp_path, monkeypatch):
     monkeypatch.setattr(filldown, "_extent_claimed", spy)
     fill_checked(tmp_path, monkeypatch)
     assert True in compared and False in compared
+
+
+def test_words_in_claimed_texts_are_found_in_their_pieces():
+    """The read stage looks for ``#REF!`` and ``ANCHORARRAY`` (any case) in every
+    formula text before rewriting any; the texts of claimed columns are looked through
+    as their rules' pieces (a word holds no digit, so it lies within one piece): the
+    same answers as looking through the texts, and texts that are not the claim's very
+    texts are looked through themselves."""
+    from zvmplan_addin.recalc.read import _claimed_texts, _holding
+    words = ("#REF!", "ANCHORARRAY")
+    for a, b in [("A", "+B"), ("SUM(#ref!:A", ")"), ("_xlfn.anchorarray(B", ")*2"),
+                 ("#RE", "F!")]:
+        fills, texts = filled_columns([2, 5], 40, 30, [((a, b), (0,)), (("C", ""), (-1,))])
+        head = ["X1", "Y2*3"]
+        everything = head + texts
+        claimed = _claimed_texts(everything, 0, len(everything), tuple(fills))
+        assert claimed == [(2, len(everything), [a, b, "C", ""])]
+        assert _holding(everything, len(everything), words, claimed) == \
+            _holding(everything, len(everything), words)
+        copied = head + ["".join(list(t)) for t in texts[:-1]] + ["Z9"]
+        assert _claimed_texts(copied, 0, len(copied), tuple(fills)) == []
+    # a word in the texts outside the claimed ones is found there
+    fills, texts = filled_columns([1], 3, 5, [(("A", ""), (0,))])
+    everything = ["#REF!+1"] + texts
+    claimed = _claimed_texts(everything, 0, len(everything), tuple(fills))
+    assert claimed and _holding(everything, len(everything), words, claimed) == [True, False]

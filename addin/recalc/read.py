@@ -117,8 +117,17 @@ class Grid:
     def _fill(self, values: np.ndarray, at: tuple):
         """Set many cells at once (numpy fancy indexing, not a Python call per cell):
         ``values`` (an object array) at ``at`` (rows, cols)."""
-        if xlsx.XlError in set(map(type, values)):  # error values are rare: look once
-            values = np.fromiter(map(input_value, values), dtype=object, count=len(values))
+        kinds = np.fromiter(map(type, values), dtype=object, count=len(values))
+        distinct = set(kinds.tolist())
+        if xlsx.XlError in distinct:  # error values are rare: only they are converted
+            erring = np.zeros(len(values), dtype=bool)
+            for kind in distinct:
+                if issubclass(kind, xlsx.XlError):  # (input_value's isinstance)
+                    erring |= kinds == kind
+            converted = np.empty(int(erring.sum()), dtype=object)
+            converted[:] = list(map(input_value, values[erring].tolist()))
+            values = values.copy()
+            values[erring] = converted
         self.a[at[0] - 1, at[1] - 1] = values
 
     def get(self, r, c):
@@ -380,8 +389,13 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
     grids = [Grid(c) for c in cells]
     taken = [_Taken(c, g) for c, g in zip(cells, grids)]
     lists = _NodeLists(sheet_names)
+    fills = {s: one.fills for s, one in enumerate(book.sheets) if getattr(one, "fills", ())}
+    claimed = []  # (first, stop) of the nodes whose texts are fills' texts, those fills
     for s, sheet_cells in enumerate(cells):
+        first = len(lists.text)
         _formula_cells(lists, s, sheet_cells, log)
+        if s in fills:
+            claimed += _claimed_texts(lists.text, first, len(lists.text), fills[s])
     del cells
     n_cells = len(lists.text)
     cell_at = lists.where()
@@ -395,7 +409,7 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
         if table:
             inline = table.inline
             text[:] = [inline(text[i], sheet[i], row[i], col[i]) for i in range(n_cells)]
-    dead, anchored = _holding(text, n_cells, ("#REF!", "ANCHORARRAY"))
+    dead, anchored = _holding(text, n_cells, ("#REF!", "ANCHORARRAY"), claimed)
     if dead:
         text[:n_cells] = [dead_ranges(t) if "#REF!" in t else t for t in text[:n_cells]]
     if anchored:
@@ -422,23 +436,50 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
                      lists.text[:n_cells], lists.area[:n_cells])),
                  iteration=getattr(book, "iteration", None), cell_at=cell_at,
                  any_area=lists.any_area,
-                 fills={(s, f.col): f for s, one in enumerate(book.sheets)
-                        for f in getattr(one, "fills", ())})
+                 fills={(s, f.col): f for s, some in fills.items() for f in some})
 
 
-def _holding(texts: list, n: int, words: tuple) -> list:
-    """For each of ``words`` (upper case): might one of the first ``n`` texts hold it, in
-    any case? Looked through joined and upper-cased a slice of texts at a time (a few C
-    calls and a few megabytes, not a call per text nor a copy of them all). A text
-    holding a word in lower case answers True too: the caller then looks text by
-    text, as for any text holding it."""
+def _holding(texts: list, n: int, words: tuple, claimed: list = ()) -> list:
+    """For each of ``words`` (upper case, without digits or ``-``): might one of the
+    first ``n`` texts hold it, in any case? Looked through joined and upper-cased a
+    slice of texts at a time (a few C calls and a few megabytes, not a call per text
+    nor a copy of them all). A text holding a word in lower case answers True too: the
+    caller then looks text by text, as for any text holding it. ``claimed``: (first,
+    stop, pieces) of runs of texts that are each some of ``pieces`` with row numbers
+    between them (:func:`_claimed_texts`): a word in one of them lies within a piece,
+    so the pieces are looked through instead."""
     found = [False] * len(words)
-    for k in range(0, n, _SLICE):
-        joined = "\n".join(texts[k:min(n, k + _SLICE)]).upper()
+    spans, at = [], 0
+    for first, stop, _ in sorted(claimed):
+        spans.append((at, min(first, n)))
+        at = max(at, stop)
+    spans.append((at, n))
+    slices = [texts[k:min(stop, k + _SLICE)] for start, stop in spans
+              for k in range(start, stop, _SLICE)]
+    slices.append([piece for *_, pieces in claimed for piece in pieces])
+    for some in slices:
+        joined = "\n".join(some).upper()
         found = [f or w in joined for f, w in zip(found, words)]
         if all(found):
             break
     return found
+
+
+def _claimed_texts(texts: list, first: int, stop: int, fills: tuple) -> list:
+    """``[(start, stop, pieces)]`` when the last texts of ``texts[first:stop]`` (one
+    sheet's formula cells, by row then column) are the texts of the columns ``fills``
+    (:class:`~zvmplan_addin.xlsx.knownrows.FilledColumn`, all of one rows), by row then
+    column, the very texts each made by its rule (compared, by identity first); else
+    ``[]``. ``pieces``: the literal pieces of their rules."""
+    fills = sorted(fills, key=lambda f: f.col)
+    k, n = len(fills), len(fills[0].texts) if fills else 0
+    if not n or n * k > stop - first or any(
+            len(f.texts) != n or f.first_row != fills[0].first_row for f in fills):
+        return []
+    tail = texts[stop - n * k:stop]
+    if not all(tail[j::k] == list(f.texts) for j, f in enumerate(fills)):
+        return []
+    return [(stop - n * k, stop, [piece for f in fills for piece in f.pieces])]
 
 
 _SLICE = 32_768  # texts joined at once by _holding
