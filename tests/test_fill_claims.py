@@ -261,10 +261,13 @@ def test_words_in_claimed_texts_are_found_in_their_pieces():
     as their rules' pieces (a word holds no digit, so it lies within one piece): the
     same answers as looking through the texts, and texts that are not the claim's very
     texts are looked through themselves."""
+    from zvmplan_addin.recalc import threed
     from zvmplan_addin.recalc.read import _claimed_texts, _holding
-    words = ("#REF!", "ANCHORARRAY")
+    words = ("#REF!", "ANCHORARRAY", threed.MAYBE)
+    # (a pattern may match across a row number: "X:Q40!A1" holds ":Q40!", a 3-D
+    # reference's look, which neither piece holds)
     for a, b in [("A", "+B"), ("SUM(#ref!:A", ")"), ("_xlfn.anchorarray(B", ")*2"),
-                 ("#RE", "F!")]:
+                 ("#RE", "F!"), ("X:Q", "!A1"), ("SUM(Q1:Q", ")+Z!A1")]:
         fills, texts = filled_columns([2, 5], 40, 30, [((a, b), (0,)), (("C", ""), (-1,))])
         head = ["X1", "Y2*3"]
         everything = head + texts
@@ -278,4 +281,8 @@ def test_words_in_claimed_texts_are_found_in_their_pieces():
     fills, texts = filled_columns([1], 3, 5, [(("A", ""), (0,))])
     everything = ["#REF!+1"] + texts
     claimed = _claimed_texts(everything, 0, len(everything), tuple(fills))
-    assert claimed and _holding(everything, len(everything), words, claimed) == [True, False]
+    assert claimed and _holding(everything, len(everything), words, claimed) == \
+        [True, False, False]
+    fills, texts = filled_columns([1], 3, 5, [(("X:Q", "!A1"), (0,))])
+    claimed = _claimed_texts(texts, 0, len(texts), tuple(fills))
+    assert claimed and _holding(texts, len(texts), words, claimed) == [False, False, True]

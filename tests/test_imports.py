@@ -180,3 +180,32 @@ def test_no_test_imports_from_build():
                     isinstance(node, ast.Constant) and node.value == "build"):
                 offenders.append(f"{path.name}:{node.lineno}")
     assert offenders == []
+
+
+def _stdlib_imports(path: Path) -> set[str]:
+    """The top-level names of every absolute import in ``path`` (lazy ones too)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_tomllib_is_imported_only_where_python_3_10_gets_tomli():
+    """pyproject.toml says ``requires-python >= 3.10``, and ``tomllib`` is in the standard
+    library only from Python 3.11: on 3.10, ``zvmplan fill --machine m.toml`` ended in
+    "ModuleNotFoundError: No module named 'tomllib' (this is a bug)". Every TOML read goes
+    through ``zvmplan_workbook.tomlread`` (tomllib, else tomli), and pyproject.toml
+    installs tomli on Python 3.10 only."""
+    users = sorted(name for name, path in modules().items()
+                   if "tomllib" in _stdlib_imports(path))
+    assert users == ["zvmplan_workbook.tomlread"]
+    tests = sorted(p.name for p in (ROOT / "tests").glob("*.py")
+                   if "tomllib" in _stdlib_imports(p))
+    assert tests == []
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert "\"tomli>=1.1; python_version < '3.11'\"" in pyproject
+    from zvmplan_workbook.tomlread import tomllib
+    assert tomllib.loads("a = 1") == {"a": 1}

@@ -123,3 +123,47 @@ def test_arrays_of_a_huge_sparse_range(tmp_path, formula, value):
     the dense limit), not a crash; Excel's implicit intersection still reads one cell."""
     got = _calc(tmp_path, {"A1": 3, "Z1000000": 4}, {"A1": formula})
     assert got == {"A1": value}
+
+
+def test_whole_columns_and_rows_reaching_the_sheet_edge(tmp_path):
+    """``A:XFD`` (every column) and ``1:1048576`` (every row) are the whole sheet, as
+    ``A1:XFD1048576`` is: Excel gives the same answers for each. formulas reads them as
+    ``A:`` and ``1:``; the engine gave #NAME? ("not an Excel function: S!A:"), and when
+    two cells of one column shared the shape, both got the first cell's wrong count
+    (COUNTA 1, COUNT 0: a plausible wrong answer). ``XFD:XFD`` and ``1048576:1048576``
+    are the last column and row."""
+    formulas = {"A1": "=COUNTA(S!A:XFD)", "A2": "=COUNTA(S!A:C)", "A3": "=COUNT(S!A:XFD)",
+                "A4": "=COUNT(S!1:5)", "A5": "=SUM(S!A:XFD)", "A6": "=SUM(S!$A:$XFD)",
+                "A7": "=SUM(S!1:1048576)", "A8": "=SUM(S!$1:$1048576)",
+                "A9": "=SUM(S!XFD:XFD)", "A10": "=SUM(S!1048576:1048576)",
+                "A11": "=SUM(S!A:A,S!A:XFD)", "A12": "=MAX(S!B:XFD)",
+                "A13": "=ROWS(S!A:XFD)", "A14": "=COLUMNS(S!1:1048576)",
+                "A15": "=COUNTBLANK(S!2:1048576)"}
+    want = {"A1": 3, "A2": 2, "A3": 2, "A4": 1, "A5": 7, "A6": 7, "A7": 7, "A8": 7,
+            "A9": 4, "A10": 4, "A11": 10, "A12": 4, "A13": 1_048_576, "A14": 16_384,
+            "A15": SHEET_CELLS - 16_384 - 2}
+    assert _calc(tmp_path, CORNERS, formulas) == want
+
+
+def test_whole_sheet_range_over_a_small_sheet_of_a_huge_book(tmp_path):
+    """A range over the whole of a small sheet, in a book where another sheet uses
+    XFD1048576, is cut to the book's used area: 17 billion cells, which the dense path
+    built -- "MemoryError ... (this is a bug)". It is read as the cells it holds, as
+    over a sparse sheet: SUM 14 (10 + 4), COUNTA 3, INDEX of D2 4, ROWS 1048576."""
+    wb = openpyxl.Workbook()
+    wb.active.title = "S"
+    wb.active["XFD1048576"] = 4
+    small = wb.create_sheet("Small")
+    small["A1"], small["B7"], small["D2"] = 10, "t", 4
+    t = wb.create_sheet("T")
+    formulas = {"A1": "=SUM(Small!A:XFD)", "A2": "=COUNTA(Small!A:XFD)",
+                "A3": "=INDEX(Small!A:XFD,2,4)", "A4": "=ROWS(Small!A:XFD)",
+                "A5": "=SUM(Small!A1:XFD1048576)", "A6": "=MATCH(4,Small!D:D,0)"}
+    for ref, f in formulas.items():
+        t[ref] = f
+    src, out = tmp_path / "book.xlsx", tmp_path / "book_out.xlsx"
+    wb.save(src)
+    assert cli(["calc", str(src), "-o", str(out), "-q"]) == 0
+    got = openpyxl.load_workbook(out, data_only=True)["T"]
+    assert {ref: got[ref].value for ref in formulas} == {
+        "A1": 14, "A2": 3, "A3": 4, "A4": 1_048_576, "A5": 14, "A6": 2}

@@ -5,7 +5,7 @@ template is the one the builder makes. (Recalculated values: tests/test_workbook
 from __future__ import annotations
 
 import re
-import tomllib
+from zvmplan_workbook.tomlread import tomllib
 import zipfile
 from pathlib import Path
 

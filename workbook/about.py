@@ -13,6 +13,9 @@ from . import styles as st
 from .book import Book
 
 SHEET = "About"
+#: the install section's heading; :func:`lite_prose` gives xlwings Lite's
+INSTALL_HEADING = "Install the add-in (Excel with xlwings)"
+LITE_INSTALL_HEADING = "Install the functions (Excel with xlwings Lite)"
 
 
 def functions():
@@ -31,6 +34,17 @@ def sources() -> "OrderedDict[str, tuple[str, list[str]]]":
         out.setdefault(key, (f"{title} [{doc.split(' ')[0]}; z/VM {h['z/VM level']}]", []))
         out[key][1].append(f"{h['table']} ({name})")
     return out
+
+
+def lite_prose(notes: dict) -> dict[str, str]:
+    """The About sheet's text that differs for xlwings Lite: each classic install line
+    (and the heading) -> the Lite one in its place (``notes.toml``'s ``install_lite``,
+    one line for each ``install`` line). ``zvmplan template --for lite`` writes these."""
+    classic, lite = notes["install"], notes["install_lite"]
+    if len(classic) != len(lite):
+        raise ValueError("notes.toml: install_lite needs one line per install line")
+    pairs = {INSTALL_HEADING: LITE_INSTALL_HEADING, **dict(zip(classic, lite))}
+    return {a: b for a, b in pairs.items() if a != b}
 
 
 def sheet_about(book: Book, notes: dict):
@@ -52,7 +66,7 @@ def sheet_about(book: Book, notes: dict):
         ws.row_dimensions[row].height = 28 if len(sh["text"]) > 140 else 15
         row += 1
     row += 1
-    row = st.h2(ws, row, "Install the add-in (Excel with xlwings)")
+    row = st.h2(ws, row, INSTALL_HEADING)
     for text in notes["install"]:
         row = st.note(ws, row, text, width_cols=4)
         ws.cell(row - 1, 1).font = st.Font(size=10)

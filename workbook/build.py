@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import sys
-import tomllib
 from functools import lru_cache
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from openpyxl import Workbook
 from . import about, charts, conclusions, planner, sources
 from . import styles as st
 from .book import Book
+from .tomlread import tomllib
 from .xlsxio import normalize
 
 TEMPLATE = Path(__file__).with_name("zvmplan_template.xlsx")

@@ -4,7 +4,6 @@ it holds."""
 from __future__ import annotations
 
 import re
-import tomllib
 from functools import lru_cache
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from openpyxl.formatting.rule import CellIsRule
 
 from . import styles as st
 from .book import Book
+from .tomlread import tomllib
 
 CONCLUSIONS_FILE = Path(__file__).with_name("conclusions.toml")
 SHEET = "Conclusions"

@@ -240,7 +240,7 @@ def read_scenarios(path, warnings: list[str] | None = None) -> list[dict]:
 
 
 def _read_toml(path: Path) -> dict:
-    import tomllib
+    from .tomlread import tomllib
     try:
         with path.open("rb") as fh:
             return tomllib.load(fh)

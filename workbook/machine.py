@@ -112,7 +112,7 @@ def from_table(table, where: str) -> Machine:
 
 def read(path) -> Machine:
     """The machine of a TOML file's ``[machine]`` table."""
-    import tomllib
+    from .tomlread import tomllib
     path = Path(path)
     try:
         with path.open("rb") as fh:

@@ -14,8 +14,9 @@ This variant calls them as Excel stores a namespaced custom function in the file
 ``zvmplan calc`` reads too. Only function calls outside text are renamed (the text
 ``"CPCPU_PER_MB"`` given to ``ZVM_RANGE``/``ZVM_BASIS`` names a function and stays).
 The About sheet's examples, text cells holding a formula to type (``=CPCPU_PER_MB(...)``),
-are spelt as a Lite user types them (``=ZVMPLAN.CPCPU_PER_MB(...)``); cached values and
-every other byte are kept.
+are spelt as a Lite user types them (``=ZVMPLAN.CPCPU_PER_MB(...)``), and its install
+steps are Lite's (``notes.toml``'s ``install_lite``, :func:`~.about.lite_prose`); cached
+values and every other byte are kept.
 
 A file that exists is never overwritten unless ``--force`` is given.
 """
@@ -85,10 +86,13 @@ def lite_formula(text: str, names: set[str], namespace: str, typed: bool = False
     return "".join(out)
 
 
-def lite_sheet(data: bytes, name: str, names: set[str], namespace: str) -> bytes:
-    """A worksheet part with every formula's calls renamed by :func:`lite_formula`, and
-    every inline text that is a formula to type (it starts with ``=``: the About sheet's
-    examples) spelt as a Lite user types it."""
+def lite_sheet(data: bytes, name: str, names: set[str], namespace: str,
+               prose: dict | None = None) -> bytes:
+    """A worksheet part with every formula's calls renamed by :func:`lite_formula`, every
+    inline text that is a formula to type (it starts with ``=``: the About sheet's
+    examples) spelt as a Lite user types it, and every inline text that is a key of
+    ``prose`` (the About sheet's install steps for classic xlwings) replaced by its
+    value."""
     from zvmplan_addin.xlsx import xml as xmlparse
     out, pos = [], 0
     for kind, _, start, stop, tag in xmlparse.elements(data, name, {"f", "t"}):
@@ -100,6 +104,8 @@ def lite_sheet(data: bytes, name: str, names: set[str], namespace: str) -> bytes
             new = lite_formula(text, names, namespace)
         elif text.startswith("="):
             new = "=" + lite_formula(text[1:], names, namespace, typed=True)
+        elif prose and text in prose:
+            new = prose[text]
         else:
             continue
         if new != text:
@@ -130,7 +136,9 @@ def write_template(out, target: str = "excel", force: bool = False) -> Path:
         else:
             from zvmplan_addin.calls import load_functions
             from zvmplan_addin.registry import NAMESPACE
-            names = set(load_functions())
+            from .about import lite_prose
+            from .build import notes
+            names, prose = set(load_functions()), lite_prose(notes())
             with safe_open_xlsx(src) as pkg:
                 sheets = {t for _, rtype, t in pkg.rels(pkg.main)
                           if rtype.endswith("/worksheet")}
@@ -138,7 +146,7 @@ def write_template(out, target: str = "excel", force: bool = False) -> Path:
                     for part, info in pkg.infos.items():
                         data = pkg.read(part)
                         if part in sheets:
-                            data = lite_sheet(data, part, names, NAMESPACE)
+                            data = lite_sheet(data, part, names, NAMESPACE, prose)
                         zout.writestr(info, data)
         os.replace(tmp, out)
     finally:

@@ -107,7 +107,10 @@ class CellEvaluator:
                 vr2 = max(r1, min(r2, max(g.rows for g in self.nodes.grids)))
             if big or c2 == shapes.MAX_COL:
                 vc2 = max(c1, min(c2, max(g.cols for g in self.nodes.grids)))
-            if not grid.dense and (vr2 - r1 + 1) * (vc2 - c1 + 1) > sparse.SPARSE_CELLS:
+            cells = (vr2 - r1 + 1) * (vc2 - c1 + 1)
+            # a dict-kept sheet, or a dense one whose cut range is still larger than any
+            # dense array the engine builds (A:XFD while another sheet uses XFD1048576)
+            if cells > (sparse.MAX_DENSE_CELLS if grid.dense else sparse.SPARSE_CELLS):
                 rng = sparse.SparseRanges(rect, grid.stored(r1, c1, vr2, vc2),
                                           (vr2 - r1 + 1, vc2 - c1 + 1))
                 if rect in self.final and self.code.reads.get(rect, 0) > 1:

@@ -337,7 +337,13 @@ class FormulaCompiler:
         plan, private, unknown = self._plan(s, pipe, refs, index, moved, exact)
         dups = [] if shp is None else \
             [(j, index[rect]) for j, rect in enumerate(shp.rects) if index[rect] != j]
-        return Template(pipe, plan, dups, shareable and not private, unsupported | unknown,
+        unsupported = unsupported | unknown
+        if unsupported:  # (.excel.unknown imports openpyxl: only for such a formula)
+            from .excel.unknown import three_d
+            text = nodes.n_text[i] if exact else shp.generic
+            # a sheet name formulas read as a name: a 3-D reference threed left as written
+            unsupported = {f"{n}:..." if three_d(n, text) else n for n in unsupported}
+        return Template(pipe, plan, dups, shareable and not private, unsupported,
                         self._program(pipe), checked=not self.options.check,
                         literals=not exact, geometry=_geometry_inputs(pipe),
                         intersect=legacy.intersected_inputs(pipe),

@@ -18,7 +18,7 @@ import schedula as sh
 
 from .. import xlsx
 from ..xlsx.size import DENSE_CELLS
-from . import shapes
+from . import shapes, threed
 from .external import ExternalRefs
 from .names import NameTable
 from .tables import TableRefs
@@ -152,8 +152,17 @@ class Grid:
         self.a, self.rows, self.cols = a, rows, cols
 
     def stored(self, r1, c1, r2, c2) -> list:
-        """(row, column, value) of each cell a sparse grid (``not self.dense``) holds in
-        the rectangle, by row then column, in time proportional to the cells it holds."""
+        """(row, column, value) of each cell the grid holds in the rectangle, by row then
+        column: for a sparse grid (``not self.dense``) in time proportional to the cells
+        it holds, for a dense one to the part of its array in the rectangle."""
+        if self.dense:
+            rr, cc = min(r2, self.rows), min(c2, self.cols)
+            if rr < r1 or cc < c1:
+                return []
+            part = self.a[r1 - 1:rr, c1 - 1:cc]
+            held = np.fromiter((v is not sh.EMPTY for v in part.flat), dtype=bool,
+                               count=part.size).reshape(part.shape)
+            return [(int(i) + r1, int(j) + c1, part[i, j]) for i, j in zip(*held.nonzero())]
         return sorted((r, c, v) for (r, c), v in self.d.items()
                       if r1 <= r <= r2 and c1 <= c <= c2 and v is not sh.EMPTY)
 
@@ -409,7 +418,11 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
         if table:
             inline = table.inline
             text[:] = [inline(text[i], sheet[i], row[i], col[i]) for i in range(n_cells)]
-    dead, anchored = _holding(text, n_cells, ("#REF!", "ANCHORARRAY"), claimed)
+    dead, anchored, three_d = _holding(text, n_cells, ("#REF!", "ANCHORARRAY", threed.MAYBE),
+                                       claimed)
+    if three_d and len(sheet_names) > 1:  # Sheet1:Sheet3!A1 as each sheet's A1
+        expand = threed.ThreeD(sheet_names).expand
+        text[:n_cells] = [expand(t) for t in text[:n_cells]]
     if dead:
         text[:n_cells] = [dead_ranges(t) if "#REF!" in t else t for t in text[:n_cells]]
     if anchored:
@@ -440,15 +453,22 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
 
 
 def _holding(texts: list, n: int, words: tuple, claimed: list = ()) -> list:
-    """For each of ``words`` (upper case, without digits or ``-``): might one of the
-    first ``n`` texts hold it, in any case? Looked through joined and upper-cased a
-    slice of texts at a time (a few C calls and a few megabytes, not a call per text
-    nor a copy of them all). A text holding a word in lower case answers True too: the
-    caller then looks text by text, as for any text holding it. ``claimed``: (first,
-    stop, pieces) of runs of texts that are each some of ``pieces`` with row numbers
-    between them (:func:`_claimed_texts`): a word in one of them lies within a piece,
-    so the pieces are looked through instead."""
+    """For each of ``words`` (upper case, or a compiled pattern matching upper-case
+    text): might one of the first ``n`` texts hold it, in any case? Looked through
+    joined and upper-cased a slice of texts at a time (a few C calls and a few
+    megabytes, not a call per text nor a copy of them all). A text holding a word in
+    lower case answers True too: the caller then looks text by text, as for any text
+    holding it. ``claimed``: (first, stop, pieces) of runs of texts that are each some
+    of ``pieces`` with row numbers between them (:func:`_claimed_texts`): a word (a
+    text without digits or ``-``) in one of them lies within a piece, so the pieces
+    are looked through instead; a pattern, which might match across a row number, is
+    looked for in those texts themselves unless found elsewhere."""
     found = [False] * len(words)
+
+    def look(some: list) -> list:
+        joined = "\n".join(some).upper()
+        return [f or (w in joined if isinstance(w, str) else w.search(joined) is not None)
+                for f, w in zip(found, words)]
     spans, at = [], 0
     for first, stop, _ in sorted(claimed):
         spans.append((at, min(first, n)))
@@ -458,10 +478,14 @@ def _holding(texts: list, n: int, words: tuple, claimed: list = ()) -> list:
               for k in range(start, stop, _SLICE)]
     slices.append([piece for *_, pieces in claimed for piece in pieces])
     for some in slices:
-        joined = "\n".join(some).upper()
-        found = [f or w in joined for f, w in zip(found, words)]
+        found = look(some)
         if all(found):
-            break
+            return found
+    for first, stop, _ in claimed:
+        for k in range(first, min(stop, n), _SLICE):
+            if all(f or isinstance(w, str) for f, w in zip(found, words)):
+                return found
+            found = look(texts[k:min(stop, n, k + _SLICE)])
     return found
 
 

@@ -486,16 +486,18 @@ def edge_proxies(text: str, sheet: str) -> tuple[str, dict]:
 
 
 def _move_in(m, host: str, moved: dict) -> str:
-    if not m.group("c1"):
-        return m.group(0)  # A:A and 1:1 are read right
     parts = _parts(m)
     if parts is None:
         return m.group(0)
-    _, rows, cols = parts
-    if all(p.value < MAX_ROW for p in rows) and all(p.value < MAX_COL for p in cols):
+    kind, rows, cols = parts
+    # A:A and 1:1 are read right, A:XFD and 1:1048576 are not (formulas reads "A:" and
+    # "1:"); a whole column or row keeps its other coordinate whole
+    move_rows = kind != "cols" and any(p.value >= MAX_ROW for p in rows)
+    move_cols = kind != "rows" and any(p.value >= MAX_COL for p in cols)
+    if not (move_rows or move_cols):
         return m.group(0)
-    prows = [_Part(p.absolute, min(p.value, MAX_ROW - 1)) for p in rows]
-    pcols = [_Part(p.absolute, min(p.value, MAX_COL - 1)) for p in cols]
+    prows = [_Part(p.absolute, min(p.value, MAX_ROW - 1)) for p in rows] if move_rows else rows
+    pcols = [_Part(p.absolute, min(p.value, MAX_COL - 1)) for p in cols] if move_cols else cols
     sheet = m.group("sheet") or ""
     target = sheet_key(sheet[:-1]) if sheet else host
 
@@ -505,9 +507,15 @@ def _move_in(m, host: str, moved: dict) -> str:
         return (target, r1, c1, r2, c2)
     moved[rect(prows, pcols)] = rect(rows, cols)
 
+    def dollar(p):
+        return "$" if p.absolute else ""
+    if kind == "cols":
+        return sheet + ":".join(dollar(c) + col_letters(c.value) for c in pcols)
+    if kind == "rows":
+        return sheet + ":".join(dollar(r) + str(r.value) for r in prows)
+
     def a(c, r):
-        return (("$" if c.absolute else "") + col_letters(c.value) +
-                ("$" if r.absolute else "") + str(r.value))
+        return dollar(c) + col_letters(c.value) + dollar(r) + str(r.value)
     text = sheet + a(pcols[0], prows[0])
     if m.group("c2"):
         text += ":" + a(pcols[1], prows[1])

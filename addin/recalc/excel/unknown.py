@@ -54,10 +54,14 @@ def not_computed_reason(names, formula: str = "", vba: bool = False) -> str:
     'not implemented by the engine: CUBEVALUE'
     >>> not_computed_reason({"SHEET1"}, "COUNTA(Sheet1:Sheet3!C1)")
     'a 3-D reference across sheets, which the engine does not read: SHEET1:...'
+    >>> not_computed_reason({"SHEET1:..."})
+    'a 3-D reference across sheets, which the engine does not read: SHEET1:...'
     """
     builtin, user, other, sheets = [], [], [], []
     for name in sorted(map(str, names)):
-        if formula and three_d(name, formula):
+        if name.endswith(":..."):  # marked by the compile stage
+            sheets.append(name[:-4])
+        elif formula and three_d(name, formula):
             sheets.append(name)
         elif excel_function(name):
             builtin.append(name)
