@@ -458,12 +458,18 @@ def _holding(texts: list, n: int, words: tuple, claimed: list = ()) -> list:
     joined and upper-cased a slice of texts at a time (a few C calls and a few
     megabytes, not a call per text nor a copy of them all). A text holding a word in
     lower case answers True too: the caller then looks text by text, as for any text
-    holding it. ``claimed``: (first, stop, pieces) of runs of texts that are each some
-    of ``pieces`` with row numbers between them (:func:`_claimed_texts`): a word (a
-    text without digits or ``-``) in one of them lies within a piece, so the pieces
-    are looked through instead; a pattern, which might match across a row number, is
-    looked for in those texts themselves unless found elsewhere."""
+    holding it.
+
+    ``claimed``: (first, stop, skeletons) of runs of texts that are filled-down
+    columns' texts (:func:`_claimed_texts`), each its rule's pieces with a row number
+    between each two, ``skeletons`` the rules' pieces with ``0`` for each number. A
+    word without a digit or ``-`` is in such a text if and only if it is in its rule's
+    skeleton, and so is a match of a :data:`DIGIT_BLIND` pattern: the skeletons are
+    looked through instead of the texts. Any other word is looked for in the texts
+    themselves (unless found elsewhere)."""
     found = [False] * len(words)
+    blind = [isinstance(w, str) and not any(ch.isdigit() or ch == "-" for ch in w)
+             or any(w is p for p in DIGIT_BLIND) for w in words]
 
     def look(some: list) -> list:
         joined = "\n".join(some).upper()
@@ -476,34 +482,46 @@ def _holding(texts: list, n: int, words: tuple, claimed: list = ()) -> list:
     spans.append((at, n))
     slices = [texts[k:min(stop, k + _SLICE)] for start, stop in spans
               for k in range(start, stop, _SLICE)]
-    slices.append([piece for *_, pieces in claimed for piece in pieces])
+    slices.append([skeleton for *_, skeletons in claimed for skeleton in skeletons])
     for some in slices:
         found = look(some)
         if all(found):
             return found
-    for first, stop, _ in claimed:
+    for first, stop, _ in claimed:  # the words a skeleton does not decide
         for k in range(first, min(stop, n), _SLICE):
-            if all(f or isinstance(w, str) for f, w in zip(found, words)):
+            if all(f or b for f, b in zip(found, blind)):
                 return found
             found = look(texts[k:min(stop, n, k + _SLICE)])
     return found
 
 
+#: patterns :func:`_holding` may look for in a filled-down column's skeleton (its rule's
+#: pieces with ``0`` for each row number) instead of its texts: each treats every digit
+#: alike (a character class holding one holds all ten), repeats each class that holds
+#: digits without bound, and begins and ends a match on a character that is no digit,
+#: so a text holds a match if and only if the text with each of its row numbers written
+#: ``0`` does. ``tests/test_fill_claims.py`` checks that each is still the pattern this
+#: was reasoned about.
+DIGIT_BLIND = (threed.MAYBE,)
+
+
 def _claimed_texts(texts: list, first: int, stop: int, fills: tuple) -> list:
-    """``[(start, stop, pieces)]`` when the last texts of ``texts[first:stop]`` (one
+    """``[(start, stop, skeletons)]`` when the last texts of ``texts[first:stop]`` (one
     sheet's formula cells, by row then column) are the texts of the columns ``fills``
-    (:class:`~zvmplan_addin.xlsx.knownrows.FilledColumn`, all of one rows), by row then
-    column, the very texts each made by its rule (compared, by identity first); else
-    ``[]``. ``pieces``: the literal pieces of their rules."""
+    (:class:`~zvmplan_addin.xlsx.knownrows.FilledColumn`, all of one rows, every row
+    number they write at least 0), by row then column, the very texts each made by its
+    rule (compared, by identity first); else ``[]``. ``skeletons``: each rule's pieces
+    joined by ``0`` (see :func:`_holding`)."""
     fills = sorted(fills, key=lambda f: f.col)
     k, n = len(fills), len(fills[0].texts) if fills else 0
     if not n or n * k > stop - first or any(
-            len(f.texts) != n or f.first_row != fills[0].first_row for f in fills):
+            len(f.texts) != n or f.first_row != fills[0].first_row
+            or f.first_row + min(f.offsets, default=0) < 0 for f in fills):
         return []
     tail = texts[stop - n * k:stop]
     if not all(tail[j::k] == list(f.texts) for j, f in enumerate(fills)):
         return []
-    return [(stop - n * k, stop, [piece for f in fills for piece in f.pieces])]
+    return [(stop - n * k, stop, ["0".join(f.pieces) for f in fills])]
 
 
 _SLICE = 32_768  # texts joined at once by _holding
