@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import formulas
 import numpy as np
 from formulas.cell import CELL
 from formulas.functions import get_functions
@@ -18,6 +17,7 @@ from formulas.tokens.function import Function as FunctionToken
 from ..prefixes import bare_name, spellings
 from . import dynamic, filldown, legacy, shapes
 from .excel.numbers import mark_last_sum
+from .fastparse import FastParser
 from .options import Options
 from .pernode import PerNode
 from .program import (CONST, COPY_SUFFIX, HOST, LIT, NAME, RAW, REF, UNION, CompilingHost,
@@ -363,7 +363,7 @@ class FormulaCompiler:
         sheet = nodes.sheet_names[s].upper() if s is not None else ""
         ctx = {"sheet": sheet, "cr": str(r or 1), "cc": c or 1}
         text, moved = shapes.edge_proxies(text, sheet)
-        tokens, builder = formulas.Parser(True).ast("=" + text, context=ctx)
+        tokens, builder = FastParser(True).ast("=" + text, context=ctx)
         if literals is not None and not _literals_stand_alone(tokens, literals):
             return None
         mark_last_sum(tokens, builder)

@@ -16,6 +16,7 @@ from formulas.functions import COMPILING
 from formulas.ranges import Ranges
 
 from ..prefixes import spellings
+from .pipeorder import straight_order
 from .values import XL, same
 
 # kinds of input in a Template's plan; HOST: the formula's own cell (ROW(), INDIRECT)
@@ -83,6 +84,10 @@ class DeferredPipe:
         missed = [k for k in outputs or () if k not in dsp.nodes]
         if missed:  # what the DispatchPipe constructor raises, raised as early
             raise ValueError(f"unreachable output-targets: {missed}")
+        order = straight_order(dsp, inputs, outputs, kw)
+        if order is not None:
+            self.order = order
+            return
         try:
             self.order = self._order()
         except (TypeError, AttributeError, KeyError, IndexError):

@@ -418,8 +418,8 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
         if table:
             inline = table.inline
             text[:] = [inline(text[i], sheet[i], row[i], col[i]) for i in range(n_cells)]
-    dead, anchored, three_d = _holding(text, n_cells, ("#REF!", "ANCHORARRAY", threed.MAYBE),
-                                       claimed)
+    dead, anchored, three_d = _holding(
+        text, n_cells, ("#REF!", "ANCHORARRAY", threed.maybe(sheet_names)), claimed)
     if three_d and len(sheet_names) > 1:  # Sheet1:Sheet3!A1 as each sheet's A1
         expand = threed.ThreeD(sheet_names).expand
         text[:n_cells] = [expand(t) for t in text[:n_cells]]
@@ -463,13 +463,12 @@ def _holding(texts: list, n: int, words: tuple, claimed: list = ()) -> list:
     ``claimed``: (first, stop, skeletons) of runs of texts that are filled-down
     columns' texts (:func:`_claimed_texts`), each its rule's pieces with a row number
     between each two, ``skeletons`` the rules' pieces with ``0`` for each number. A
-    word without a digit or ``-`` is in such a text if and only if it is in its rule's
-    skeleton, and so is a match of a :data:`DIGIT_BLIND` pattern: the skeletons are
-    looked through instead of the texts. Any other word is looked for in the texts
-    themselves (unless found elsewhere)."""
+    word without a digit is in such a text if and only if it is in its rule's
+    skeleton: the skeletons are looked through instead of the texts. A pattern (which
+    might match across a row number) or a word with a digit is looked for in the texts
+    themselves, unless found elsewhere."""
     found = [False] * len(words)
-    blind = [isinstance(w, str) and not any(ch.isdigit() or ch == "-" for ch in w)
-             or any(w is p for p in DIGIT_BLIND) for w in words]
+    blind = [isinstance(w, str) and not any(ch.isdigit() for ch in w) for w in words]
 
     def look(some: list) -> list:
         joined = "\n".join(some).upper()
@@ -493,16 +492,6 @@ def _holding(texts: list, n: int, words: tuple, claimed: list = ()) -> list:
                 return found
             found = look(texts[k:min(stop, n, k + _SLICE)])
     return found
-
-
-#: patterns :func:`_holding` may look for in a filled-down column's skeleton (its rule's
-#: pieces with ``0`` for each row number) instead of its texts: each treats every digit
-#: alike (a character class holding one holds all ten), repeats each class that holds
-#: digits without bound, and begins and ends a match on a character that is no digit,
-#: so a text holds a match if and only if the text with each of its row numbers written
-#: ``0`` does. ``tests/test_fill_claims.py`` checks that each is still the pattern this
-#: was reasoned about.
-DIGIT_BLIND = (threed.MAYBE,)
 
 
 def _claimed_texts(texts: list, first: int, stop: int, fills: tuple) -> list:
