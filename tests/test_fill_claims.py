@@ -257,35 +257,64 @@ def test_fill_under_engine_check_compares_the_claims(tmp_path, monkeypatch):
 
 def test_words_in_claimed_texts_are_found_in_their_rules():
     """The read stage looks for ``#REF!``, ``ANCHORARRAY`` (any case) and the look of a
-    3-D reference in every formula text before rewriting any; the texts of claimed
-    columns are looked through for the words as their rules' skeletons (the pieces,
-    each row number written 0), for a pattern as texts: the same answers as looking
-    through the texts, and texts that are not the claim's very texts are looked
-    through themselves."""
+    3-D reference (``:SHEET!``, :func:`threed.maybe`) in every formula text before
+    rewriting any; the texts of claimed columns are looked through as their rules'
+    skeletons (the pieces, each row number written 0) where no word can overlap a row
+    number, else as texts: the same answers as looking through the texts, and texts
+    that are not the claim's very texts are looked through themselves."""
     from zvmplan_addin.recalc import threed
-    from zvmplan_addin.recalc.read import _claimed_texts, _holding
-    words = ("#REF!", "ANCHORARRAY", threed.maybe(["Q40", "B", "Z"]))
-    # (a pattern may match across a row number: "X:Q40!A1" holds ":Q40!", the look of
-    # a 3-D reference to the sheet Q40, which neither piece holds)
-    for a, b in [("A", "+B"), ("SUM(#ref!:A", ")"), ("_xlfn.anchorarray(B", ")*2"),
-                 ("#RE", "F!"), ("X:Q", "!A1"), ("SUM(Q1:Q", ")+Z!A1"), ("1:", "!B"),
-                 ("'A:B", "'!C1")]:
-        fills, texts = filled_columns([2, 5], 40, 30, [((a, b), (0,)), (("C", ""), (-1,))])
+    from zvmplan_addin.recalc.read import Literals, _across_numbers, _claimed_texts, _holding
+    sheets = ["Q40", "B", "Z", "Plan 2'", "000"]
+    words = ("#REF!", "ANCHORARRAY",
+             Literals(threed.maybe(sheets), threed.maybe_literals(sheets)))
+    cases = [("A", "+B"), ("SUM(#ref!:A", ")"), ("_xlfn.anchorarray(B", ")*2"),
+             ("#RE", "F!"), ("X:Q", "!A1"), ("SUM(Q1:Q", ")+Z!A1"), ("1:", "!B"),
+             ("'A:B", "'!C1"), ("X:", "!A1"), ("SUM(A1:A", ")+'PLAN 2'''!A1"),
+             ("X:Q4", "!A1"), ("S(Q:Q", ",Z!A", ")"), ("X:Z!A", "+B:B!A", ""),
+             ("SUM(Z!A1:A", ")*Planner!$B$", "")]
+    skipped = 0
+    for pieces in cases:
+        offsets = (0,) * (len(pieces) - 1)
+        other = ("C1+$D$", "*2")
+        fills, texts = filled_columns([2, 5], 40, 30, [(pieces, offsets), (other, (-1,))])
         head = ["X1", "Y2*3"]
         everything = head + texts
         claimed = _claimed_texts(everything, 0, len(everything), tuple(fills))
-        assert claimed == [(2, len(everything), [a + "0" + b, "C0"])]
+        assert claimed == [(2, len(everything), [pieces, other])]
         assert _holding(everything, len(everything), words, claimed) == \
             _holding(everything, len(everything), words)
+        skipped += not _across_numbers(words[2].literals, [pieces, other])
         copied = head + ["".join(list(t)) for t in texts[:-1]] + ["Z9"]
         assert _claimed_texts(copied, 0, len(copied), tuple(fills)) == []
+    assert 0 < skipped < len(cases)  # both ways taken
     # a word in the texts outside the claimed ones is found there
     fills, texts = filled_columns([1], 3, 5, [(("A", ""), (0,))])
     everything = ["#REF!+1"] + texts
     claimed = _claimed_texts(everything, 0, len(everything), tuple(fills))
     assert claimed and _holding(everything, len(everything), words, claimed) == \
         [True, False, False]
+    # ":Q40!" across the row number: looked for in the texts, found
     fills, texts = filled_columns([1], 40, 5, [(("X:Q", "!A1"), (0,))])
     claimed = _claimed_texts(texts, 0, len(texts), tuple(fills))
+    assert _across_numbers(words[2].literals, [("X:Q", "!A1")])
     assert claimed and _holding(texts, len(texts), words, claimed) == [False, False, True]
+    # a 3-D look within a piece: found in the skeleton, the texts not needed
+    fills, texts = filled_columns([1], 40, 5, [(("SUM(Q40:Z!A", ")+$B$", ""), (0, 1))])
+    claimed = _claimed_texts(texts, 0, len(texts), tuple(fills))
+    assert not _across_numbers(words[2].literals, claimed[0][2])
+    assert _holding(texts, len(texts), words, claimed) == [False, False, True]
 
+
+def test_maybe_literals_are_what_maybe_matches():
+    """:func:`threed.maybe_literals` lists exactly the texts :func:`threed.maybe`'s
+    pattern matches (what :func:`read._across_numbers` reasons about)."""
+    from zvmplan_addin.recalc import threed
+    sheets = ["Sheet1", "Q 3", "It's", "000", "Plan"]
+    pattern, literals = threed.maybe(sheets), threed.maybe_literals(sheets)
+    for literal in literals:
+        assert pattern.fullmatch(literal) is not None, literal
+    for text in ["SUM(A1:SHEET1!B2)", ":Q 3'!", ":IT''S'!", ":000!", "A:PLAN!", ":PLANX!",
+                 ":SHEET!", "Q 3!", ":IT'S!"]:
+        found = {m.group(0) for m in pattern.finditer(text)}
+        assert found <= set(literals)
+        assert bool(found) == any(lit in text for lit in literals), text

@@ -11,6 +11,7 @@ import itertools
 import operator
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 from itertools import chain, repeat
 
 import numpy as np
@@ -419,7 +420,9 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
             inline = table.inline
             text[:] = [inline(text[i], sheet[i], row[i], col[i]) for i in range(n_cells)]
     dead, anchored, three_d = _holding(
-        text, n_cells, ("#REF!", "ANCHORARRAY", threed.maybe(sheet_names)), claimed)
+        text, n_cells, ("#REF!", "ANCHORARRAY", Literals(threed.maybe(sheet_names),
+                                                         threed.maybe_literals(sheet_names))),
+        claimed)
     if three_d and len(sheet_names) > 1:  # Sheet1:Sheet3!A1 as each sheet's A1
         expand = threed.ThreeD(sheet_names).expand
         text[:n_cells] = [expand(t) for t in text[:n_cells]]
@@ -452,28 +455,39 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
                  fills={(s, f.col): f for s, some in fills.items() for f in some})
 
 
+class Literals(NamedTuple):
+    """A pattern that matches the texts ``literals`` (upper case) and nothing else, for
+    :func:`_holding`."""
+    pattern: re.Pattern
+    literals: list
+
+
 def _holding(texts: list, n: int, words: tuple, claimed: list = ()) -> list:
-    """For each of ``words`` (upper case, or a compiled pattern matching upper-case
-    text): might one of the first ``n`` texts hold it, in any case? Looked through
-    joined and upper-cased a slice of texts at a time (a few C calls and a few
-    megabytes, not a call per text nor a copy of them all). A text holding a word in
-    lower case answers True too: the caller then looks text by text, as for any text
-    holding it.
+    """For each of ``words`` (upper case, or a :class:`Literals`): might one of the
+    first ``n`` texts hold it, in any case? Looked through joined and upper-cased a
+    slice of texts at a time (a few C calls and a few megabytes, not a call per text
+    nor a copy of them all). A text holding a word in lower case answers True too: the
+    caller then looks text by text, as for any text holding it.
 
-    ``claimed``: (first, stop, skeletons) of runs of texts that are filled-down
-    columns' texts (:func:`_claimed_texts`), each its rule's pieces with a row number
-    between each two, ``skeletons`` the rules' pieces with ``0`` for each number. A
-    word without a digit is in such a text if and only if it is in its rule's
-    skeleton: the skeletons are looked through instead of the texts. A pattern (which
-    might match across a row number) or a word with a digit is looked for in the texts
-    themselves, unless found elsewhere."""
+    ``claimed``: (first, stop, rules) of runs of texts that are filled-down columns'
+    texts (:func:`_claimed_texts`), each its rule's pieces (``rules``: each column's)
+    with a row number between each two. A word that does not overlap a row number in
+    such a text lies within a piece, so the rules' skeletons (the pieces joined by
+    ``0``) are looked through instead of the texts: a word without a digit never does;
+    a literal might only where a piece ends with its first character (``:``) and the
+    next begins with its last (``!``) close enough (:func:`_across_numbers`); such a
+    word is in a skeleton exactly when it is in one of the texts. Any other word is
+    looked for in the texts themselves, unless found elsewhere."""
     found = [False] * len(words)
-    blind = [isinstance(w, str) and not any(ch.isdigit() for ch in w) for w in words]
+    rules = [rule for *_, some in claimed for rule in some]
+    by_skeleton = [not any(ch.isdigit() for ch in w) if isinstance(w, str) else
+                   not _across_numbers(w.literals, rules) for w in words]
 
-    def look(some: list) -> list:
+    def look(some: list, asked=None) -> list:
         joined = "\n".join(some).upper()
-        return [f or (w in joined if isinstance(w, str) else w.search(joined) is not None)
-                for f, w in zip(found, words)]
+        return [f or (asked is None or asked[k]) and (
+                    w in joined if isinstance(w, str) else w.pattern.search(joined) is not None)
+                for k, (f, w) in enumerate(zip(found, words))]
     spans, at = [], 0
     for first, stop, _ in sorted(claimed):
         spans.append((at, min(first, n)))
@@ -481,26 +495,50 @@ def _holding(texts: list, n: int, words: tuple, claimed: list = ()) -> list:
     spans.append((at, n))
     slices = [texts[k:min(stop, k + _SLICE)] for start, stop in spans
               for k in range(start, stop, _SLICE)]
-    slices.append([skeleton for *_, skeletons in claimed for skeleton in skeletons])
     for some in slices:
         found = look(some)
         if all(found):
             return found
-    for first, stop, _ in claimed:  # the words a skeleton does not decide
+    found = look(["0".join(rule) for rule in rules], by_skeleton)
+    for first, stop, _ in claimed:  # the words the skeletons do not decide
         for k in range(first, min(stop, n), _SLICE):
-            if all(f or b for f, b in zip(found, blind)):
+            if all(f or b for f, b in zip(found, by_skeleton)):
                 return found
             found = look(texts[k:min(stop, n, k + _SLICE)])
     return found
 
 
+def _across_numbers(literals: list, rules: list) -> bool:
+    """Might one of ``literals`` (upper case, each beginning and ending with a character
+    that is no digit) overlap a row number in a text of one of the ``rules`` (pieces,
+    a non-negative row number between each two)? Only where its first character lies
+    within its length before the number and its last within its length after: looked
+    for in the rule's skeleton (each number written ``0``, the shortest a number is, so
+    that no character lies farther from a number there than in a text)."""
+    for literal in literals:
+        reach, head, tail = len(literal) - 1, literal[0], literal[-1]
+        if head.isdigit() or tail.isdigit():
+            return True
+        for pieces in rules:
+            upper = [p.upper() for p in pieces]
+            skeleton = "0".join(upper)
+            at = 0
+            for piece in upper[:-1]:
+                at += len(piece)            # the number's 0
+                if head in skeleton[max(0, at - reach):at] and \
+                        tail in skeleton[at + 1:at + 1 + reach]:
+                    return True
+                at += 1
+    return False
+
+
 def _claimed_texts(texts: list, first: int, stop: int, fills: tuple) -> list:
-    """``[(start, stop, skeletons)]`` when the last texts of ``texts[first:stop]`` (one
+    """``[(start, stop, rules)]`` when the last texts of ``texts[first:stop]`` (one
     sheet's formula cells, by row then column) are the texts of the columns ``fills``
     (:class:`~zvmplan_addin.xlsx.knownrows.FilledColumn`, all of one rows, every row
     number they write at least 0), by row then column, the very texts each made by its
-    rule (compared, by identity first); else ``[]``. ``skeletons``: each rule's pieces
-    joined by ``0`` (see :func:`_holding`)."""
+    rule (compared, by identity first); else ``[]``. ``rules``: each column's rule's
+    pieces (see :func:`_holding`)."""
     fills = sorted(fills, key=lambda f: f.col)
     k, n = len(fills), len(fills[0].texts) if fills else 0
     if not n or n * k > stop - first or any(
@@ -510,7 +548,7 @@ def _claimed_texts(texts: list, first: int, stop: int, fills: tuple) -> list:
     tail = texts[stop - n * k:stop]
     if not all(tail[j::k] == list(f.texts) for j, f in enumerate(fills)):
         return []
-    return [(stop - n * k, stop, ["0".join(f.pieces) for f in fills])]
+    return [(stop - n * k, stop, [f.pieces for f in fills])]
 
 
 _SLICE = 32_768  # texts joined at once by _holding
