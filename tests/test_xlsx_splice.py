@@ -163,3 +163,46 @@ def test_the_value_table_writes_each_distinct_text_once():
         t, text = rw.encode_value(v)
         assert texts.pieces[code] == b"<v>" + text.encode() + b"</v>"
         assert texts.t_names[texts.t_codes[code]] == (None if t is None else t.encode())
+
+
+def test_the_value_table_encodes_each_other_object_once():
+    """value_texts encodes each distinct object that is neither a float nor a str once
+    (an error value is one object in thousands of cells): equal errors held by distinct
+    objects, one object in many cells, bools and ints beside them -- each cell's piece
+    and t as encode_value gives it, one piece per distinct (t, text), in order of first
+    appearance."""
+    from zvmplan_addin.xlsx.valuetexts import value_texts
+    shared = XlError("#N/A")
+    cells = [shared, XlError("#N/A"), 1, True, shared, XlError("#REF!"), 1, False, shared,
+             XlError("#REF!"), 0, True]
+    values = np.empty(len(cells), dtype=object)
+    values[:] = cells
+    texts = value_texts(values, b"<v>", b"</v>")
+    assert texts.pieces.tolist() == [b"<v>#N/A</v>", b"<v>1.0</v>", b"<v>1</v>",
+                                     b"<v>#REF!</v>", b"<v>0</v>", b"<v>0.0</v>"]
+    for v, code in zip(cells, texts.codes.tolist()):
+        t, text = rw.encode_value(v)
+        assert texts.pieces[code] == b"<v>" + text.encode() + b"</v>"
+        assert texts.t_names[texts.t_codes[code]] == (None if t is None else t.encode())
+
+
+def test_the_written_errors_are_converted_once_per_object():
+    """The engine's updates convert formulas' error values (one object per error) and
+    empty results for the file once per distinct object: each cell gets what
+    ``for_file`` gives its value; floats, texts and bools are left as they are."""
+    import schedula as sh
+    from types import SimpleNamespace
+    from zvmplan_addin.recalc import write
+    from zvmplan_addin.recalc.values import XL, for_file
+    cells = [1.5, XL["#N/A"], "x", XL["#N/A"], sh.EMPTY, XL["#REF!"], True, None, XL["#N/A"]]
+    cached = np.empty(len(cells), dtype=object)
+    cached[:] = cells
+    nodes = SimpleNamespace(in_area=lambda: np.zeros(1, dtype=bool))
+    results = SimpleNamespace(spill_area={})
+    rows = np.arange(1, len(cells) + 1)
+    out = write.updates(nodes, results, {0: (None, rows, rows * 0 + 2, cached)})[0]
+    got = list(out.values)
+    assert [(type(v), v) for v in got] == [(type(for_file(v)), for_file(v)) for v in cells]
+    assert [type(v).__name__ for v in got] == ["float", "XlError", "str", "XlError", "float",
+                                               "XlError", "bool", "float", "XlError"]
+    assert cached.tolist() == cells  # (the engine's own values untouched)

@@ -17,8 +17,10 @@ advice against CSV injection).
 """
 from __future__ import annotations
 
+import collections
 import csv
 import io
+import itertools
 import json
 import math
 import operator
@@ -219,6 +221,27 @@ def attention(res: Results) -> list[str]:
     return out
 
 
+def _error_cells(rows: list, whatif_c: set) -> tuple[int, int]:
+    """(the error cells of ``rows`` in the columns ``whatif_c``, those in the others):
+    an error is a text starting "#" (:func:`_is_error`). Counted a column at a time,
+    each distinct value of a column holding text looked at once; a column without text
+    is passed over."""
+    whatif = other = 0
+    for c, column in enumerate(itertools.zip_longest(*rows)):
+        if not any(issubclass(kind, str) for kind in set(map(type, column))):
+            continue
+        try:
+            n = sum(count for v, count in collections.Counter(column).items()
+                    if _is_error(v))
+        except TypeError:  # a value that cannot be a dict key: one at a time
+            n = sum(map(_is_error, column))
+        if c in whatif_c:
+            whatif += n
+        else:
+            other += n
+    return whatif, other
+
+
 def _is_error(v) -> bool:
     return isinstance(v, str) and v.startswith("#") and (v.endswith(("!", "?")) or v == "#N/A")
 
@@ -284,6 +307,7 @@ def read(out, sheet: str = "Planner", written: bool | dict = False) -> Results:
     keys, cols = list(where), list(where.values())
     widest = max(cols)
     take = operator.itemgetter(*cols) if len(cols) > 1 else (lambda r: (r[cols[0]],))
+    linked = []  # the links' rows
     for r in rows[head + 1:]:
         label = cell(r, link_c)
         if label in (None, "") or (isinstance(label, str) and label.startswith("[")):
@@ -295,12 +319,8 @@ def read(out, sheet: str = "Planner", written: bool | dict = False) -> Results:
             continue
         res.links.append(dict(zip(keys, take(r))) if widest < len(r) else
                          {k: cell(r, c) for k, c in where.items()})
-        for c in [c for c, v in enumerate(r)  # an error is a text starting "#"
-                  if isinstance(v, str) and v[:1] == "#" and _is_error(v)]:
-            if c in whatif_c:
-                res.whatif_error_cells += 1
-            else:
-                res.link_error_cells += 1
+        linked.append(r)
+    res.whatif_error_cells, res.link_error_cells = _error_cells(linked, whatif_c)
     if total_row is None:  # or the totals sit above the table, so that it can grow
         total_row = next((r for r in reversed(rows[:head]) if is_total(r)), None)
     if total_row is not None:

@@ -14,7 +14,7 @@ tables (the totals sit above them). Anything else is refused with :class:`GrowEr
 from __future__ import annotations
 
 import re
-from itertools import chain, repeat
+from itertools import repeat
 from xml.sax.saxutils import escape
 
 from defusedxml import ElementTree
@@ -146,6 +146,9 @@ def sheet_paths(entries: dict[str, bytes]) -> dict[str, str]:
 _SENTINEL = 987_654_321
 #: added rows encoded at a time
 _BATCH = 256
+#: the added rows made a piece of a batch of rows at a time (else a row at a time: the
+#: same text, a test compares them)
+BY_COLUMN = True
 
 
 def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals, offsets=(0,),
@@ -260,14 +263,50 @@ def _grow_sheet(entries, path, first, old_last, new_last, row_fn, totals, offset
     if rows and any(row_runs(r, {}) != row_xml(r, [t for _, _, t in render(r, row_fn(r))])
                     for r in (rows[0], rows[-1])):  # pragma: no cover - a formula with its digits
         raise GrowError(f"{path}: the template's row formulas hold the row {_SENTINEL}")
+    def batch_pieces(first: int, given: list) -> list[list[str]]:
+        """The pieces of :func:`row_pieces` of the rows from ``first`` whose inputs are
+        ``given`` (one dict a row, each naming only ``keyed`` columns), a list per
+        piece: the runs' texts made a column at a time (one C call a row, not a
+        Python call), the input cells' one by one."""
+        n = len(given)
+        nums = [list(map(str, range(first + k, first + k + n))) for k in steps]
+
+        def run_texts(parts) -> list[str]:
+            if len(nums) == 1:
+                return list(map(str.join, nums[0], repeat(parts[2], n)))
+            return [put(parts, list(row_nums)) for row_nums in zip(*nums)]
+        out = [run_texts(runs[0])]
+        for (col, s, slot), after in zip(slots, runs[1:]):
+            style = 0 if s is None else s
+            out += [[text if (value := g.get(col)) is None or value == "" else
+                     cell_xml(f"{col}{r}", style, value)
+                     for r, g, text in zip(range(first, first + n), given,
+                                           run_texts(slot))],
+                    run_texts(after)]
+        return out
+
     # the rows encoded a batch at a time, and the part joined once: its text is never
     # held whole beside its bytes (a 10,000-row Planner is 88 MB)
     blocks, batch = [head.encode("utf-8")], []
     # described for the reader (see known_rows): each row's inputs and the byte length
     # of each of its pieces
     givens, lengths = ([], []) if known is not None else (None, None)
-    for r in rows:
-        given = inputs(r) if inputs is not None else {}
+    every = [inputs(r) if inputs is not None else {} for r in rows]
+    if BY_COLUMN and all(given.keys() <= keyed for given in every):
+        # the rows made a batch at a time, a piece (run or input cell) of every row of
+        # the batch at once: the same text as row_pieces, row by row
+        for k in range(0, len(rows), _BATCH):
+            given = every[k:k + _BATCH]
+            columns = batch_pieces(rows[k], given)
+            if givens is not None:  # (an ASCII piece's bytes are its characters)
+                lengths += zip(*[list(map(len, col)) if all(map(str.isascii, col)) else
+                                 [len(x.encode("utf-8")) for x in col] for col in columns])
+                givens += given
+            blocks.append("".join(map("".join, zip(*columns))).encode("utf-8"))
+        rows_made = True
+    else:  # inputs(r) names a column the first row's did not: a row at a time
+        rows_made = False
+    for r, given in zip(rows if not rows_made else (), every):
         if given.keys() <= keyed and givens is not None:
             out = row_pieces(r, given)
             text = "".join(out)
@@ -315,7 +354,7 @@ def known_rows(data: bytes, start: int, stop: int, rows: range, model: list, key
     from zvmplan_addin.xlsx import cellread, col_number
     from zvmplan_addin.xlsx import sheet as S
     from zvmplan_addin.xlsx.bulksheet import _LAYOUT, row_attributes_read
-    from zvmplan_addin.xlsx.knownrows import KnownRows
+    from zvmplan_addin.xlsx.knownrows import KnownRows, filled_columns
 
     marks = [str(_SENTINEL + k) for k in steps]
     cut = re.compile("|".join(marks))
@@ -360,30 +399,17 @@ def known_rows(data: bytes, start: int, stop: int, rows: range, model: list, key
         run += text
     if any(a[0] >= b[0] for a, b in zip(found, found[1:])):
         return None
-    # the formulas' text of every row, by row then column
+    # the formulas' text of every row, by row then column, each column's made by the
+    # rule its text at the sentinel row gives (the engine may take the column as one
+    # formula filled down when that is its own rule: FilledColumn)
     k = len(found)
-    nums = [list(map(str, (r + step).tolist())) for step in steps]
-    own = [x[1] for x in found]
-    if not k:
-        texts = []
-    elif len(steps) == 1 and "\0" not in "".join(own):
-        # each row's formulas made as one text, joined by NULs (which no formula
-        # holds), and cut there: two C calls a row, not one a cell
-        between = cut.split("\0".join(own))
-        texts = list(chain.from_iterable(map(str.split, map(str.join, nums[0],
-                                                            repeat(between, n)),
-                                             repeat("\0", n))))
-    elif "\0" not in "".join(own):     # rows naming other rows too (the Plan sheet's)
-        between = cut.split("\0".join(own))
-        which = [marks.index(x) for x in cut.findall("\0".join(own))]
-        out = [""] * (2 * len(between) - 1)
-        out[::2] = between
-        texts = []
-        for i in range(n):
-            out[1::2] = [nums[j][i] for j in which]
-            texts += "".join(out).split("\0")
-    else:
+    made = filled_columns(
+        [c for c, *_ in found], rows[0], n,
+        [(cut.split(text), [steps[marks.index(x)] for x in cut.findall(text)])
+         for _, text, *_ in found])
+    if made is None:
         return None
+    fills, texts = made
     if len(texts) != n * k:
         return None
     for i in (0, n - 1):  # the first and last rows' against the row formulas themselves
@@ -428,4 +454,4 @@ def known_rows(data: bytes, start: int, stop: int, rows: range, model: list, key
         texts=texts,
         cached=pending, layout=layout,
         max_row=max([int(r[-1])] * bool(k) + v_rows.tolist()[-1:] + [0]),
-        max_col=max(filed_cols + [0]))
+        max_col=max(filed_cols + [0]), fills=tuple(fills))

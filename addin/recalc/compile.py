@@ -81,7 +81,8 @@ def compile_nodes(nodes: Nodes, compiler: "FormulaCompiler", log: RunLog) -> Com
     shaping = _Shaping(nodes, generic=not compiler.options.exact)
     templates = _Templates(compiler, shaping)
     runs = filldown.find_runs(*nodes.where(), nodes.n_text, nodes.cells,
-                              shaping.shaper_of) if shaping.generic else {}
+                              shaping.shaper_of, nodes.fills,
+                              compiler.options.check) if shaping.generic else {}
     covered = bytearray(n)  # 1: a run's follower, done with its leader
     flags = np.frombuffer(covered, dtype=np.uint8)
     for run in runs.values():

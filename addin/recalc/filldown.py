@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..xlsx.errors import UnsafeWorkbookError
 from .pernode import pick
 from .shapes import MAX_COL, MAX_FORMULA_CHARS, FillPattern, Shaper
 
@@ -144,12 +145,21 @@ class RunRefs:
         return bool(np.any(each))
 
 
-def find_runs(n_sheet, n_row, n_col, n_text, cells: int, shaper_of) -> dict[int, Run]:
+def find_runs(n_sheet, n_row, n_col, n_text, cells: int, shaper_of, fills=None,
+              check: bool = False) -> dict[int, Run]:
     """The runs of the first ``cells`` nodes (formula cells, in row-then-column order
     per sheet), by leader; ``shaper_of(sheet)`` gives the :class:`~.shapes.Shaper` of a
-    sheet. Linear: each cell's text is compared once, each leader scanned once."""
+    sheet. Linear: each cell's text is compared once, each leader scanned once.
+
+    ``fills``: (sheet, column) -> :class:`~zvmplan_addin.xlsx.knownrows.FilledColumn`,
+    cells a writer made as one formula filled down (``Nodes.fills``). Where a run's
+    prediction reaches such cells and is the same rule, and the cells hold the very
+    texts the rule made, they are taken without predicting and comparing each text
+    (:func:`_claimed`); anything else is compared as usual. ``check``: each such run is
+    also found the usual way, a difference an error (``ZVMPLAN_ENGINE_CHECK``)."""
     if cells < 2:
         return {}
+    fills = fills or {}
     sheets = np.asarray(n_sheet[:cells], dtype=np.int64)
     cols = np.asarray(n_col[:cells], dtype=np.int64)
     rows = np.asarray(n_row[:cells], dtype=np.int64)
@@ -162,26 +172,32 @@ def find_runs(n_sheet, n_row, n_col, n_text, cells: int, shaper_of) -> dict[int,
             continue
         s, col = int(sheets[ids[0]]), int(cols[ids[0]])
         texts = pick(n_text, ids)
-        _column_runs(shaper_of(s), ids, rows[ids], col, texts, runs)
+        filled = fills.get((s, col))
+        extent = _extent if filled is None else functools.partial(
+            _extent_claimed, filled=filled, check=check)
+        _column_runs(shaper_of(s), ids, rows[ids], col, texts, runs, extent)
     return runs
 
 
-def _column_runs(shaper: Shaper, ids, rows, col: int, texts: list, runs: dict) -> None:
+def _column_runs(shaper: Shaper, ids, rows, col: int, texts: list, runs: dict,
+                 extent=None) -> None:
     """The runs of one column: ``ids`` its nodes, ``rows`` (increasing) and ``texts``.
     A cell that the next one does not copy leads no run; after it the search skips
     cells, twice as many each time it fails again (up to :data:`MAX_SKIP`), so a column
     of differing formulas costs a few tries, not one per cell (the cells skipped are
-    shaped one by one, as any cell outside a run)."""
+    shaped one by one, as any cell outside a run). ``extent``: :func:`_extent`, or
+    that with a column's claim (:func:`_extent_claimed`)."""
+    extent = extent or _extent
     n, pos, skip = len(ids), 0, 0
     row_list = rows.tolist()
     while pos < n - 1:
         pattern = shaper.fill_pattern(texts[pos], row_list[pos], col)
-        end = pos + 1 if pattern is None else _extent(pattern, rows, texts, pos + 1)
+        end = pos + 1 if pattern is None else extent(pattern, rows, texts, pos + 1)
         if end == pos + 1:  # perhaps a fill whose $ rows move with the row
             pattern = shaper.fill_pattern(texts[pos], row_list[pos], col,
                                           (texts[pos + 1], row_list[pos + 1]))
             if pattern is not None:
-                end = _extent(pattern, rows, texts, pos + 1)
+                end = extent(pattern, rows, texts, pos + 1)
         if end > pos + 1:
             runs[int(ids[pos])] = Run(int(ids[pos]), ids[pos + 1:end], rows[pos + 1:end],
                                       pattern)
@@ -190,17 +206,27 @@ def _column_runs(shaper: Shaper, ids, rows, col: int, texts: list, runs: dict) -
             pos, skip = pos + 1 + skip, min(2 * skip + 1, MAX_SKIP)
 
 
-def _extent(pattern: FillPattern, rows, texts: list, start: int) -> int:
+def _extent(pattern: FillPattern, rows, texts: list, start: int, claim=None) -> int:
     """The first position from ``start`` whose text is not ``pattern`` at its row
     (compared a chunk at a time, the chunk doubling, so a short run costs little). A
     chunk's texts are predicted all at once, one ``%`` format of the chunk's rows
     (:func:`_printf`), and compared joined, as one string; a chunk that differs is
-    compared text by text to find where."""
+    compared text by text to find where. ``claim``: (position, function) -- at that
+    position the function (:func:`_claimed`) gives where the cells a writer made by
+    ``pattern``'s own rule end, or None (then they are compared as any others)."""
     stop_all = min(len(texts), int(np.searchsorted(rows, pattern.last_row(), side="right")))
     end, chunk = start, FIRST_CHUNK
+    at, claimed = claim if claim is not None else (-1, None)
     printf = _printf(pattern.fmt, pattern.offsets) if pattern.offsets else None
     while end < stop_all:
+        if end == at:
+            got = claimed(stop_all)
+            if got is not None and got > end:
+                end = got
+                continue
         stop = min(stop_all, end + chunk)
+        if end < at < stop:  # the chunk ends where the claimed cells begin
+            stop = at
         if printf is not None and stop - end > FIRST_CHUNK:
             pct, fields = printf
             values = (rows[end:stop, None] + fields).ravel().tolist()
@@ -220,6 +246,70 @@ def _extent(pattern: FillPattern, rows, texts: list, start: int) -> int:
                               if a != b or len(a) > _LONGEST)
         end, chunk = stop, chunk * 2
     return end
+
+
+def _extent_claimed(pattern: FillPattern, rows, texts: list, start: int, filled,
+                    check: bool = False) -> int:
+    """:func:`_extent`, the cells of ``filled`` (a
+    :class:`~zvmplan_addin.xlsx.knownrows.FilledColumn` of this column) taken at once
+    when ``pattern``'s rule is ``filled``'s (:func:`_claimed`). ``check``: the extent
+    found the usual way too, and a difference raised."""
+    if _rule(pattern.fmt, pattern.offsets) != (filled.pieces, filled.offsets):
+        return _extent(pattern, rows, texts, start)
+    p0 = int(np.searchsorted(rows, filled.first_row))
+    at = max(start, p0)
+    end = _extent(pattern, rows, texts, start,
+                  (at, functools.partial(_claimed, filled, rows, texts, p0, at)))
+    if check:
+        usual = _extent(pattern, rows, texts, start)
+        if usual != end:
+            raise FillClaimMismatch(
+                f"column {filled.col}: the cells a writer said were one formula filled "
+                f"down from row {filled.first_row} end at position {end}, compared one "
+                f"by one at {usual} (ZVMPLAN_ENGINE_CHECK)")
+    return end
+
+
+def _claimed(filled, rows, texts: list, p0: int, at: int, stop_all: int):
+    """Where the cells of ``filled`` from position ``at`` on end (``p0``: the position
+    of its first row; ``stop_all``: no further), when each of them is in its row (one a
+    row, from ``filled.first_row``) and holds the very text ``filled``'s rule made
+    (equal texts: compared by identity first, in C) within Excel's length; else None."""
+    n = len(filled.texts)
+    stop = min(p0 + n, stop_all, len(texts))
+    if not 0 <= p0 <= at < stop:
+        return None
+    first = filled.first_row + (at - p0)
+    if not np.array_equal(rows[at:stop], np.arange(first, first + stop - at)):
+        return None
+    made = filled.texts[at - p0:stop - p0]
+    if tuple(texts[at:stop]) != made or max(map(len, made)) > _LONGEST:
+        return None
+    return stop
+
+
+@functools.lru_cache(maxsize=256)
+def _rule(fmt: str, offsets: tuple):
+    """``fmt`` (a :class:`~.shapes.FillPattern`'s ``str.format`` text) as the literal
+    pieces between its fields and each field's row offset, in order (the form of a
+    :class:`~zvmplan_addin.xlsx.knownrows.FilledColumn`); None if a field is not a plain
+    ``{k}``."""
+    pieces, fields = [""], []
+    for literal, name, spec, conversion in string.Formatter().parse(fmt):
+        pieces[-1] += literal
+        if name is None:
+            continue
+        if spec or conversion or not name.isdigit():
+            return None
+        fields.append(offsets[int(name)])
+        pieces.append("")
+    return tuple(pieces), tuple(fields)
+
+
+class FillClaimMismatch(UnsafeWorkbookError):
+    """Cells a writer described as one formula filled down are not one, compared text
+    by text (only looked for with ``ZVMPLAN_ENGINE_CHECK``): a fault of the writer's
+    description, shown, never used."""
 
 
 _SEP = "\x00"  # between texts compared joined (XML 1.0 has no NUL: no text holds one)

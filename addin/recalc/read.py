@@ -10,7 +10,8 @@ from __future__ import annotations
 import itertools
 import operator
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import NamedTuple
 from itertools import chain, repeat
 
 import numpy as np
@@ -117,8 +118,17 @@ class Grid:
     def _fill(self, values: np.ndarray, at: tuple):
         """Set many cells at once (numpy fancy indexing, not a Python call per cell):
         ``values`` (an object array) at ``at`` (rows, cols)."""
-        if xlsx.XlError in set(map(type, values)):  # error values are rare: look once
-            values = np.fromiter(map(input_value, values), dtype=object, count=len(values))
+        kinds = np.fromiter(map(type, values), dtype=object, count=len(values))
+        distinct = set(kinds.tolist())
+        if xlsx.XlError in distinct:  # error values are rare: only they are converted
+            erring = np.zeros(len(values), dtype=bool)
+            for kind in distinct:
+                if issubclass(kind, xlsx.XlError):  # (input_value's isinstance)
+                    erring |= kinds == kind
+            converted = np.empty(int(erring.sum()), dtype=object)
+            converted[:] = list(map(input_value, values[erring].tolist()))
+            values = values.copy()
+            values[erring] = converted
         self.a[at[0] - 1, at[1] - 1] = values
 
     def get(self, r, c):
@@ -291,6 +301,9 @@ class Nodes:
     iteration: tuple | None = None  # (count, delta) of Excel's iterative calculation, or off
     cell_at: tuple | None = None    # n_sheet, n_row, n_col of the cells as int64 arrays
     any_area: bool = True           # False: no cell is an array formula (n_area all None)
+    #: (sheet, column) -> :class:`~zvmplan_addin.xlsx.knownrows.FilledColumn`: cells a
+    #: writer says are one formula filled down (:func:`~.filldown.find_runs` checks it)
+    fills: dict = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.n_text)
@@ -386,8 +399,13 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
     grids = [Grid(c) for c in cells]
     taken = [_Taken(c, g) for c, g in zip(cells, grids)]
     lists = _NodeLists(sheet_names)
+    fills = {s: one.fills for s, one in enumerate(book.sheets) if getattr(one, "fills", ())}
+    claimed = []  # (first, stop) of the nodes whose texts are fills' texts, those fills
     for s, sheet_cells in enumerate(cells):
+        first = len(lists.text)
         _formula_cells(lists, s, sheet_cells, log)
+        if s in fills:
+            claimed += _claimed_texts(lists.text, first, len(lists.text), fills[s])
     del cells
     n_cells = len(lists.text)
     cell_at = lists.where()
@@ -401,8 +419,10 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
         if table:
             inline = table.inline
             text[:] = [inline(text[i], sheet[i], row[i], col[i]) for i in range(n_cells)]
-    dead, anchored, three_d = _holding(text, n_cells,
-                                       ("#REF!", "ANCHORARRAY", threed.maybe(sheet_names)))
+    dead, anchored, three_d = _holding(
+        text, n_cells, ("#REF!", "ANCHORARRAY", Literals(threed.maybe(sheet_names),
+                                                         threed.maybe_literals(sheet_names))),
+        claimed)
     if three_d and len(sheet_names) > 1:  # Sheet1:Sheet3!A1 as each sheet's A1
         expand = threed.ThreeD(sheet_names).expand
         text[:n_cells] = [expand(t) for t in text[:n_cells]]
@@ -431,24 +451,104 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
                      lists.sheet[:n_cells], lists.row[:n_cells], lists.col[:n_cells],
                      lists.text[:n_cells], lists.area[:n_cells])),
                  iteration=getattr(book, "iteration", None), cell_at=cell_at,
-                 any_area=lists.any_area)
+                 any_area=lists.any_area,
+                 fills={(s, f.col): f for s, some in fills.items() for f in some})
 
 
-def _holding(texts: list, n: int, words: tuple) -> list:
-    """For each of ``words`` (upper case, or a compiled pattern matching upper-case
-    text): might one of the first ``n`` texts hold it, in any case? Looked through
-    joined and upper-cased a slice of texts at a time (a few C calls and a few
-    megabytes, not a call per text nor a copy of them all). A text holding a word in
-    lower case answers True too: the caller then looks text by text, as for any text
-    holding it."""
+class Literals(NamedTuple):
+    """A pattern that matches the texts ``literals`` (upper case) and nothing else, for
+    :func:`_holding`."""
+    pattern: re.Pattern
+    literals: list
+
+
+def _holding(texts: list, n: int, words: tuple, claimed: list = ()) -> list:
+    """For each of ``words`` (upper case, or a :class:`Literals`): might one of the
+    first ``n`` texts hold it, in any case? Looked through joined and upper-cased a
+    slice of texts at a time (a few C calls and a few megabytes, not a call per text
+    nor a copy of them all). A text holding a word in lower case answers True too: the
+    caller then looks text by text, as for any text holding it.
+
+    ``claimed``: (first, stop, rules) of runs of texts that are filled-down columns'
+    texts (:func:`_claimed_texts`), each its rule's pieces (``rules``: each column's)
+    with a row number between each two. A word that does not overlap a row number in
+    such a text lies within a piece, so the rules' skeletons (the pieces joined by
+    ``0``) are looked through instead of the texts: a word without a digit never does;
+    a literal might only where a piece ends with its first character (``:``) and the
+    next begins with its last (``!``) close enough (:func:`_across_numbers`); such a
+    word is in a skeleton exactly when it is in one of the texts. Any other word is
+    looked for in the texts themselves, unless found elsewhere."""
     found = [False] * len(words)
-    for k in range(0, n, _SLICE):
-        joined = "\n".join(texts[k:min(n, k + _SLICE)]).upper()
-        found = [f or (w in joined if isinstance(w, str) else w.search(joined) is not None)
-                 for f, w in zip(found, words)]
+    rules = [rule for *_, some in claimed for rule in some]
+    by_skeleton = [not any(ch.isdigit() for ch in w) if isinstance(w, str) else
+                   not _across_numbers(w.literals, rules) for w in words]
+
+    def look(some: list, asked=None) -> list:
+        joined = "\n".join(some).upper()
+        return [f or (asked is None or asked[k]) and (
+                    w in joined if isinstance(w, str) else w.pattern.search(joined) is not None)
+                for k, (f, w) in enumerate(zip(found, words))]
+    spans, at = [], 0
+    for first, stop, _ in sorted(claimed):
+        spans.append((at, min(first, n)))
+        at = max(at, stop)
+    spans.append((at, n))
+    slices = [texts[k:min(stop, k + _SLICE)] for start, stop in spans
+              for k in range(start, stop, _SLICE)]
+    for some in slices:
+        found = look(some)
         if all(found):
-            break
+            return found
+    found = look(["0".join(rule) for rule in rules], by_skeleton)
+    for first, stop, _ in claimed:  # the words the skeletons do not decide
+        for k in range(first, min(stop, n), _SLICE):
+            if all(f or b for f, b in zip(found, by_skeleton)):
+                return found
+            found = look(texts[k:min(stop, n, k + _SLICE)])
     return found
+
+
+def _across_numbers(literals: list, rules: list) -> bool:
+    """Might one of ``literals`` (upper case, each beginning and ending with a character
+    that is no digit) overlap a row number in a text of one of the ``rules`` (pieces,
+    a non-negative row number between each two)? Only where its first character lies
+    within its length before the number and its last within its length after: looked
+    for in the rule's skeleton (each number written ``0``, the shortest a number is, so
+    that no character lies farther from a number there than in a text)."""
+    for literal in literals:
+        reach, head, tail = len(literal) - 1, literal[0], literal[-1]
+        if head.isdigit() or tail.isdigit():
+            return True
+        for pieces in rules:
+            upper = [p.upper() for p in pieces]
+            skeleton = "0".join(upper)
+            at = 0
+            for piece in upper[:-1]:
+                at += len(piece)            # the number's 0
+                if head in skeleton[max(0, at - reach):at] and \
+                        tail in skeleton[at + 1:at + 1 + reach]:
+                    return True
+                at += 1
+    return False
+
+
+def _claimed_texts(texts: list, first: int, stop: int, fills: tuple) -> list:
+    """``[(start, stop, rules)]`` when the last texts of ``texts[first:stop]`` (one
+    sheet's formula cells, by row then column) are the texts of the columns ``fills``
+    (:class:`~zvmplan_addin.xlsx.knownrows.FilledColumn`, all of one rows, every row
+    number they write at least 0), by row then column, the very texts each made by its
+    rule (compared, by identity first); else ``[]``. ``rules``: each column's rule's
+    pieces (see :func:`_holding`)."""
+    fills = sorted(fills, key=lambda f: f.col)
+    k, n = len(fills), len(fills[0].texts) if fills else 0
+    if not n or n * k > stop - first or any(
+            len(f.texts) != n or f.first_row != fills[0].first_row
+            or f.first_row + min(f.offsets, default=0) < 0 for f in fills):
+        return []
+    tail = texts[stop - n * k:stop]
+    if not all(tail[j::k] == list(f.texts) for j, f in enumerate(fills)):
+        return []
+    return [(stop - n * k, stop, [f.pieces for f in fills])]
 
 
 _SLICE = 32_768  # texts joined at once by _holding

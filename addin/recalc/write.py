@@ -122,9 +122,12 @@ def updates(nodes: Nodes, results: Results, values: dict) -> dict[int, object]:
     for s, (_, rows, cols, cached) in values.items():
         other = np.flatnonzero(_of_types(cached, lambda k: k not in kept))
         if len(other):          # formulas' errors, an empty result: as the file writes them
-            cached = cached.copy()
-            for i in other.tolist():
-                cached[i] = for_file(cached[i])
+            cached = cached.copy()  # (each distinct object converted once: an error
+            picked = cached[other].tolist()  # value is one object in every cell)
+            made = {i: for_file(v) for i, v in dict(zip(map(id, picked), picked)).items()}
+            converted = np.empty(len(picked), dtype=object)
+            converted[:] = list(map(made.__getitem__, map(id, picked)))
+            cached[other] = converted
         out[s] = CellValues(rows, cols, cached)
     return out
 

@@ -26,9 +26,17 @@ bytes, and falls back to it on anything it does not know:
   compared, cell by cell and layout byte by byte: a difference is an error
   (:class:`KnownRowsMismatch`), never a silent answer. ``tests/test_knownrows.py``
   compares both on plans of several shapes.
+
+A description may also say of a formula column that its texts are one formula filled
+down (:class:`FilledColumn`: the texts made by one rule from the row numbers). The
+sheet read then carries that (``SheetData.fills``), so that the engine's search for
+filled-down formulas (:func:`~zvmplan_addin.recalc.filldown.find_runs`) can take those
+cells as a run once its own prediction is the same rule and the cells still hold the
+very texts the rule made -- not compare each text with its prediction again.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +50,69 @@ from .errors import UnsafeWorkbookError
 class KnownRowsMismatch(UnsafeWorkbookError):
     """The rows a writer described read otherwise from the part's bytes (only looked
     for with ``check``): a fault of the writer's description, shown, never used."""
+
+
+_SEP = "\x00"  # between texts made at once (XML 1.0 has no NUL: no formula holds one)
+
+
+@dataclass(frozen=True, eq=False)
+class FilledColumn:
+    """The formula cells of column ``col`` in rows ``first_row``,
+    ``first_row + 1``, ... (one a row, ``len(texts)`` of them) whose texts are one rule
+    of the row ``r``: ``pieces[0] + str(r + offsets[0]) + pieces[1] + ... +
+    pieces[-1]`` (:meth:`text_at`). ``texts``: those texts, made from the rule by
+    :func:`filled_columns`, never given (a tuple: they stay what the rule made)."""
+    col: int
+    first_row: int
+    pieces: tuple
+    offsets: tuple
+    texts: tuple
+
+    def text_at(self, row: int) -> str:
+        """The rule's text at ``row`` (one at a time; :func:`filled_columns` makes
+        them all)."""
+        out = [self.pieces[0]]
+        for d, piece in zip(self.offsets, self.pieces[1:]):
+            out += [str(row + d), piece]
+        return "".join(out)
+
+
+def filled_columns(cols: list, first_row: int, n: int, rules: list):
+    """(the :class:`FilledColumn` of each of the columns ``cols``, their texts by row
+    then column) for ``n`` rows from ``first_row``, column ``cols[j]``'s texts made by
+    the rule ``rules[j]`` ((pieces, offsets)); None if a piece holds a NUL or a rule's
+    pieces do not fit its offsets. A row's texts are made as one text (the rules' pieces
+    joined by NULs, the row numbers put between them: one C call a row when every field
+    is the row plus one offset) and cut at the NULs."""
+    rules = [(tuple(p), tuple(int(d) for d in o)) for p, o in rules]
+    if n < 1 or any(len(p) != len(o) + 1 or any(_SEP in x for x in p) for p, o in rules):
+        return None
+    k = len(cols)
+    between, which = [""], []  # the row's pieces, joined across columns; each field's offset
+    for j, (pieces, offsets) in enumerate(rules):
+        between[-1] += (_SEP if j else "") + pieces[0]
+        for d, piece in zip(offsets, pieces[1:]):
+            which.append(d)
+            between.append(piece)
+    rows = np.arange(first_row, first_row + n, dtype=np.int64)
+    nums = {d: list(map(str, (rows + d).tolist())) for d in set(which)}
+    if not which:
+        texts = between[0].split(_SEP) * n if k else []
+    elif len(nums) == 1:
+        texts = list(itertools.chain.from_iterable(map(
+            str.split, map(str.join, nums[which[0]], itertools.repeat(between, n)),
+            itertools.repeat(_SEP, n))))
+    else:
+        out = [""] * (2 * len(between) - 1)
+        out[::2] = between
+        texts = []
+        for i in range(n):
+            out[1::2] = [nums[d][i] for d in which]
+            texts += "".join(out).split(_SEP)
+    if len(texts) != n * k:  # pragma: no cover - no piece holds a NUL (checked above)
+        return None
+    return [FilledColumn(c, first_row, *rule, tuple(texts[j::k]))
+            for j, (c, rule) in enumerate(zip(cols, rules))], texts
 
 
 @dataclass(eq=False)
@@ -75,6 +146,9 @@ class KnownRows:
     max_row: int
     max_col: int
     check: bool = False
+    #: formula columns whose texts are a :class:`FilledColumn` rule's (``texts`` holds
+    #: the very same text objects, by row then column)
+    fills: tuple = ()
 
     def read(self, data: bytes, sheet: "S.SheetData", strings: list, name: str,
              budget: "S.Budget") -> "S.Layout":
@@ -185,6 +259,7 @@ def _read_known(data, sheet, strings, name, budget, known):
     sheet.max_row = max(rest.max_row, known.max_row if filed else 0)
     sheet.max_col = max(rest.max_col, known.max_col if filed else 0)
     sheet.filter_active = rest.filter_active
+    sheet.fills = known.fills
     layout = S.Layout(len(data))
     layout.prefix, layout.dimension = head.prefix, head.dimension
     layout.cells = head.cells + known.layout.tobytes()

@@ -82,6 +82,10 @@ class SheetData:
     filter_active: bool = False
     #: the cells as the bulk reader's columns, until the dicts are asked for (see above)
     columns: Any = field(default=None, repr=False, compare=False)
+    #: formula columns a writer made as one formula filled down
+    #: (:class:`~.knownrows.FilledColumn`, from :class:`~.knownrows.KnownRows`): a
+    #: claim the engine checks against the cells' texts before it takes it
+    fills: tuple = field(default=(), repr=False, compare=False)
 
     def cell_counts(self) -> tuple[int, int]:
         """(cells without a formula, formula cells), without making the dicts."""

@@ -57,14 +57,19 @@ def value_texts(values: np.ndarray, v_open: bytes, v_close: bytes) -> ValueTexts
     t_of.append(("str", len(distinct)))
 
     seen: dict = {}                 # (t, text) -> code, of the other values
-    for i in np.flatnonzero(~(is_float | is_text)).tolist():
-        key = encode_value(listed[i])
+    at = np.flatnonzero(~(is_float | is_text))
+    others = [listed[i] for i in at.tolist()]
+    of_object: dict = {}            # id -> code: each distinct object encoded once
+    for i, value in dict(zip(map(id, others), others)).items():
+        key = encode_value(value)
         k = seen.get(key)
         if k is None:
             k = seen[key] = len(texts)
             t_of.append((key[0], 1))
             texts.append(key[1])
-        codes[i] = k
+        of_object[i] = k
+    codes[at] = np.fromiter(map(of_object.__getitem__, map(id, others)), dtype=np.int64,
+                            count=len(others))
     return ValueTexts(codes, _pieces(texts, v_open, v_close), *_t_codes(t_of))
 
 
