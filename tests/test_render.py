@@ -253,6 +253,47 @@ def test_printed_planner_is_legible(printed):
     assert "#N/A" in texts[2] and "Required" not in texts[2]
 
 
+def test_printed_totals_of_a_plan_on_several_processors_read_whole(shop42, tmp_path):
+    """A plan adding engines of several processors (the 42-link shop, no machine named)
+    prints the totals' NOT NORMALISED sentence whole on the page of the totals: it ran on
+    one line from column Q over the next page's columns and ended under the processor
+    basis cell, so the printed page cut it mid-word and the rest was hidden. It is wrapped
+    in Q..T beside the totals now. The subtotals' labels, in the Link column that repeats
+    on every page, are wrapped too: beside a subtotal they were cut after ~35 characters
+    ("of which as measured on the 2084-C24 (z990) (OSA_GBE, HIPERSOCKETS)"). The cell
+    saying whose engines a total is, on the Planner and each scenario, holds "not
+    normalised: measured on different processors" in a column of 16: it printed "not
+    normalised: me" and is wrapped in three 8-point lines now."""
+    path, values = shop42
+    text = values[planner.PLANNER][f"Q{planner.TOTAL_ROW}"].value
+    assert text.startswith("NOT NORMALISED: the total adds engines of different processors")
+    pdf = render.render(path, tmp_path, dpi=20, pdf=True, all_pages=True,
+                        sheets=["Planner", "Scenarios"])
+    docs = {p.stem.split("_", 1)[1]: _pages(p) for p in pdf if p.suffix == ".pdf"}
+    for sheet, doc in docs.items():
+        for i in range(len(doc)):
+            page = " ".join(doc[i].get_textpage().get_text_bounded().split())
+            assert page.count(planner.NOT_NORMALISED) == page.count("not normalised: me"), \
+                (sheet, i)
+        assert any(planner.NOT_NORMALISED in " ".join(doc[i].get_textpage()
+                                                      .get_text_bounded().split())
+                   for i in range(len(doc))), sheet
+    doc = docs["Planner"]
+    pages = [" ".join(doc[i].get_textpage().get_text_bounded().split())
+             for i in range(len(doc))]
+    totals_page = next(i for i, t in enumerate(pages) if "Total CPU counts" in t)
+    assert " ".join(text.split()) in pages[totals_page]
+    assert all("NOT NORMALISED: the total" not in t for i, t in enumerate(pages)
+               if i != totals_page)
+    labels = [planner.subtotal_label(b) for b in planner.BASES]
+    assert max(map(len, labels)) > 60
+    for i, page in enumerate(pages):
+        if planner.subtotal_label(planner.BASES[1]) in page or "of which" in page:
+            for label in labels:
+                assert label in page, (i, label)
+    assert sum("of which" in t for t in pages) >= 4  # on every page of the first rows
+
+
 def _lines(text: str, width: float, bold: bool, size: float) -> int:
     import math
     per_line = max(1, int(width * (1.0 if bold else 1.1) * 11 / size))

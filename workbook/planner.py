@@ -62,6 +62,9 @@ BASES = (MACHINE,) + PROCESSORS
 #: a total over links of more than one basis: the share of the LPAR shows this instead
 SHARE_NOT_NORMALISED = "not normalised"
 NOTE_ROW = SUB_ROW + len(BASES)   # the Planner's highlight rules, under the subtotals
+#: the cells the totals' text (Q of the totals row) is wrapped in: beside the totals and
+#: subtotals, left of In totals (the subtotal rows write nothing in Q..T)
+TOTALS_TEXT_BLOCK = f"Q{TOTAL_ROW}:T{NOTE_ROW - 1}"
 COUNT_FORMAT = '0" links"'        # a count of links beside a total or subtotal
 assert NOTE_ROW + 2 == HEAD_ROW, "the Planner's band row sits between the note and headings"
 ASSUME_CAP_ROW = 7     # Assumptions: first processor row (capacity inputs in column B)
@@ -474,6 +477,16 @@ def rule_range(cols: str, first: int, last: int) -> str:
     return f"{a}{first}:{b or a}{last}"
 
 
+def basis_of_total(ws, ref: str) -> None:
+    """Style the cell saying whose engines a total is (``ref``): it may say
+    :data:`NOT_NORMALISED`, 48 characters in a column of 16, which one line cuts after
+    "not normalised: measu" in print and on screen; wrapped in 8-point text it fits."""
+    ws[ref].font = st.Font(size=8, bold=ws[ref].font.b)
+    ws[ref].alignment = st.Alignment(wrap_text=True, vertical="top")
+    row = ws.row_dimensions[ws[ref].row]
+    row.height = max(row.height or 0, 24)
+
+
 def sheet_planner(book: Book):
     ws = book.wb.create_sheet(PLANNER)
     ncand = len(CANDIDATES)
@@ -501,8 +514,11 @@ def sheet_planner(book: Book):
     r = TOTAL_ROW
     st.label(ws[f"A{r}"], "Total of all links below [engines]", bold=True)
     for i, b in enumerate(BASES):
-        st.label(ws[f"A{SUB_ROW + i}"], subtotal_label(b))
-        ws[f"A{SUB_ROW + i}"].font = st.Font(size=9)
+        # wrapped: column A repeats on every printed page, where the next column holds a
+        # subtotal, so an overflowing label would be cut after ~35 characters
+        st.label(ws[f"A{SUB_ROW + i}"], subtotal_label(b), wrap=True)
+        ws[f"A{SUB_ROW + i}"].font = st.Font(size=8)
+        ws.row_dimensions[SUB_ROW + i].height = 21  # two 8-point lines
         st.output(ws[f"{ON_COL}{SUB_ROW + i}"], b)
     for ref, (f, fmt) in planner_totals(LAST_ROW).items():
         st.output(ws[ref], f, fmt)
@@ -514,6 +530,12 @@ def sheet_planner(book: Book):
         ws[f"Q{q}"].border = st.Border()
         ws[f"Q{q}"].fill = st.PatternFill()
         ws[f"Q{q}"].font = st.Font(bold=q == TOTAL_ROW, size=9)
+    # what the totals count (and NOT NORMALISED first) runs to ~500 characters: wrapped in
+    # the empty block beside the totals, within their printed page (M..U), not overflowing
+    # into the next page's columns and under the processor-basis cell
+    ws[f"Q{TOTAL_ROW}"].alignment = st.Alignment(wrap_text=True, vertical="top")
+    ws.merge_cells(TOTALS_TEXT_BLOCK)
+    basis_of_total(ws, f"{ON_COL}{TOTAL_ROW}")
     book.refs["planner.total_engines"] = f"Planner!$O${r}"
     book.refs["planner.total_on"] = f"Planner!${ON_COL}${r}"
     # the links the total counts: the sum of the subtotals' counts (fixed rows)
@@ -893,6 +915,7 @@ def sheet_scenarios(book: Book):
             small = ws[ref].column in (c0 + 5, c0 + 6, c0 + 8)   # counts, basis
             ws[ref].font = st.Font(size=9) if small else st.BOLD
         ws[f"{L(c0 + 4)}{SCEN_TOTAL_ROW}"].alignment = st.Alignment(shrink_to_fit=True)
+        basis_of_total(ws, f"{L(c0 + 8)}{SCEN_TOTAL_ROW}")
         count = ws.cell(SCEN_COUNT_ROW, c0)
         count.font = st.Font(size=9)
         count.alignment = st.WRAP
