@@ -36,7 +36,7 @@ THREE_D = re.compile(rf"""(?<![\w.$:!'\]\#])
     !(?P<ref>{_AREA})(?![\w.(!:\[])""", re.X)
 #: where a text may hold a 3-D reference: a colon, a sheet name (at most 31 characters,
 #: Excel's limit), an exclamation mark; any workbook's (:func:`maybe` is one workbook's)
-MAYBE = re.compile(rf":(?:(?:[^':!\n]|''){{1,31}}'|[^\W\d][\w.]{{0,30}})!")
+MAYBE = re.compile(r":(?:(?:[^':!\n]|''){1,31}'|[^\W\d][\w.]{0,30})!")
 
 
 def maybe(sheet_names) -> re.Pattern:
