@@ -421,6 +421,34 @@ def test_offset_and_indirect(tmp_path):
     assert not report.unsupported and not report.warnings
 
 
+def test_indirect_reads_r1c1_text(tmp_path):
+    """INDIRECT(text, FALSE) reads R1C1 text (Microsoft's INDIRECT page): ``R2C2`` is B2,
+    ``R[-2]C[1]`` the cell two rows up and one column right of the formula's own, ``R``
+    or ``C`` alone the own row or column, ``R1C1:R3C1`` a range, ``C2`` and ``R2:R3``
+    whole columns and rows, with or without a sheet; A1 text, row 0 and a sheet that
+    does not exist are #REF!. It was #REF! for every R1C1 text."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "D"
+    for r in range(1, 11):
+        ws[f"A{r}"], ws[f"B{r}"] = r, r * 10
+    t = wb.create_sheet("T")
+    cells = {"A1": '=INDIRECT("D!R2C2",FALSE)', "A2": '=SUM(INDIRECT("D!R1C1:R3C1",FALSE))',
+             "A3": '=INDIRECT("R[-2]C[2]",0)', "A4": '=SUM(INDIRECT("D!C2",FALSE))',
+             "A5": '=SUM(INDIRECT("D!R2:R3",FALSE))', "A6": '=INDIRECT("A1",FALSE)',
+             "A7": '=INDIRECT("D!R0C1",FALSE)', "A8": '=INDIRECT("x!R1C1",FALSE)',
+             "A9": '=ROWS(INDIRECT("D!C1",FALSE))', "A10": '=INDIRECT("rc[2]",FALSE)',
+             "A11": "=INDIRECT(\"'D'!r[-1]C2\",FALSE)"}
+    for ref, text in cells.items():
+        t[ref] = text
+    t["C1"], t["C10"] = 77, 5
+    out = tmp_path / "out.xlsx"
+    engine.calc(save(wb, tmp_path / "in.xlsx"), out)
+    t = values_of(out, "T")
+    assert [t[f"A{r}"].value for r in range(1, 12)] == [
+        20, 6, 77, 550, 55, "#REF!", "#REF!", "#REF!", 1_048_576, 5, 100]
+
+
 def test_one_letter_names_leave_references_alone(tmp_path):
     """Names ``b`` and ``d`` (legal in Excel) do not take the place of the columns of
     ``B$2``, ``Other!B$2`` or ``B:B``, nor of the A of ``#N/A``; ``[0]!rate`` is this

@@ -12,14 +12,16 @@ Excel's rules (Microsoft's OFFSET and INDIRECT pages): OFFSET(reference, rows, c
 [height], [width]) is the reference moved and resized (height and width default to the
 reference's; a result off the sheet, or a height or width of 0, is #REF!); INDIRECT(text,
 [a1]) is the reference the text names -- an A1 reference with or without its sheet (the
-formula's own sheet then) or a defined name; R1C1 text (a1 FALSE), another workbook or
-text that names nothing is #REF!.
+formula's own sheet then) or a defined name, or with a1 FALSE an R1C1 reference (relative
+parts from the formula's own cell, :func:`r1c1_rect`); another workbook or text that
+names nothing is #REF!.
 """
 from __future__ import annotations
 
 import collections
 import contextlib
 import contextvars
+import re
 
 import numpy as np
 from formulas.cell import CELL
@@ -99,11 +101,17 @@ def indirect(cell, text, a1=True):
     text, a1 = one_value(text), one_value(a1)
     if type(text).__name__ == "XlError":
         return text
-    if got is None or not isinstance(text, str) or a1 is False or a1 == 0:
+    if got is None or not isinstance(text, str):
         return XL["#REF!"]
     ranges, sheet_index, names = got
-    host = _rect(cell)[0] if isinstance(cell, Ranges) and cell.ranges else ""
+    where = _rect(cell) if isinstance(cell, Ranges) and cell.ranges else ("", 1, 1, 1, 1)
+    host = where[0]
     text = text.strip()
+    if a1 is False or a1 == 0:  # R1C1 text, relative to the formula's own cell
+        rect = r1c1_rect(text, host, where[1], where[2])
+        if rect is None or rect[0] not in sheet_index:
+            return XL["#REF!"]
+        return ranges(rect)
     if names and REFERENCE.fullmatch(text) is None and "!" not in text:
         s = sheet_index.get(host, 0)
         moved = names.inline(text, s, 1, 1)
@@ -122,6 +130,73 @@ def indirect(cell, text, a1=True):
     r1, r2 = sorted((rows[0].value, rows[1].value))
     c1, c2 = sorted((cols[0].value, cols[1].value))
     return ranges((sheet, r1, c1, r2, c2))
+
+
+_SPEC = r"(\[-?\d+\]|\d+)?"
+#: one end of an R1C1 reference: a cell, a row, a column (case does not matter)
+_R1C1_PARTS = (("cell", re.compile(f"R{_SPEC}C{_SPEC}", re.I)),
+               ("rows", re.compile(f"R{_SPEC}", re.I)),
+               ("cols", re.compile(f"C{_SPEC}", re.I)))
+
+
+def r1c1_rect(text: str, host: str, row: int, col: int):
+    """The rectangle (sheet, r1, c1, r2, c2) that R1C1 ``text`` names from the cell at
+    ``row``, ``col`` of sheet ``host`` (Microsoft's INDIRECT page, a1 FALSE): ``R2C3``
+    (absolute), ``R[1]C[-2]`` (relative; ``R``/``C`` alone: the own row or column),
+    ``R1C1:R3C2``, whole rows ``R2``/``R1:R3`` and columns ``C2``/``C1:C3``, with or
+    without ``Sheet!``; None for any other text or a reference off the sheet.
+
+    >>> r1c1_rect("R2C3", "S", 5, 5), r1c1_rect("r[1]c[-1]", "S", 5, 5)
+    (('S', 2, 3, 2, 3), ('S', 6, 4, 6, 4))
+    >>> r1c1_rect("'My Sheet'!C2:C3", "S", 5, 5), r1c1_rect("R1:R[-1]", "S", 5, 5)
+    (('MY SHEET', 1, 2, 1048576, 3), ('S', 1, 1, 4, 16384))
+    >>> r1c1_rect("RC", "S", 5, 5), r1c1_rect("R1C1:R2", "S", 5, 5)
+    (('S', 5, 5, 5, 5), None)
+    >>> r1c1_rect("A1", "S", 5, 5) is None, r1c1_rect("R0C1", "S", 5, 5) is None
+    (True, True)
+    """
+    sheet, bang, area = text.rpartition("!")
+    if bang:
+        quoted = sheet[:1] == "'"
+        if not sheet or quoted != (len(sheet) > 1 and sheet[-1] == "'"):
+            return None
+        host = shapes.sheet_key(sheet)
+    parts = area.split(":")
+    if len(parts) > 2:
+        return None
+    got = []
+    for part in parts:
+        for kind, pattern in _R1C1_PARTS:
+            m = pattern.fullmatch(part)
+            if m is not None:
+                break
+        else:
+            return None
+        if kind == "cell":
+            got.append((kind, _r1c1_at(m.group(1), row), _r1c1_at(m.group(2), col)))
+        elif kind == "rows":
+            got.append((kind, _r1c1_at(m.group(1), row), None))
+        else:
+            got.append((kind, None, _r1c1_at(m.group(1), col)))
+    if len({kind for kind, _, _ in got}) != 1:
+        return None
+    kind = got[0][0]
+    rows = [r for _, r, _ in got] if kind != "cols" else [1, MAX_ROW]
+    cols = [c for _, _, c in got] if kind != "rows" else [1, MAX_COL]
+    if not all(1 <= r <= MAX_ROW for r in rows) or not all(1 <= c <= MAX_COL for c in cols):
+        return None
+    r1, r2 = sorted((rows[0], rows[-1]))
+    c1, c2 = sorted((cols[0], cols[-1]))
+    return (host, r1, c1, r2, c2)
+
+
+def _r1c1_at(spec, own: int):
+    """A row or column number from an R1C1 spec: ``None`` (own), ``3``, ``[-1]``."""
+    if spec is None or spec == "":
+        return own
+    if spec.startswith("["):
+        return own + int(spec[1:-1])
+    return int(spec)
 
 
 def install(table: dict) -> None:
