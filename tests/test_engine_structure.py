@@ -449,6 +449,38 @@ def test_indirect_reads_r1c1_text(tmp_path):
         20, 6, 77, 550, 55, "#REF!", "#REF!", "#REF!", 1_048_576, 5, 100]
 
 
+def test_range_operator_with_a_function_for_an_end(tmp_path):
+    """Excel's range operator makes the rectangle holding both its ends, also when an end
+    is a function's reference (Microsoft's "calculation operators" page; the dynamic
+    range ``A1:INDEX(A:A,COUNTA(A:A))``). Each was wrong before, without a warning:
+    ``SUM(A1:OFFSET(A1,2,0))`` 4 (A1 + A3: formulas' operator kept only its ends'
+    values), ``SUM(INDEX(A1:A10,2):A4)`` 12 (formulas read ``:A4`` as a reference of its
+    own), ``D!A1:INDEX(...)`` from another sheet read the formula's own A1, and
+    ``INDEX(..A..):INDEX(..C..)`` left out column B's formula cell, computed after it."""
+    wb = openpyxl.Workbook()
+    d = wb.active
+    d.title = "D"
+    for r in range(1, 11):
+        d[f"A{r}"], d[f"C{r}"] = r, r * 1000
+    d["B3"] = "=D!A3*100"
+    t = wb.create_sheet("T")
+    cells = {"A1": "=SUM(D!A1:OFFSET(D!A1,2,0))", "A2": "=SUM(INDEX(D!A1:A10,2):D!A4)",
+             "A3": "=SUM(D!A1:INDEX(D!A1:A10,3))", "A4": "=SUM(D!$A$1:INDEX(D!$A:$A,3))",
+             "A5": "=SUM(INDEX(D!A1:A10,2):INDEX(D!C1:C10,4))",
+             "A6": "=SUM(D!A1:INDEX(D!A:A,COUNTA(D!A:A)))", "A7": '=")"&":"&"A1:IF("',
+             "A8": "=ROWS(D!A2:INDEX(D!A1:A10,5))"}
+    for ref, text in cells.items():
+        t[ref] = text
+    d["E1"] = "=SUM(INDEX(A1:A10,2):A4)"   # on its own sheet, unqualified
+    d["E2"] = "=SUM(A1:OFFSET(A1,2,0))"
+    out = tmp_path / "out.xlsx"
+    report = engine.calc(save(wb, tmp_path / "in.xlsx"), out)
+    t, d = values_of(out, "T"), values_of(out, "D")
+    assert [t[f"A{r}"].value for r in range(1, 9)] == [6, 9, 6, 6, 9309, 55, "):A1:IF(", 4]
+    assert (d["E1"].value, d["E2"].value) == (9, 6)
+    assert not report.warnings
+
+
 def test_one_letter_names_leave_references_alone(tmp_path):
     """Names ``b`` and ``d`` (legal in Excel) do not take the place of the columns of
     ``B$2``, ``Other!B$2`` or ``B:B``, nor of the A of ``#N/A``; ``[0]!rate`` is this

@@ -349,7 +349,7 @@ class FormulaCompiler:
                         intersect=legacy.intersected_inputs(pipe),
                         unknown=legacy.unknown_readers(pipe),
                         spills=_calls_registry(names),
-                        dynamic=bool(names & dynamic.DYNAMIC),
+                        dynamic=bool(names & dynamic.DYNAMIC) or _range_operator(tokens),
                         columnar=not (names & NOT_COLUMNAR) and
                         all(kind != HOST for kind, _ in plan))
 
@@ -527,6 +527,15 @@ def rect_of(rng: dict) -> tuple:
     r1, r2 = sorted((int(rng["r1"]) or 1, int(rng["r2"])))
     c1, c2 = sorted((int(rng["n1"]) or 1, int(rng["n2"])))
     return (shapes.sheet_key(rng.get("sheet_id") or rng.get("sheet") or ""), r1, c1, r2, c2)
+
+
+def _range_operator(tokens) -> bool:
+    """Does the formula use Excel's range operator (``INDEX(r,2) : INDEX(s,4)``)? The
+    rectangle it makes may hold cells that are no reference of the formula (column B of
+    ``INDEX(A1:A9,2):INDEX(C1:C9,4)``), which the order stage cannot see: such a formula
+    is evaluated again until nothing changes, as OFFSET and INDIRECT are."""
+    from formulas.tokens.operator import OperatorToken
+    return any(isinstance(tok, OperatorToken) and tok.name == ":" for tok in tokens)
 
 
 def _range_operators(tokens) -> bool:

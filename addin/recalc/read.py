@@ -19,7 +19,7 @@ import schedula as sh
 
 from .. import xlsx
 from ..xlsx.size import DENSE_CELLS
-from . import shapes, threed
+from . import dynamic, shapes, threed
 from .external import ExternalRefs
 from .names import NameTable
 from .tables import TableRefs
@@ -419,10 +419,14 @@ def read_nodes(book: xlsx.Workbook, log: RunLog) -> Nodes:
         if table:
             inline = table.inline
             text[:] = [inline(text[i], sheet[i], row[i], col[i]) for i in range(n_cells)]
-    dead, anchored, three_d = _holding(
+    dead, anchored, three_d, range_ops = _holding(
         text, n_cells, ("#REF!", "ANCHORARRAY", Literals(threed.maybe(sheet_names),
-                                                         threed.maybe_literals(sheet_names))),
+                                                         threed.maybe_literals(sheet_names)),
+                        Literals(dynamic.RANGE_OPERATOR, dynamic.RANGE_OPERATOR_LITERALS)),
         claimed)
+    if range_ops:  # INDEX(r,2):A4 spaced, so formulas reads the range operator
+        text[:n_cells] = [dynamic.spaced_range_operators(t) if ":" in t else t
+                          for t in text[:n_cells]]
     if three_d and len(sheet_names) > 1:  # Sheet1:Sheet3!A1 as each sheet's A1
         expand = threed.ThreeD(sheet_names).expand
         text[:n_cells] = [expand(t) for t in text[:n_cells]]
