@@ -527,6 +527,21 @@ def test_yearfrac_as_excel(tmp_path):
     assert got["B3"] == 12 and got["B4"] == "#VALUE!"
 
 
+def test_datedif_reads_its_unit_in_any_case(tmp_path):
+    """Excel reads DATEDIF's unit in any case ("d" is "D"; Microsoft's DATEDIF page lists
+    them in upper case): 9 days from 1 to 10 January 2024, 2 whole months to 10 March,
+    2 months past the whole years to 10 March 2025; a start after the end and an unknown
+    unit are #NUM!. formulas compared "D" before upper-casing, so "d" was #NUM!."""
+    got = recalc(tmp_path, {
+        "A1": '=DATEDIF(DATE(2024,1,1),DATE(2024,1,10),"d")',
+        "A2": '=DATEDIF(DATE(2024,1,1),DATE(2024,1,10),"D")',
+        "A3": '=DATEDIF(DATE(2024,1,1),DATE(2024,3,10),"m")',
+        "A4": '=DATEDIF(DATE(2024,1,1),DATE(2025,3,10),"yM")',
+        "A5": '=DATEDIF(DATE(2024,1,10),DATE(2024,1,1),"d")',
+        "A6": '=DATEDIF(DATE(2024,1,1),DATE(2024,1,10),"x")'})
+    assert got == {"A1": 9, "A2": 9, "A3": 2, "A4": 2, "A5": "#NUM!", "A6": "#NUM!"}
+
+
 def test_wrap_pads_with_a_real_error(tmp_path):
     """WRAPROWS/WRAPCOLS pad the last row or column with #N/A (Microsoft's pages), an
     error ISERROR/ISNA see and the file holds as an error, not the text "#N/A"."""

@@ -126,6 +126,13 @@ def install(table, put) -> None:
     import formulas.functions.date as date
     from formulas.functions import wrap_ufunc
     put(table, "YEARFRAC", _scalar_args(yearfrac))
+
+    def datedif(start, end, unit):
+        """formulas' DATEDIF with its unit read in any case, as Excel reads it
+        (``DATEDIF(DATE(2024,1,1),DATE(2024,1,10),"d")`` is 9): formulas compared "D"
+        before upper-casing the unit, so "d" was #NUM!."""
+        return date.xdatedif(start, end, unit.upper() if isinstance(unit, str) else unit)
+    table["DATEDIF"] = wrap_ufunc(datedif, input_parser=lambda *a: date.text2num(a))
     date.xtime = time_of_day  # formulas' TIMEVALUE calls it by this name
     table["TIME"] = wrap_ufunc(
         time_of_day, input_parser=lambda *a: map(lambda v: math.floor(float(v)), a))
