@@ -515,11 +515,15 @@ def _holding(texts: list, n: int, words: tuple, claimed: list = ()) -> list:
 def _across_numbers(literals: list, rules: list) -> bool:
     """Might one of ``literals`` (upper case, each beginning and ending with a character
     that is no digit) overlap a row number in a text of one of the ``rules`` (pieces,
-    a non-negative row number between each two)? Only where its first character lies
+    a non-negative row number between each two)? Never one without a digit (the range
+    operator's ``):``, a sheet name of letters): it lies within one piece, in the
+    skeleton as in the texts; one with a digit (``:Q40!``) only where its first character lies
     within its length before the number and its last within its length after: looked
     for in the rule's skeleton (each number written ``0``, the shortest a number is, so
     that no character lies farther from a number there than in a text)."""
     for literal in literals:
+        if not any(ch.isdigit() for ch in literal):
+            continue  # no digit: never part of a row number, so within one piece
         reach, head, tail = len(literal) - 1, literal[0], literal[-1]
         if head.isdigit() or tail.isdigit():
             return True
