@@ -349,7 +349,7 @@ class FormulaCompiler:
                         intersect=legacy.intersected_inputs(pipe),
                         unknown=legacy.unknown_readers(pipe),
                         spills=_calls_registry(names),
-                        dynamic=bool(names & dynamic.DYNAMIC) or _range_operator(tokens),
+                        dynamic=bool(names & dynamic.DYNAMIC) or _colon_operator(tokens),
                         columnar=not (names & NOT_COLUMNAR) and
                         all(kind != HOST for kind, _ in plan))
 
@@ -529,7 +529,7 @@ def rect_of(rng: dict) -> tuple:
     return (shapes.sheet_key(rng.get("sheet_id") or rng.get("sheet") or ""), r1, c1, r2, c2)
 
 
-def _range_operator(tokens) -> bool:
+def _colon_operator(tokens) -> bool:
     """Does the formula use Excel's range operator (``INDEX(r,2) : INDEX(s,4)``)? The
     rectangle it makes may hold cells that are no reference of the formula (column B of
     ``INDEX(A1:A9,2):INDEX(C1:C9,4)``), which the order stage cannot see: such a formula

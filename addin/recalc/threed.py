@@ -34,18 +34,13 @@ _AREA = (rf"{_CELL}(?::{_CELL})?|\$?[A-Za-z]{{1,3}}:\$?[A-Za-z]{{1,3}}"
 THREE_D = re.compile(rf"""(?<![\w.$:!'\]\#])
     (?:'(?P<q1>(?:[^':]|''){{1,31}}):(?P<q2>(?:[^':]|''){{1,31}})'|(?P<p1>{_NAME}):(?P<p2>{_NAME}))
     !(?P<ref>{_AREA})(?![\w.(!:\[])""", re.X)
-#: where a text may hold a 3-D reference: a colon, a sheet name (at most 31 characters,
-#: Excel's limit), an exclamation mark; any workbook's (:func:`maybe` is one workbook's)
-MAYBE = re.compile(r":(?:(?:[^':!\n]|''){1,31}'|[^\W\d][\w.]{0,30})!")
-
-
 def maybe(sheet_names) -> re.Pattern:
     """Where a text (upper case) may hold a 3-D reference of a workbook with
     ``sheet_names``: a colon, then one of its sheet names as the last sheet of the pair
     (``:SHEET3!``, ``:Q 3'!``). A reference whose last name is no sheet of the book is
     left as written anyway (:meth:`ThreeD.expand`). Literal alternatives after a colon:
-    over the 60 MB of formula text of a 10,000-link plan, ~0.03 CPU-s, where
-    :data:`MAYBE`'s open-ended quoted name took ~0.2 s."""
+    over the 60 MB of formula text of a 10,000-link plan, ~0.03 CPU-s, where an
+    open-ended quoted name after every colon took ~0.2 s."""
     words = [re.escape(literal[1:]) for literal in maybe_literals(sheet_names)]
     return re.compile(":(?:" + "|".join(words) + ")") if words else re.compile(r"(?!)")
 
@@ -67,19 +62,20 @@ class ThreeD:
     def __init__(self, sheet_names):
         self.names = list(sheet_names)
         self.index = {sheet_key(n): k for k, n in enumerate(self.names)}
+        self.maybe = re.compile(maybe(self.names).pattern, re.I)  # in any case
 
     def expand(self, text: str) -> str:
         """``text`` with each 3-D reference that is a whole argument of an
         :data:`ACCEPTING` function written as the references it stands for."""
-        if not MAYBE.search(text):
+        if not self.maybe.search(text):
             return text
+        # string literals blanked (the same length): no reference or parenthesis in them
+        masked = '"'.join(piece if k % 2 == 0 else " " * len(piece)
+                          for k, piece in enumerate(text.split('"')))
         out, pos = [], 0
-        strings = _string_spans(text)
-        for m in THREE_D.finditer(text):
-            if any(a <= m.start() < b for a, b in strings):
-                continue
+        for m in THREE_D.finditer(masked):
             sheets = self._sheets(m)
-            if sheets is None or not _whole_argument(text, m.start(), m.end(), strings):
+            if sheets is None or not _whole_argument(masked, m.start(), m.end()):
                 continue
             out += [text[pos:m.start()],
                     ",".join(f"{quote(s)}!{m.group('ref')}" for s in sheets)]
@@ -101,40 +97,22 @@ class ThreeD:
         return self.names[a:b + 1]
 
 
-def _string_spans(text: str) -> list:
-    """(start, end) of each string literal of ``text`` (``""`` inside one is a quote)."""
-    spans, at = [], text.find('"')
-    while at >= 0:
-        end = at + 1
-        while True:
-            end = text.find('"', end)
-            if end < 0:
-                return spans + [(at, len(text))]
-            if text.startswith('""', end):
-                end += 2
-                continue
-            break
-        spans.append((at, end + 1))
-        at = text.find('"', end + 1)
-    return spans
-
-
-def _whole_argument(text: str, start: int, end: int, strings: list) -> bool:
-    """Is ``text[start:end]`` a whole argument of a call of an :data:`ACCEPTING`
-    function (``(`` or ``,`` before it, ``,`` or ``)`` after it, spaces aside)?"""
-    before, after = text[:start].rstrip(), text[end:].lstrip()
+def _whole_argument(masked: str, start: int, end: int) -> bool:
+    """Is ``masked[start:end]`` a whole argument of a call of an :data:`ACCEPTING`
+    function (``(`` or ``,`` before it, ``,`` or ``)`` after it, spaces aside)?
+    ``masked``: the formula with its string literals blanked."""
+    before, after = masked[:start].rstrip(), masked[end:].lstrip()
     if not before or before[-1] not in "(," or not after or after[0] not in ",)":
         return False
     depth = 0
     for k in range(len(before) - 1, -1, -1):  # the innermost open parenthesis
-        if any(a <= k < b for a, b in strings):
-            continue
         ch = before[k]
         if ch == ")":
             depth += 1
         elif ch == "(":
             if depth == 0:
-                name = re.search(r"(?:_xlfn\.)?([A-Za-z_][\w.]*)\s*$", before[:k])
-                return name is not None and bare_name(name.group(1)).upper() in ACCEPTING
+                name = re.search(r"[A-Za-z_][\w.]*\s*$", before[:k])
+                return name is not None and \
+                    bare_name(name.group(0).strip(), builtin=True) in ACCEPTING
             depth -= 1
     return False
