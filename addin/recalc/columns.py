@@ -13,6 +13,7 @@ import numpy as np
 import schedula as sh
 
 from ..errors import ExcelError
+from ..xlsx.valuetexts import per_object
 from .cells import CellEvaluator
 from .columnar import (LIT_COLUMN, PREFIX_COLUMN, REF_COLUMN, ROWS_COLUMN, PrefixRanges,
                        RowRanges, run_columns)
@@ -195,11 +196,9 @@ class GroupNotes:
             ks = list(itertools.compress(ks, keep))
             errs = list(itertools.compress(errs, keep))
         self.noted[cells] = True
-        unique = dict(zip(map(id, errs), errs))  # each error object once
-        whys = {i: (e.code, e.reason) for i, e in unique.items()}
         reasons = self.reasons
         for label, why in zip(self.labels.many(list(map(self.rest.__getitem__, ks))),
-                              map(whys.__getitem__, map(id, errs))):
+                              per_object(lambda e: (e.code, e.reason), errs)):
             reasons.setdefault(label, why)
 
 

@@ -13,6 +13,7 @@ from formulas.tokens.operand import XlError as FXlError
 
 from .. import xlsx
 from ..xlsx import CellValues
+from ..xlsx.valuetexts import per_object
 from . import shapes
 from .cells import Results
 from .compile import Compiled
@@ -122,11 +123,9 @@ def updates(nodes: Nodes, results: Results, values: dict) -> dict[int, object]:
     for s, (_, rows, cols, cached) in values.items():
         other = np.flatnonzero(_of_types(cached, lambda k: k not in kept))
         if len(other):          # formulas' errors, an empty result: as the file writes them
-            cached = cached.copy()  # (each distinct object converted once: an error
-            picked = cached[other].tolist()  # value is one object in every cell)
-            made = {i: for_file(v) for i, v in dict(zip(map(id, picked), picked)).items()}
-            converted = np.empty(len(picked), dtype=object)
-            converted[:] = list(map(made.__getitem__, map(id, picked)))
+            cached = cached.copy()
+            converted = np.empty(len(other), dtype=object)
+            converted[:] = per_object(for_file, cached[other].tolist())
             cached[other] = converted
         out[s] = CellValues(rows, cols, cached)
     return out

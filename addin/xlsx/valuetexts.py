@@ -57,20 +57,28 @@ def value_texts(values: np.ndarray, v_open: bytes, v_close: bytes) -> ValueTexts
     t_of.append(("str", len(distinct)))
 
     seen: dict = {}                 # (t, text) -> code, of the other values
-    at = np.flatnonzero(~(is_float | is_text))
-    others = [listed[i] for i in at.tolist()]
-    of_object: dict = {}            # id -> code: each distinct object encoded once
-    for i, value in dict(zip(map(id, others), others)).items():
+
+    def code_of(value) -> int:
         key = encode_value(value)
         k = seen.get(key)
         if k is None:
             k = seen[key] = len(texts)
             t_of.append((key[0], 1))
             texts.append(key[1])
-        of_object[i] = k
-    codes[at] = np.fromiter(map(of_object.__getitem__, map(id, others)), dtype=np.int64,
-                            count=len(others))
+        return k
+    at = np.flatnonzero(~(is_float | is_text))
+    codes[at] = per_object(code_of, [listed[i] for i in at.tolist()])
     return ValueTexts(codes, _pieces(texts, v_open, v_close), *_t_codes(t_of))
+
+
+def per_object(func, values: list) -> list:
+    """``[func(v) for v in values]``, ``func`` called once per distinct object, in order
+    of first appearance: a formula's error value is one object in thousands of cells."""
+    made = {}
+    for key, value in zip(map(id, values), values):
+        if key not in made:
+            made[key] = func(value)
+    return list(map(made.__getitem__, map(id, values)))
 
 
 def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
