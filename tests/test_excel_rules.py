@@ -574,6 +574,22 @@ def test_average_adds_left_to_right_as_excel(tmp_path):
     assert got["F180"] == sum(nonzero) / len(nonzero)
 
 
+def test_sumproduct_reads_text_in_its_arrays_as_zero(tmp_path):
+    """Microsoft's SUMPRODUCT page: "SUMPRODUCT treats non-numeric array entries as if
+    they were zeros" -- numeric text in a cell too: with A1 the text "5", A2 3, B1 2,
+    B2 4, ``SUMPRODUCT(A1:A2,B1:B2)`` is 12 (LibreOffice agrees; formulas read "5" as 5
+    and gave 22), ``SUMPRODUCT(A1:A2)`` 3, and an array constant's text is 0 too; an
+    operator inside coerces the text as it does anywhere (``(A1:A2)*B1:B2``: 22);
+    arrays of other sizes are #VALUE!."""
+    got = recalc(tmp_path, {"A1": "5", "A2": 3, "B1": 2, "B2": 4,
+                            "C1": "=SUMPRODUCT(A1:A2,B1:B2)", "C2": "=SUMPRODUCT(A1:A2)",
+                            "C3": '=SUMPRODUCT({"5",3},{2,4})',
+                            "C4": "=SUMPRODUCT((A1:A2)*B1:B2)",
+                            "C5": "=SUMPRODUCT(A1:A2,B1:B3)", "C6": "=SUMPRODUCT(A1:B2)"})
+    assert {k: v for k, v in got.items() if k.startswith("C")} == {
+        "C1": 12, "C2": 3, "C3": 12, "C4": 22, "C5": "#VALUE!", "C6": 9}
+
+
 def test_wrap_pads_with_a_real_error(tmp_path):
     """WRAPROWS/WRAPCOLS pad the last row or column with #N/A (Microsoft's pages), an
     error ISERROR/ISNA see and the file holds as an error, not the text "#N/A"."""

@@ -144,6 +144,31 @@ def zero_without_numbers(func):
     return call
 
 
+def sumproduct(*args):
+    """SUMPRODUCT: formulas' (the arrays' elements multiplied position by position, the
+    products summed; an error in them the answer; arrays of other sizes #VALUE!), with
+    every text in an array -- numeric text too -- a zero: Microsoft's SUMPRODUCT page,
+    "SUMPRODUCT treats non-numeric array entries as if they were zeros", and LibreOffice
+    gives ``=SUMPRODUCT(A1:A2,B1:B2)`` = 12 for A1 the text "5", A2 3, B1 2, B2 4
+    (formulas read the text as 5: 22). TRUE and FALSE were zeros already. The operators
+    inside (``SUMPRODUCT((A1:A2)*B1:B2)``) coerce numeric text as they do anywhere."""
+    from formulas.functions.math import xsumproduct
+    return xsumproduct(*(_text_as_zero(values_of(a)) if is_collection(a) else a
+                         for a in args))
+
+
+def _text_as_zero(values: np.ndarray) -> np.ndarray:
+    """``values`` with each plain text (not an error, not the empty cell) 0.0."""
+    if values.dtype != object:
+        return values
+    flat = values.reshape(-1).tolist()
+    if str not in set(map(type, flat)):
+        return values
+    out = np.empty(len(flat), dtype=object)
+    out[:] = [0.0 if type(v) is str else v for v in flat]
+    return out.reshape(values.shape)
+
+
 def install(table, put) -> None:
     """Put the functions above in formulas' function table ``table`` through
     ``put(table, name, function)``."""
@@ -155,6 +180,7 @@ def install(table, put) -> None:
                     func = zero_without_numbers(func)
                 put(table, alias, numeric_arguments(func, XL))
     put(table, "COUNT", count)
+    put(table, "SUMPRODUCT", sumproduct)
     put(table, "N", n_of)
     put(table, "ISNUMBER", isnumber)
     put(table, "ISREF", isref)
