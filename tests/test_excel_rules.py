@@ -590,6 +590,21 @@ def test_sumproduct_reads_text_in_its_arrays_as_zero(tmp_path):
         "C1": 12, "C2": 3, "C3": 12, "C4": 22, "C5": "#VALUE!", "C6": 9}
 
 
+def test_percentile_and_quartile_pass_over_text_in_their_data(tmp_path):
+    """Excel passes over text and TRUE/FALSE in PERCENTILE's and QUARTILE's data range,
+    as in its other statistical functions (LibreOffice agrees: over 1.5, "5", "x", 3, -2
+    PERCENTILE(...,0.5) is 1.5 and QUARTILE(...,1) -0.25); they were #VALUE!. k is read
+    as before: "0.5" given or in a cell is 0.5, beyond 0..1 is #NUM!."""
+    got = recalc(tmp_path, {"A1": 1.5, "A2": "5", "A3": "x", "A5": 3, "A6": -2, "A7": True,
+                            "B1": "0.5",
+                            "C1": "=PERCENTILE(A1:A7,0.5)", "C2": "=QUARTILE(A1:A7,1)",
+                            "C3": "=PERCENTILE.INC(A1:A7,0.25)", "C4": "=QUARTILE.EXC(A1:A7,2)",
+                            "C5": "=PERCENTILE(A1:A7,B1)", "C6": "=PERCENTILE(A1:A7,2)",
+                            "C7": "=PERCENTILE.EXC(A1:A7,0.5)", "C8": "=QUARTILE.INC(A1:A7,3)"})
+    assert [got[f"C{k}"] for k in range(1, 9)] == [1.5, -0.25, -0.25, 1.5, 1.5, "#NUM!",
+                                                   1.5, 2.25]
+
+
 def test_wrap_pads_with_a_real_error(tmp_path):
     """WRAPROWS/WRAPCOLS pad the last row or column with #N/A (Microsoft's pages), an
     error ISERROR/ISNA see and the file holds as an error, not the text "#N/A"."""

@@ -129,6 +129,25 @@ NUMERIC_AGGREGATES = (
     "STDEV.P", "STDEVP", "VAR", "VAR.S", "VAR.P", "VARP", "GEOMEAN", "HARMEAN",
     "AVEDEV", "DEVSQ", "KURT", "SKEW", "MODE", "MODE.SNGL")
 
+#: functions of one data array then numbers (PERCENTILE(array, k)): the array's text and
+#: TRUE/FALSE are passed over, as in the aggregates above (Microsoft's pages: "array --
+#: the array or range of data"; Excel, like LibreOffice, answers
+#: PERCENTILE(A1:A7,0.5) over 1.5, "5", "x", 3, -2 with 1.5); the numbers after it are
+#: read as before
+DATA_FIRST = ("PERCENTILE", "PERCENTILE.INC", "PERCENTILE.EXC", "QUARTILE", "QUARTILE.INC",
+              "QUARTILE.EXC")
+
+
+def numeric_data(func):
+    """``func`` given its first argument's numbers only when that argument is a
+    reference or an array (the other arguments as they are)."""
+    @functools.wraps(func)
+    def call(data, *rest):
+        if is_collection(data):
+            data = numbers_only(values_of(data))
+        return func(data, *rest)
+    return call
+
 
 def zero_without_numbers(func):
     """``func`` (formulas' PRODUCT, given numbers only), but 0 when no argument holds a
@@ -179,6 +198,10 @@ def install(table, put) -> None:
                 if name == "PRODUCT":
                     func = zero_without_numbers(func)
                 put(table, alias, numeric_arguments(func, XL))
+    for name in DATA_FIRST:
+        for alias in (name, "_XLFN." + name):
+            if alias in table:
+                put(table, alias, numeric_data(table[alias]))
     put(table, "COUNT", count)
     put(table, "SUMPRODUCT", sumproduct)
     put(table, "N", n_of)
