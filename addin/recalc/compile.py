@@ -160,12 +160,8 @@ class _Shaping:
 
     def with_text(self, i):
         """Node ``i``'s generic shape with its generic text (which a :class:`Shaper`
-        leaves out until a cell of the shape is compiled)."""
-        nodes = self.nodes
-        s = nodes.n_sheet[i]
-        return shapes.shape(nodes.n_text[i], nodes.sheet_names[s] if s is not None else "",
-                            nodes.n_row[i], nodes.n_col[i], generic=True,
-                            scope=nodes.scopes.get(s, ""))
+        leaves out until a cell of the shape is compiled). Node ``i`` is a cell."""
+        return self.shaper_of(self.nodes.n_sheet[i]).with_generic(self.nodes.n_text[i])
 
 
 class _Templates:
