@@ -34,6 +34,8 @@ every formula of the template and the corpus, the memo warm and cold.
 """
 from __future__ import annotations
 
+import re
+
 import formulas
 from formulas.errors import TokenError
 from formulas.functions import get_functions
@@ -62,6 +64,10 @@ _PROCESS = {cls: (_own(cls.process), getattr(cls, "_process", None))
             for cls in (Error, String, Number, OperatorToken, Separator, Array, Parenthesis,
                         Intersect, Function, Range)}
 _RELATIVE = ("rr1", "rc1", "rr2", "rc2")  # groups of a relative R1C1 reference
+_PLAIN_RUN = re.compile(r"[A-Za-z0-9_.$:!\\]+").match   # (see _range)
+_STOPS = frozenset(",;)}+-*/^&=<>% ") | {""}
+_READS_ON = re.compile(r"INDIRECT|ANCHORARRAY", re.I).search
+_NO_MATCH = object()
 _kept: dict = {}
 
 
@@ -89,31 +95,29 @@ def make(cls, rest: str, context, parser):
     use only while :func:`usable` holds."""
     if cls not in _PROCESS:
         return cls(rest, context, parser)
+    if cls is Range:
+        return _range(rest, context, parser)
     m = cls._re.match(rest)
     end = m.end(0) if m is not None else 0
     if not end:  # Token.__init__: no match (or an empty one), no attributes
         raise TokenError(rest)
-    host = False
-    if cls is Range:
-        host = all(m.group(g) is None for g in _RELATIVE)
-        try:
-            ctx = tuple((k, None if host and k in _HOST else v)
-                        for k, v in context.items()) if context else ()
-            key = (cls, m.group(0), rest[end:end + 1], ctx)
-            hash(key)
-        except (AttributeError, TypeError):  # a context that is no plain dict
-            return cls(rest, context, parser)
-    elif cls is Function:
+    if cls is Function:
         key = (cls, m.group(0), rest[end:end + 1], bool(getattr(parser, "is_cell", False)))
     else:
         key = (cls, m.group(0), rest[end:end + 1])
     got = _kept.get(key)
     if got is None:
-        return _first(cls, rest, context, parser, key, host)
+        return _first(cls, rest, context, parser, key, False)
+    if cls is Function and key[3] and got is not _REFUSED and \
+            got["name"].upper() not in get_functions():
+        return cls(rest, context, parser)  # (formulas gives it a Range of its own)
+    return _made(cls, rest, context, got, end, False)
+
+
+def _made(cls, rest, context, got, end: int, host: bool):
+    """The token of remembered attributes ``got`` (or formulas' refusal)."""
     if got is _REFUSED:
         raise TokenError(rest)
-    if cls is Function and key[3] and got["name"].upper() not in get_functions():
-        return cls(rest, context, parser)  # (formulas gives it a Range of its own)
     attr = got.copy()
     if host and context:
         for k in _HOST:
@@ -122,6 +126,56 @@ def make(cls, rest: str, context, parser):
     token = cls.__new__(cls)
     token.source, token.attr, token.end_match = rest, attr, end
     return token
+
+
+def _range(rest: str, context, parser):
+    """:func:`make` for a ``Range``. A text that begins with a run of the characters of
+    an unquoted reference or name (:data:`_PLAIN_RUN`: letters, digits, ``_ . $ : !`` and the backslash)
+    followed by an operator, a separator, a space, ``)``, ``}`` or the end
+    (:data:`_STOPS`) is matched by formulas' pattern exactly as far as that run, or not
+    at all, whatever follows: no alternative of the pattern takes any of those
+    characters unless it began with a quote or a ``[``, and its lookaheads read one
+    character. So when that run and character have been matched before in this context,
+    the remembered token is given without matching; likewise a run followed by ``(``
+    (a function's name) that the pattern did not match before is refused again -- but for
+    the names whose alternatives read past the ``(`` (``INDIRECT("``, ``ANCHORARRAY(``).
+    """
+    try:
+        ctx = tuple((k, None if k in _HOST else v)
+                    for k, v in context.items()) if context else ()
+        hash(ctx)
+    except (AttributeError, TypeError):  # a context that is no plain dict
+        return Range(rest, context, parser)
+    run = _PLAIN_RUN(rest)
+    seen = None
+    if run is not None:
+        n = run.end()
+        after = rest[n:n + 1]
+        if after in _STOPS:
+            seen = (Range, rest[:n], after, ctx)
+            got = _kept.get(seen)
+            if got is not None:
+                return _made(Range, rest, context, got, n, True)
+        elif after == "(" and not _READS_ON(rest[:n]):
+            seen = (Range, rest[:n], "(", ctx, _NO_MATCH)
+            if seen in _kept:
+                raise TokenError(rest)
+    m = Range._re.match(rest)
+    end = m.end(0) if m is not None else 0
+    if not end:  # Token.__init__: no match (or an empty one), no attributes
+        if seen is not None and len(seen) == 5:
+            if len(_kept) >= MAX_KEPT:
+                _kept.clear()
+            _kept[seen] = _NO_MATCH
+        raise TokenError(rest)
+    host = all(m.group(g) is None for g in _RELATIVE)
+    if not host:  # a relative R1C1 reference: this cell's parts
+        ctx = tuple(context.items()) if context else ()
+    key = (Range, m.group(0), rest[end:end + 1], ctx)
+    got = _kept.get(key)
+    if got is None:
+        return _first(Range, rest, context, parser, key, host)
+    return _made(Range, rest, context, got, end, host)
 
 
 def _first(cls, rest, context, parser, key, host):
