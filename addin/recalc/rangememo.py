@@ -22,7 +22,7 @@ from __future__ import annotations
 from formulas.errors import AnchorRangeName, InvalidRangeName
 from formulas.ranges import Ranges
 
-MAX_KEPT = 20_000   # answers remembered, then forgotten all at once
+MAX_KEPT = 4_096    # answers remembered (~1 KB each), then forgotten all at once
 _HOST = ("cr", "cc")
 _kept: dict = {}
 _installed = Ranges.__dict__["get_range"].__func__

@@ -46,7 +46,7 @@ from formulas.tokens.operator import Intersect, OperatorToken, Separator
 from formulas.tokens.parenthesis import Parenthesis
 
 KNOWN_VERSIONS = frozenset({"1.3.4"})
-MAX_KEPT = 50_000   # attribute sets remembered, then forgotten all at once
+MAX_KEPT = 4_096    # attribute sets remembered (~1 KB each), then forgotten all at once
 _HOST = ("cr", "cc")  # the context's parts that name the formula's own cell
 _REFUSED = object()   # formulas refused the match (TokenError): so again
 
