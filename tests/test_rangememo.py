@@ -29,6 +29,13 @@ def functions():
     install_functions()
 
 
+@pytest.fixture(autouse=True)
+def remembering():
+    """Each test inside the block the compile stage runs in."""
+    with rangememo.remembering():
+        yield
+
+
 def _answer(function, ref, context, raise_anchor):
     try:
         got = function(ref, None if context is None else dict(context), raise_anchor)
@@ -93,3 +100,22 @@ def test_same_as_formulas_on_every_call_of_the_template(monkeypatch):
     moved = [(ref, ctx and {**ctx, "cr": str(int(ctx.get("cr", 1)) + 3), "cc": 5}, a)
              for ref, ctx, a in seen]
     assert _differ(moved) == []
+
+
+def test_outside_the_compile_stage_it_is_formulas_own_call():
+    """Outside :func:`~zvmplan_addin.recalc.rangememo.remembering` (evaluation, INDIRECT):
+    formulas' answer, nothing remembered; the block's answers are forgotten when the
+    outermost block ends."""
+    rangememo.forget()
+    depth = rangememo._depth
+    rangememo._depth = 0
+    try:
+        assert _differ([("A1", CONTEXTS[2], True), ("ZVMLIT_0_", CONTEXTS[2], True)]) == []
+        assert rangememo._kept == {}
+        with rangememo.remembering():
+            with rangememo.remembering():
+                rangememo.get_range("A1", dict(CONTEXTS[2]))
+            assert len(rangememo._kept) == 1
+        assert rangememo._kept == {}
+    finally:
+        rangememo._depth = depth

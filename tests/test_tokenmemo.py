@@ -24,6 +24,13 @@ def functions():
     install_functions()
 
 
+@pytest.fixture(autouse=True)
+def remembering():
+    """Each test inside the block the compile stage parses in."""
+    with tokenmemo.remembering():
+        yield
+
+
 def _same(items) -> list:
     return [(text, ctx) for text, ctx in items
             if outcome(FastParser, text, ctx) != outcome(Parser, text, ctx)]
@@ -178,3 +185,28 @@ def test_a_run_read_before_is_given_only_where_the_pattern_reads_no_further(monk
     calls.clear()
     FastParser(True).ast("=A1+SUM(B2)", context={"sheet": "S", "cr": "9", "cc": 1})
     assert calls == []
+
+
+def test_nothing_is_remembered_outside_the_compile_stage(tmp_path):
+    """Outside :func:`~zvmplan_addin.recalc.tokenmemo.remembering` the parser makes
+    every token with formulas' constructor and keeps nothing; after a calc, nothing the
+    compile stage remembered is kept (formulas' token attributes, references' parts)."""
+    from zvmplan_addin import cli
+    from zvmplan_addin.recalc import rangememo
+    tokenmemo.forget()
+    with tokenmemo.remembering():   # nested: the outer block (the fixture's) goes on
+        FastParser(True).ast("=A1+B2", context={"sheet": "S", "cr": "1", "cc": 1})
+    assert len(tokenmemo._kept) > 2
+    tokenmemo.forget()
+    depth = tokenmemo._depth
+    tokenmemo._depth = 0
+    try:
+        assert not tokenmemo.on()
+        FastParser(True).ast("=A1+B2", context={"sheet": "S", "cr": "1", "cc": 1})
+        assert tokenmemo._kept == {}
+        assert cli.main(["calc", str(build.TEMPLATE), "-o", str(tmp_path / "t.xlsx"), "-q"]) \
+            in (0, None)
+        assert tokenmemo._kept == {} and rangememo._kept == {}
+        assert tokenmemo._depth == 0 and rangememo._depth == 0
+    finally:
+        tokenmemo._depth = depth

@@ -28,8 +28,9 @@ by digest) are checked at each call; on any difference, or an expression that is
 ``str``, it is formulas' own ``Parser.ast`` that runs.
 
 Each token is made by :func:`~.tokenmemo.make`: formulas' constructor, or the same token
-with the attributes of an earlier one of the same matched text (while the token classes'
-``process`` methods are formulas' own, :func:`~.tokenmemo.usable`).
+with the attributes of an earlier one of the same matched text (while the compile stage
+remembers them and the token classes' ``process`` methods are formulas' own,
+:func:`~.tokenmemo.on`).
 """
 from __future__ import annotations
 
@@ -142,7 +143,7 @@ class FastParser(Parser):
         Parenthesis("(").ast(tokens, stack, builder)
         if rest:
             table, others = _TABLES["#" in rest]
-            make = tokenmemo.make if tokenmemo.usable() else _construct
+            make = tokenmemo.make if tokenmemo.on() else _construct
             while rest:
                 rest = rest[_read_one(rest, table.get(rest[0], others), context, self,
                                       tokens, stack, builder, expression, make):]

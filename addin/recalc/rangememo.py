@@ -14,10 +14,14 @@ reference's parts (``R[1]C[1]``, which holds a ``[``); any other answer carries 
 as given. So for a text without ``[`` they are left out of the key and the answer is
 given this call's (remembered only when the answer holds the very ``cr``/``cc`` objects
 given). A context that is no dict of hashable values, or any other exception, is
-formulas' own answer, not remembered. :func:`install` puts :func:`get_range` in place of
-formulas' (``install_functions``); ``tests/test_rangememo.py`` compares the two.
+formulas' own answer, not remembered. Answers are remembered only inside
+:func:`remembering` (the compile stage) and forgotten when it ends; elsewhere it is
+formulas' own call. :func:`install` puts :func:`get_range` in place of formulas'
+(``install_functions``); ``tests/test_rangememo.py`` compares the two.
 """
 from __future__ import annotations
+
+import contextlib
 
 from formulas.errors import AnchorRangeName, InvalidRangeName
 from formulas.ranges import Ranges
@@ -32,7 +36,10 @@ _original = getattr(_installed, "_zvm_original", _installed)
 
 def get_range(ref, context=None, raise_anchor=True):
     """``Ranges.get_range(ref, context, raise_anchor)`` as formulas answers it: a new
-    parts dict, or the same exception (the module docstring)."""
+    parts dict, or the same exception (the module docstring); formulas' own call outside
+    :func:`remembering`."""
+    if not _depth:
+        return _original(ref, context, raise_anchor)
     try:
         host = "[" not in ref
         ctx = tuple((k, None if host and k in _HOST else v)
@@ -76,6 +83,24 @@ get_range._zvm_original = _original
 
 def forget() -> None:
     _kept.clear()
+
+
+_depth = 0   # remembering() blocks under way
+
+
+@contextlib.contextmanager
+def remembering():
+    """Answers remembered inside this block (nested blocks share them), all forgotten
+    when the outermost ends: a compile stage's formulas share them, and nothing is kept
+    after it (evaluation asks formulas itself)."""
+    global _depth
+    _depth += 1
+    try:
+        yield
+    finally:
+        _depth -= 1
+        if not _depth:
+            _kept.clear()
 
 
 def install() -> None:

@@ -29,11 +29,15 @@ the match again. Each token is its own object with its own ``attr`` dict (the pa
 
 :func:`usable` says whether these are still formulas' own ``process`` methods (a
 patched one, or another formulas release, and every token is made by formulas).
+Attributes are remembered only inside :func:`remembering` (the compile stage:
+``compile.compile_nodes``, ``FormulaCompiler.compile``) and forgotten when it ends, so
+nothing is kept per formula after it (:func:`on`).
 ``tests/test_fastparse.py`` compares the tokens with formulas' own, made afresh, on
 every formula of the template and the corpus, the memo warm and cold.
 """
 from __future__ import annotations
 
+import contextlib
 import re
 
 import formulas
@@ -83,9 +87,32 @@ def usable() -> bool:
     return True
 
 
+def on() -> bool:
+    """Is :func:`make` to be used: inside :func:`remembering`, while :func:`usable`?"""
+    return _depth > 0 and usable()
+
+
 def forget() -> None:
     """Forget every remembered attribute set."""
     _kept.clear()
+
+
+_depth = 0   # remembering() blocks under way
+
+
+@contextlib.contextmanager
+def remembering():
+    """Attributes remembered across the formulas parsed inside this block (nested blocks
+    share them), all forgotten when the outermost ends: nothing is kept per formula
+    after a compile stage."""
+    global _depth
+    _depth += 1
+    try:
+        yield
+    finally:
+        _depth -= 1
+        if not _depth:
+            _kept.clear()
 
 
 def make(cls, rest: str, context, parser):
