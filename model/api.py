@@ -33,6 +33,7 @@ from .errors import ArgumentTypeError, NoDataError, OutOfRangeError
 from .ftp import ftp_per_mb
 from .inputs import level_or_native, native_level, number, speed
 from .levels import level_step
+from .setops import isin
 from .streaming import stream_answer
 from .strg import strg_per_mb, strg_per_mb_many
 from .tables import (FTP_GETS_PER_RUN, FTP_MB_PER_RUN, FTP_MTU, FTP_TRANSPORTS, SIZE_RANGE,
@@ -140,7 +141,7 @@ def per_mb_many(transport, sizes, metric="cp_cpusec_per_mb", level=None, speed_f
         values = np.full(s.shape, np.nan)
         errors = {int(i): curve.range_error(s[i]) for i in np.flatnonzero(~ok)}
         if ok.any():
-            meas = np.isin(s, curve.sizes)
+            meas = isin(s, curve.sizes)
             values[ok] = _curve_values(t, s[ok], metric, level, speed_factor)
             for i in np.flatnonzero(ok & meas):  # measured points: exactly as published
                 values[i] = per_mb(t, s[i], metric, level, speed_factor).value

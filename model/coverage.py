@@ -58,6 +58,7 @@ import numpy as np
 
 from .data import find
 from .interp import pchip
+from .setops import isin
 from .tables import conn_grid, outlier_runs, size_curve
 
 SIZE_METRICS = ("mb_per_sec", "mb_per_cpusec", "cpusec_per_sec", "cp_cpusec_per_mb",
@@ -305,7 +306,7 @@ def _mtu_groups(key: str, m: str, workload: str | None = None):
                 es.append(float(np.log(y[0] / (y[1] * (mt[0] / mt[1]) ** slope))))
             for j in range(1, len(mt) - 1) if key != "mtu_below" else ():
                 keep = (np.arange(len(mt)) != j if key == "mtu_interp" else
-                        np.isin(np.arange(len(mt)), (0, len(mt) - 1)))
+                        isin(np.arange(len(mt)), (0, len(mt) - 1)))
                 pred = np.exp(pchip(np.log(mt[keep]), np.log(y[keep]), np.log(mt[j])))
                 es.append(float(np.log(y[j] / pred)))
             groups.append((f"{w} {lvl} {c:g} connections", tuple(es)))

@@ -28,6 +28,7 @@ import numpy as np
 
 from .errors import NoDataError, OutOfRangeError
 from .interp import CostFit, pchip
+from .setops import isin
 
 SIZE_METHOD_IN = ("size interpolation: CP and virtual CPU/MB by monotone PCHIP in log-log "
                   "through every measured point; total = CP + virtual")
@@ -104,7 +105,7 @@ class SizeCurve:
             pct[out] = 100 * cp / (cp + v)
             cps[out] = self.cpusec_per_sec[end]
         basis = np.where(inside, M_INTERP, M_EXTRAP)
-        basis[np.isin(s, self.sizes)] = M_IN
+        basis[isin(s, self.sizes)] = M_IN
         cp = tot * pct / 100
         return ({"tot_cpusec_per_mb": tot, "pct_cp": pct, "cpusec_per_sec": cps,
                  "cp_cpusec_per_mb": cp, "v_cpusec_per_mb": tot - cp,

@@ -18,6 +18,7 @@ from .errors import ArgumentTypeError, NoDataError, OutOfRangeError, ZvmplanErro
 from .ftp import ftp_per_tx
 from .inputs import level_or_native, number, speed
 from .levels import level_step
+from .setops import isin
 from .tables import (FTP_TRANSPORTS, STREAM_TRANSPORTS, TX_TRANSPORTS, conn_grid, outlier_runs,
                      table_003)
 
@@ -204,7 +205,7 @@ def per_tx_many(transport, workload, mtus, connections, metric="tot_cpumsec_per_
             measured = np.zeros(len(published), bool)
             for mval in grid.mtus:
                 sel = mt[ok] == mval
-                measured[sel] = np.isin(ce[sel], grid.conns[mval])
+                measured[sel] = isin(ce[sel], grid.conns[mval])
             raw = np.where(measured, published, v + c)  # total = virtual + CP off the grid
         else:
             raw = grid.evaluate_many(m, mt[ok], ce)

@@ -144,6 +144,52 @@ def test_a_number_in_a_date_format_gives_way(plans, tmp_path):
     assert results.read(path, written=True) == results.read(path)
 
 
+STYLES = (  # number formats openpyxl reads as dates or times, and some it does not
+    b'<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+    b'<numFmts count="6"><numFmt numFmtId="164" formatCode="0.00&quot;d&quot;"/>'
+    b'<numFmt numFmtId="165" formatCode="[h]:mm"/><numFmt numFmtId="166" formatCode="yyyy\\-mm"/>'
+    b'<numFmt numFmtId="167" formatCode="0.0;[Red]-0.0"/>'
+    b'<numFmt numFmtId="168" formatCode="&#100;&#100;/mm"/><numFmt numFmtId="169" formatCode="0%"/>'
+    b'</numFmts><cellStyleXfs count="1"><xf numFmtId="14"/></cellStyleXfs>'
+    b'<cellXfs count="11"><xf numFmtId="0"/><xf numFmtId="14"><alignment/></xf>'
+    b'<xf numFmtId="164"/><xf numFmtId="165"/><xf numFmtId="166"/><xf numFmtId="167"/>'
+    b'<xf numFmtId="168"/><xf numFmtId="169"/><xf numFmtId="22"/><xf numFmtId="4"/>'
+    b'<xf/></cellXfs><dxfs count="1"><dxf><numFmt numFmtId="169" formatCode="yyyy"/></dxf>'
+    b'</dxfs></styleSheet>')
+
+
+def test_date_styles_hold_every_date_format_openpyxl_sees():
+    """The cell formats whose numbers openpyxl reads as dates or times (built-in 14 and
+    22, ``[h]:mm``, ``yyyy\\-mm``, a character reference spelling ``dd/mm``) are all
+    counted; ``[Red]`` is counted too (a letter d: such a cell is only left to openpyxl);
+    a quoted "d", a percentage, a plain number and a differential format's own
+    ``numFmt`` (which is no cell format's) are not."""
+    from openpyxl.styles.stylesheet import Stylesheet
+    from openpyxl.xml.functions import fromstring
+    sheet = Stylesheet.from_tree(fromstring(STYLES))
+    theirs = set(sheet.date_formats) | set(sheet.timedelta_formats)
+    assert theirs == {1, 3, 4, 6, 8}
+    assert readback.date_styles(STYLES) == theirs | {5}
+
+
+def test_shared_strings_as_openpyxl_reads_them():
+    """Runs joined, phonetic runs left out, entities read: openpyxl's strings; a table
+    with an ``_xHHHH_`` escape (openpyxl keeps it, Excel reads it) or in another
+    namespace (Strict OOXML, which openpyxl does not read) is left to openpyxl."""
+    from io import BytesIO
+    from openpyxl.reader.strings import read_string_table
+    ns = b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+    table = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<sst ' + ns +
+             b' count="3"><si><t xml:space="preserve"> a &amp; b </t></si><si><r><t>x</t></r>'
+             b'<r><rPr><b/></rPr><t>y</t></r><rPh sb="0" eb="1"><t>Z</t></rPh></si><si><t/></si></sst>')
+    assert readback._shared_strings(table, "s") == read_string_table(BytesIO(table)) \
+        == [" a & b ", "xy", ""]
+    for other in (table.replace(b"<t>x</t>", b"<t>_x0041_</t>"),
+                  table.replace(b"2006/main", b"2006/x")):
+        with pytest.raises(readback._Unknown):
+            readback._shared_strings(other, "s")
+
+
 def _edit_part(src: Path, dst: Path, name: str, change) -> Path:
     """``src`` with the part ``name`` passed through ``change(bytes) -> bytes``."""
     with zipfile.ZipFile(src) as z:

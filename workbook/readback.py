@@ -36,7 +36,6 @@ import contextlib
 import gc
 import re
 import zipfile
-from io import BytesIO
 
 import numpy as np
 
@@ -102,13 +101,13 @@ def _worksheets(z: zipfile.ZipFile) -> dict[str, str]:
     """Sheet name -> zip path of its part, for the sheets whose relationship is a
     worksheet's (as :func:`.rows.sheet_paths` finds them)."""
     from defusedxml import ElementTree
-    from .rows import _MAIN, _PKG, _REL
+    from .xlsxio import NS_MAIN, NS_PKG_REL, NS_REL
     rels = ElementTree.fromstring(z.read("xl/_rels/workbook.xml.rels"))
     target = {r.get("Id"): (r.get("Type") or "", r.get("Target") or "")
-              for r in rels.iter(f"{_PKG}Relationship")}
+              for r in rels.iter(f"{{{NS_PKG_REL}}}Relationship")}
     out = {}
-    for sh in ElementTree.fromstring(z.read("xl/workbook.xml")).iter(f"{_MAIN}sheet"):
-        kind, t = target[sh.get(f"{_REL}id")]
+    for sh in ElementTree.fromstring(z.read("xl/workbook.xml")).iter(f"{{{NS_MAIN}}}sheet"):
+        kind, t = target[sh.get(f"{{{NS_REL}}}id")]
         if not kind.endswith("/relationships/worksheet"):
             raise _Unknown("a sheet that is not a worksheet part")
         t = t.lstrip("/")
@@ -117,18 +116,14 @@ def _worksheets(z: zipfile.ZipFile) -> dict[str, str]:
 
 
 def _read(z: zipfile.ZipFile, names, written: dict) -> dict[str, list[tuple]]:
-    from openpyxl.reader.strings import read_string_table
-    from openpyxl.styles.stylesheet import Stylesheet
-    from openpyxl.xml.functions import fromstring
     paths = _worksheets(z)
     types = z.read("[Content_Types].xml").decode("utf-8")
     strings_at = re.findall(r'PartName="/([^"]+)"\s+ContentType="' + re.escape(SHARED_STRINGS)
                             + '"', types)
     if types.count(SHARED_STRINGS) != len(strings_at) or len(strings_at) > 1:
         raise _Unknown("shared strings declared in another form")
-    strings = read_string_table(BytesIO(z.read(strings_at[0]))) if strings_at else []
-    styles = Stylesheet.from_tree(fromstring(z.read("xl/styles.xml")))
-    dates = set(styles.date_formats) | set(styles.timedelta_formats)
+    strings = _shared_strings(z.read(strings_at[0]), strings_at[0]) if strings_at else []
+    dates = date_styles(z.read("xl/styles.xml"))
     out = {}
     for name in names:
         if name not in paths:
@@ -157,6 +152,80 @@ def _text(raw: bytes) -> str:
             raise _Unknown("a character reference")
         raw = _ENTITY.sub(lambda m: _ENTITIES[m.group(0)], raw)
     return raw.decode("utf-8")
+
+
+def _shared_strings(data: bytes, name: str) -> list[str]:
+    """The shared string table as openpyxl's ``read_string_table`` reads it. Read by the
+    engine's own reader (:func:`~zvmplan_addin.xlsx.sheet.read_shared_strings`, the text
+    of each ``<si>``'s runs, phonetic runs left out), which reads ``_xHHHH_`` escapes as
+    Excel does where openpyxl keeps them (dropping only ``x005F_``): a table holding
+    ``_x`` anywhere is left to openpyxl (None from :func:`sheet_rows`)."""
+    if b"_x" in data:
+        raise _Unknown("an _xHHHH_ escape in the shared strings")
+    if not _SST.match(data):  # openpyxl reads the transitional namespace only
+        raise _Unknown("shared strings in another namespace or form")
+    from zvmplan_addin.xlsx.sheet import read_shared_strings
+    return read_shared_strings(data, name)
+
+
+_SST = re.compile(rb'(?:<\?xml[^>]*\?>\s*)?<sst\b[^>]*\sxmlns="' + re.escape(MAIN_NS) + rb'"')
+#: built-in number formats that are dates or times in some locale (ECMA-376 18.8.30:
+#: 14-22 and 45-47; 27-36 and 50-58 are the East Asian locales' dates)
+_BUILTIN_DATE_IDS = frozenset([*range(14, 23), *range(27, 37), *range(45, 48), *range(50, 59)])
+_QUOTED = re.compile(r'"[^"]*"')
+_DATE_LETTER = re.compile(r"[dmhysDMHYS]")
+_STYLE_TAG = re.compile(rb"<(/?)(?:[A-Za-z_][\w.-]*:)?(numFmts?|cellXfs|xf)\b([^>]*?)(/?)>")
+_ATTR = re.compile(rb'\b(numFmtId|formatCode)="([^"]*)"')
+
+
+def date_styles(styles: bytes) -> set[int]:
+    """The indexes of ``styles.xml``'s cell formats (``<cellXfs>``) whose number format
+    openpyxl reads as a date or a time (``Stylesheet.date_formats`` and
+    ``timedelta_formats``), or more: a built-in date id of any locale, or a custom code
+    with a date or time letter (``d m h y s``) anywhere but in a quoted literal, in any
+    section (openpyxl looks at the first only, and leaves out bracketed and escaped
+    letters too). A cell counted here that openpyxl does not count is only read by
+    openpyxl instead (:func:`_value`); one openpyxl counts is never left out."""
+    if b"<!--" in styles or b"<![CDATA[" in styles:
+        raise _Unknown("a comment or CDATA in the styles")
+    custom, ids, in_xfs, in_fmts = {}, [], False, False
+    for m in _STYLE_TAG.finditer(styles):
+        closing, tag, attrs, empty = m.groups()
+        if tag == b"cellXfs":
+            in_xfs = not closing and not empty
+            continue
+        if tag == b"numFmts":  # (a differential format's own numFmt is not one of them)
+            in_fmts = not closing and not empty
+            continue
+        got = dict(_ATTR.findall(attrs))
+        if tag == b"numFmt" and in_fmts and not closing:
+            code = got.get(b"formatCode", b"").decode("utf-8")
+            custom[int(got[b"numFmtId"])] = _unescape(code)
+        elif tag == b"xf" and in_xfs and not closing:
+            ids.append(int(got.get(b"numFmtId", b"0")))
+    out = set()
+    for k, fmt in enumerate(ids):
+        if fmt in custom:
+            if _DATE_LETTER.search(_QUOTED.sub("", custom[fmt])):
+                out.add(k)
+        elif fmt in _BUILTIN_DATE_IDS:
+            out.add(k)
+    return out
+
+
+_REFERENCE = re.compile(r"&(#x[0-9A-Fa-f]+|#[0-9]+|quot|apos|lt|gt|amp);")
+_NAMED = {"quot": '"', "apos": "'", "lt": "<", "gt": ">", "amp": "&"}
+
+
+def _unescape(code: str) -> str:
+    """An attribute's text with XML's entity and character references read."""
+    def one(m):
+        ref = m.group(1)
+        if ref[0] != "#":
+            return _NAMED[ref]
+        n = int(ref[2:], 16) if ref[1] in "xX" else int(ref[1:])
+        return chr(n) if n < 0x110000 else ""
+    return _REFERENCE.sub(one, code)
 
 
 def _value(t: bytes, v: bytes, inline: bytes, s: bytes, strings, dates):
@@ -188,6 +257,22 @@ def _rows(part: bytes, strings, dates) -> list[tuple]:
     return _padded(*_parse(part, strings, dates))
 
 
+_CORNER = re.compile(rb"([A-Z]{1,3})([0-9]+)")
+
+
+def _dimension_end(ref: bytes) -> tuple[int, int]:
+    """The last column and row of a ``<dimension ref="A1:C6">`` (or of ``"C6"``), as
+    openpyxl's ``range_boundaries`` gives them; a range whose first corner is not above
+    and left of its last, or a row 0, is left to openpyxl."""
+    from zvmplan_addin.xlsx.cells import col_number
+    corners = [(col_number(m.group(1).decode("ascii")), int(m.group(2)))
+               for m in map(_CORNER.fullmatch, ref.split(b":"))]
+    (c0, r0), (c1, r1) = corners[0], corners[-1]
+    if c0 > c1 or r0 > r1 or r0 < 1:
+        raise _Unknown("a dimension in another form")
+    return c1, r1
+
+
 def _parse(part: bytes, strings, dates, taken: list | None = None):
     """(the rows of ``part`` as read: (row number, values), the dimension's last column
     and row or None): with the dimension, each row's values are a list as wide as it.
@@ -206,8 +291,7 @@ def _parse(part: bytes, strings, dates, taken: list | None = None):
         raise _Unknown("a dimension in another form")
     max_col = max_row = None
     if dims:
-        from openpyxl.utils.cell import range_boundaries
-        _, _, max_col, max_row = range_boundaries(dims[0].decode("ascii"))
+        max_col, max_row = _dimension_end(dims[0])
     if _ROW_TAG.search(part, stop):
         raise _Unknown("a row after <sheetData>")
     parsed: list[tuple[int, list]] = []
@@ -275,12 +359,12 @@ def _tokens(part: bytes, start: int, stop: int):
 
 def _column_index(known: dict[bytes, int]):
     """Column letters -> number (A = 1), remembered in ``known``."""
-    from openpyxl.utils.cell import column_index_from_string
+    from zvmplan_addin.xlsx.cells import col_number
 
-    def index(letters: bytes) -> int:
+    def index(letters: bytes) -> int:  # (letters: 1 to 3 of A-Z, as _TOKEN reads them)
         n = known.get(letters)
         if n is None:
-            n = known[letters] = column_index_from_string(letters.decode("ascii"))
+            n = known[letters] = col_number(letters.decode("ascii"))
         return n
     return index
 
@@ -411,15 +495,17 @@ def _written_rows(written, strings, dates) -> list[tuple]:
 def _check_columns(data: bytes, c0, col_of) -> None:
     """Each cell at ``c0`` starts ``<c r="`` then the letters of its noted column and a
     digit (the column openpyxl takes from ``r`` is the one the engine noted)."""
-    from openpyxl.utils.cell import get_column_letter
     from zvmplan_addin.xlsx.bulksheet import byte_words, starts_with
+    from zvmplan_addin.xlsx.cells import col_letters
     lead = b'<c r="'
     if not starts_with(data, c0, lead):
         raise _Unknown("a formula cell without its r first")
     spelled = np.zeros(int(col_of.max()) + 1, dtype=np.uint64)  # by column: its letters
     size = np.zeros(len(spelled), dtype=np.int64)
     for c in np.flatnonzero(np.bincount(col_of)).tolist():
-        letters = get_column_letter(c).encode("ascii")
+        if not 1 <= c <= 18278:  # (A to ZZZ: openpyxl's columns)
+            raise _Unknown("a column outside A:ZZZ")
+        letters = col_letters(c).encode("ascii")
         spelled[c], size[c] = int.from_bytes(letters, "little"), len(letters)
     words = byte_words(data, 4)             # the letters and the digit after them
     at = c0 + len(lead)

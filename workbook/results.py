@@ -292,8 +292,8 @@ def read(out, sheet: str = "Planner", written: bool | dict = False) -> Results:
     from zvmplan import names
     whatif_c = {c for c, v in enumerate(rows[head]) if isinstance(v, str)
                 and v.strip().upper() in names.TRANSPORTS and c != trans_c}
-    from openpyxl.utils import get_column_letter
-    res.whatif_cols = {get_column_letter(c + 1) for c in whatif_c}
+    from zvmplan_addin.xlsx.cells import col_letters
+    res.whatif_cols = {col_letters(c + 1) for c in whatif_c}
 
     def cell(r, c):
         return r[c] if c < len(r) else None
@@ -366,9 +366,9 @@ def _compare(out: Path, fast: dict, slow: dict) -> None:
                 continue
             c = next((c for c, (x, y) in enumerate(zip(a, b)) if not (
                 type(x) is type(y) and x == y)), min(len(a), len(b)))
-            from openpyxl.utils import get_column_letter
+            from zvmplan_addin.xlsx.cells import col_letters
             x, y = (a[c] if c < len(a) else "(none)"), (b[c] if c < len(b) else "(none)")
-            raise ReadbackMismatch(f"{out.name}: {name}!{get_column_letter(c + 1)}{r} is "
+            raise ReadbackMismatch(f"{out.name}: {name}!{col_letters(c + 1)}{r} is "
                                    f"{x!r} made from the engine's writing, {y!r} in the "
                                    "file (ZVMPLAN_ENGINE_CHECK; a zvmplan bug)")
 

@@ -15,17 +15,14 @@ from __future__ import annotations
 
 import re
 from itertools import repeat
-from xml.sax.saxutils import escape
 
 from defusedxml import ElementTree
 
 from . import charts as C
 from . import planner as P
-from .xlsxio import cell_xml
+from .xlsxio import NS_MAIN, NS_PKG_REL, NS_REL, cell_xml, escape
 
-_MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
-_REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
-_PKG = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+_MAIN, _REL, _PKG = (f"{{{ns}}}" for ns in (NS_MAIN, NS_REL, NS_PKG_REL))
 
 
 class GrowError(ValueError):

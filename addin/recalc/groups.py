@@ -5,7 +5,7 @@ column (:func:`column_groups`), the unit the order stage places and
 A group is the cells of one template (a formula filled down a column) that are plain
 formula cells whose compiled program runs as a straight line, whose references are per
 cell single cells or shared by all, and which read none of each other. Forming the
-groups is numpy work: the cells are sorted into templates with one ``np.unique`` over
+groups is numpy work: the cells are sorted into templates with one ``unique`` (:mod:`.uniq`) over
 the templates' ids (:func:`cells_by_template`), and each reference is checked on numpy
 arrays of its rows and columns in every cell, which a formula filled down a column
 holds as such (:class:`~.filldown.RunRefs`): no tuple per cell is made or read."""
@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from zvmplan.setops import unique
 
 from .compile import Compiled
 from .index import CellIndex
@@ -39,7 +40,7 @@ def cells_by_template(templates: list) -> list[tuple]:
     """(template, its cells as a sorted int64 array) for each distinct template in
     ``templates`` (None included), in order of first appearance: numpy over the
     templates' ids (the first template's cells taken out, then the next's, while they
-    are few; else one ``np.unique``) instead of a dict filled cell by cell.
+    are few; else one ``unique``) instead of a dict filled cell by cell.
 
     >>> a, b = object(), object()
     >>> [(t is a, cells.tolist()) for t, cells in cells_by_template([a, b, a])]
@@ -55,8 +56,8 @@ def cells_by_template(templates: list) -> list[tuple]:
         mine = left == left[0]
         out.append((templates[int(where[0])], where[mine]))
         where, left = where[~mine], left[~mine]
-    _, first, inverse, counts = np.unique(ids, return_index=True, return_inverse=True,
-                                          return_counts=True)
+    _, first, inverse, counts = unique(ids, return_index=True, return_inverse=True,
+                                       return_counts=True)
     by_template = np.argsort(inverse.reshape(-1), kind="stable")  # cells in order per template
     parts = np.split(by_template, np.cumsum(counts)[:-1])
     return [(templates[int(first[j])], parts[j]) for j in np.argsort(first, kind="stable")]
@@ -90,7 +91,7 @@ def column_groups(nodes: Nodes, code: Compiled, index: CellIndex,
         # sheets (a difference column on each source sheet): a group per sheet and column
         sheets, _, cols = nodes.where()
         cols = sheets[members] * (MAX_COL + 1) + cols[members]
-        for c in np.unique(cols).tolist() if cols.min() != cols.max() else ():
+        for c in unique(cols).tolist() if cols.min() != cols.max() else ():
             part = members[cols == c]
             if len(part) >= MIN_COLUMN:
                 slots = _slots(nodes, code, index, part)

@@ -16,6 +16,7 @@ from collections import deque
 from typing import Iterator
 
 import numpy as np
+from zvmplan.setops import unique
 
 from .compile import Compiled
 from .groups import ColumnGroup, slot_owners
@@ -62,7 +63,7 @@ class EvaluationOrder:
             got = rect_units.get(rect)
             if got is None:
                 ids = index.ids_in(rect)
-                got = rect_units[rect] = set(np.unique(unit_of[ids]).tolist()) \
+                got = rect_units[rect] = set(unique(unit_of[ids]).tolist()) \
                     if ids.size else set()
             return got
 
@@ -89,7 +90,7 @@ class EvaluationOrder:
                         found |= units_in(slot[1])
                     elif kind == REF:
                         owners = slot_owners(index, slot)
-                        found.update(np.unique(unit_of[owners[owners >= 0]]).tolist())
+                        found.update(unique(unit_of[owners[owners >= 0]]).tolist())
                 names = code.name_deps[first]
             found.update(int(unit_of[nid]) for nid in names if nid is not None)
             deps[u] = found

@@ -10,6 +10,7 @@ import itertools
 import operator
 
 import numpy as np
+from zvmplan.setops import unique
 
 _IN_BLOCK = object()  # the entry of a node whose value its block holds
 
@@ -86,7 +87,7 @@ class PerNode:
         if blocks is not None:
             held = blocks[blocks >= 0]
             one = held.size and int(held.min()) == int(held.max())  # the usual: one run
-            for b in ([int(held[0])] if one else np.unique(held).tolist()):
+            for b in ([int(held[0])] if one else unique(held).tolist()):
                 where = np.flatnonzero(blocks >= 0) if one else np.flatnonzero(blocks == b)
                 sheet, fields = self.blocks[b].columns(x, self.place[members[where]])
                 for f in range(4):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import operator
 
 import numpy as np
+from zvmplan.setops import unique
 
 from ..excel.values import first_appearance
 from .keys import _needs_type, _negative_zero, _token_keyed, _typed
@@ -85,7 +86,7 @@ def combine(codes: list, n: int) -> tuple[np.ndarray, np.ndarray]:
     column): (``picks``, ``inverse``) as :func:`~..excel.values.first_appearance` gives
     them -- ``picks`` the first cell of each combination in order of first appearance,
     ``inverse[k]`` cell ``k``'s combination -- found in numpy (the codes of the columns
-    folded into one integer per cell, then one ``np.unique``)."""
+    folded into one integer per cell, then one ``unique``)."""
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     folded = np.asarray(codes[0], dtype=np.int64)
@@ -94,11 +95,11 @@ def combine(codes: list, n: int) -> tuple[np.ndarray, np.ndarray]:
         c = np.asarray(c, dtype=np.int64)
         m = int(c.max()) + 1
         if size * m >= 1 << 62:  # renumber densely first: at most n codes then
-            folded = np.unique(folded, return_inverse=True)[1].reshape(-1)
+            folded = unique(folded, return_inverse=True)[1].reshape(-1)
             size = int(folded.max()) + 1
         folded = folded * m + c
         size *= m
-    _, first, inverse = np.unique(folded, return_index=True, return_inverse=True)
+    _, first, inverse = unique(folded, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")  # the combinations by first appearance
     rank = np.empty(order.size, dtype=np.int64)
     rank[order] = np.arange(order.size)
