@@ -85,6 +85,31 @@ def matcher(criterion):
     return lambda v: is_text(v) and compare(v.casefold(), key)
 
 
+def text_equality_key(criterion) -> str | None:
+    """The :func:`text_key` of the cells ``criterion`` picks when what it picks is exactly
+    the text cells of that key -- a text, with no operator but ``=``, no wildcard
+    (``*`` ``?`` ``~``), that reads as no number or date, no TRUE/FALSE and no error
+    (``"abc"``, ``"=Abc"``); None for any other criterion. (A column of COUNTIFs then
+    counts by key in one pass: :mod:`..columnar.prefix`.)"""
+    if type(criterion) is not str:
+        return None
+    op = next((o for o in _OPERATORS if criterion.startswith(o)), "")
+    operand = criterion[len(op):]
+    if op not in ("", "=") or operand == "" or any(ch in operand for ch in "*?~") or \
+            number_from_text(operand) is not None or \
+            operand.upper() in ("TRUE", "FALSE") or operand.upper() in XL:
+        return None
+    return text_key(operand)
+
+
+def text_key(text: str) -> str:
+    """What text is compared by for equality: casefolded, as :func:`matcher` folds both
+    sides, and the dotless i (U+0131) read as i -- the one pair of casefolded characters
+    the case-insensitive regular expression it then matches with equates
+    (``tests/test_excel_criteria_keys.py``)."""
+    return text.casefold().replace("\u0131", "i")
+
+
 def _numeric(op, number):
     def equal(v):
         if is_number(v):
@@ -260,7 +285,8 @@ def _aggregate(kind):
             if kind == "sum":
                 return float(sum(nums))
             if kind == "average":
-                return float(np.mean(nums)) if nums else XL["#DIV/0!"]
+                # the left-to-right sum over the count, as Excel's AVERAGE
+                return float(sum(nums)) / len(nums) if nums else XL["#DIV/0!"]
             if kind == "max":
                 return max(nums) if nums else 0.0
             return min(nums) if nums else 0.0
