@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import openpyxl
 import pytest
+import schedula as sh
 
 from zvmplan_addin import recalc as engine, xlsx as xlsxio
 from zvmplan_addin.recalc.excel import criteria
@@ -116,3 +117,98 @@ def test_a_plain_text_criterion_picks_its_key(crit):
                                   "#N/A", "", "=", 5, True])
 def test_other_criteria_have_no_text_key(crit):
     assert criteria.text_equality_key(crit) is None
+
+
+#: (A, B, C) rows: keys in other cases, numbers and numeric text as keys, an error,
+#: an empty cell and TRUE among the keys; numbers, text, TRUE, an error and an empty
+#: cell among the values summed
+KEYED_ROWS = [("lpar1", "x", 0.1), ("LPAR1", "X", 0.2), ("lpar2", "x", 0.7), (5, "y", 1e16),
+              ("5", "y", 1.0), ("lpar1", "x", -1e16), (None, "x", 3.0), (True, "x", 4.0),
+              ("lpar1", "x", "text"), ("=1/0", "x", 2.0), ("lpar2", "y", "=1/0"),
+              ("lpar2", "x", 0.5), (5.000000000000001, "y", True), ("Lpar1", None, 0.25),
+              ("lpar1", "x", None), ("a*", "x", 9.0), ("ab", "x", 8.0)]
+
+
+def _keyed_book(path, rows=KEYED_ROWS):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    for r, (a, b, c) in enumerate(rows, start=2):
+        for col, v in zip("ABC", (a, b, c)):
+            if v is not None:
+                ws[f"{col}{r}"] = v
+                if v == "5":
+                    ws[f"{col}{r}"].data_type = "s"
+        ws[f"D{r}"] = f"=SUMIF($A$2:A{r},A{r},$C$2:C{r})"
+        ws[f"E{r}"] = f"=COUNTIFS($A$2:A{r},A{r},$B$2:B{r},B{r})"
+        ws[f"F{r}"] = f"=SUMIFS($C$2:C{r},$A$2:A{r},A{r},$B$2:B{r},B{r})"
+        ws[f"G{r}"] = f"=AVERAGEIF($A$2:A{r},A{r},$C$2:C{r})"
+        ws[f"H{r}"] = f"=AVERAGEIFS(C$2:C{r},A$2:A{r},A{r})"
+        ws[f"I{r}"] = f"=SUMIF(A$2:A{r},A{r})"
+    return save(wb, path)
+
+
+def test_running_conditional_sums_and_counts_as_cell_by_cell(tmp_path, monkeypatch):
+    """Excel: SUMIF/SUMIFS add the numbers of the rows every criterion picks, left to
+    right (text and TRUE in the summed range passed over; an error picked is the
+    answer); COUNTIFS counts the rows every criterion picks; AVERAGEIF(S) is that sum
+    over the count of its numbers, #DIV/0! for none. A number criterion picks numbers
+    and numeric text equal at 15 digits ("5" and 5.000000000000001 for 5); text picks
+    text in any case; a criterion from an error or an empty cell, or a wildcard ("a*"),
+    is left to the cells one by one. Each column gives the values cell by cell."""
+    path = _keyed_book(tmp_path / "in.xlsx")
+    ws, column = _values(tmp_path, monkeypatch, path, "")
+    _, cellwise = _values(tmp_path, monkeypatch, path, "1")
+    assert column == cellwise
+    d = {r: ws[f"D{r}"].value for r in range(2, len(KEYED_ROWS) + 2)}
+    assert d[3] == 0.1 + 0.2 and d[7] == 0.1 + 0.2 + -1e16  # lpar1 rows, left to right
+    assert d[6] == 1e16 + 1.0  # 5 and "5"
+    assert d[4] == 0.7 and d[12] == d[13] == "#DIV/0!"  # lpar2: C12's error from row 12 on
+    assert ws["E3"].value == 2 and ws["E16"].value == 5  # lpar1/x, LPAR1/X, ..., lpar1/x
+    assert ws["G4"].value == 0.7 and ws["H8"].value == "#DIV/0!"  # A8 empty: picks none
+    assert ws["G10"].value == (0.1 + 0.2 + -1e16) / 3  # "text" in C10 not counted
+
+
+def test_running_conditional_aggregates_run_on_the_column_path(tmp_path, monkeypatch):
+    """With every criterion a number or plain text (the rows whose A or B is empty, or A
+    TRUE, an error or a wildcard, left out: such a criterion sends its column cell by
+    cell), each
+    column runs on the column path and ZVMPLAN_ENGINE_CHECK=1 finds no cell that differs
+    from its own evaluation."""
+    from zvmplan_addin.recalc.engine import Engine
+    keyed = [row for row in KEYED_ROWS if row[0] is not None and row[1] is not None
+             and row[0] is not True and row[0] not in ("=1/0", "a*")]
+    path = _keyed_book(tmp_path / "in.xlsx", keyed)
+    monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", "")
+    monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
+    engine.install_functions()
+    with xlsxio.safe_open_xlsx(path) as pkg:
+        book = xlsxio.read_workbook(pkg)
+    e = Engine(book)
+    e.recalculate()
+    assert e.column_mismatches == []
+    groups = e._column_groups()
+    cols = {e.n_label[int(i)].split("!")[1].rstrip("0123456789") for g in groups for i in g}
+    assert cols == set("DEFGHI")
+    assert e.columnar_cells == sum(len(g) - 1 for g in groups) >= 6 * (len(keyed) - 2)
+
+
+@pytest.mark.parametrize("crit", [5, 5.0, "5", "=5", " 5 ", "1/2/2024", "=0.30000000000000004",
+                                  "abc", "=ABC"])
+def test_an_equality_criterion_picks_its_key(crit):
+    """A number, or a text reading as one (a date too), picks the numbers and numeric text
+    equal to it at 15 significant digits; plain text the text of its key: the matcher
+    and the key the running aggregates count by agree."""
+    from zvmplan_addin.recalc.excel.numbers import round15
+    from zvmplan_addin.recalc.excel.parse import number_from_text
+    kind, key = criteria.equality_key(crit)
+    match = criteria.matcher(crit)
+    for v in [5, 5.000000000000001, 5.1, "5", "5.0", " 5", "abc", "ABC", 45293, "45293",
+              0.3, 0.1 + 0.2, "2024-01-02", True, "", sh.EMPTY, "x"]:
+        if kind == "n":
+            x = v if type(v) in (int, float) else number_from_text(v) if type(v) is str \
+                else None
+            want = x is not None and round15(float(x)) == round15(key)
+        else:
+            want = type(v) is str and criteria.text_key(v) == key
+        assert match(v) == want, (crit, v)

@@ -102,11 +102,32 @@ def text_equality_key(criterion) -> str | None:
     return text_key(operand)
 
 
+def equality_key(criterion) -> tuple | None:
+    """``("n", x)`` when ``criterion`` picks exactly the numbers and numeric text equal
+    to the number ``x`` (a number, or a text with no operator but ``=`` that reads as a
+    number or date: ``"5"``, ``"=1/2/2024"``), ``("t", key)`` when it picks exactly the
+    text cells of that :func:`text_key` (:func:`text_equality_key`), None for any other
+    criterion."""
+    if type(criterion) in (float, int):
+        return ("n", float(criterion))
+    if type(criterion) is not str:
+        return None
+    op = next((o for o in _OPERATORS if criterion.startswith(o)), "")
+    operand = criterion[len(op):]
+    if op not in ("", "=") or operand == "":
+        return None
+    number = number_from_text(operand)
+    if number is not None:
+        return ("n", float(number))
+    key = text_equality_key(criterion)
+    return None if key is None else ("t", key)
+
+
 def text_key(text: str) -> str:
     """What text is compared by for equality: casefolded, as :func:`matcher` folds both
     sides, and the dotless i (U+0131) read as i -- the one pair of casefolded characters
     the case-insensitive regular expression it then matches with equates
-    (``tests/test_excel_criteria_keys.py``)."""
+    (``tests/test_engine_running_shapes.py``)."""
     return text.casefold().replace("\u0131", "i")
 
 
@@ -270,6 +291,15 @@ def _numbers_picked(target, mask):
     return [float(v) for v in picked if is_number(v)]
 
 
+def added(nums: list) -> float:
+    """The numbers added one after the other from the first, as Excel adds them (Python
+    3.12's ``sum`` of floats compensates, which Excel does not)."""
+    total = 0.0
+    for x in nums:
+        total += x
+    return total
+
+
 class _Found(Exception):
     def __init__(self, err):
         self.err = err
@@ -283,10 +313,10 @@ def _aggregate(kind):
             except _Found as found:
                 return found.err
             if kind == "sum":
-                return float(sum(nums))
+                return added(nums)
             if kind == "average":
                 # the left-to-right sum over the count, as Excel's AVERAGE
-                return float(sum(nums)) / len(nums) if nums else XL["#DIV/0!"]
+                return added(nums) / len(nums) if nums else XL["#DIV/0!"]
             if kind == "max":
                 return max(nums) if nums else 0.0
             return min(nums) if nums else 0.0
