@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 import schedula as sh
 from formulas.functions import Array
-from formulas.functions.operators import OPERATORS
 from formulas.ranges import Ranges
 
 from zvmplan_addin.recalc import arrayops

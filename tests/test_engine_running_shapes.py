@@ -9,10 +9,10 @@ import openpyxl
 import pytest
 import schedula as sh
 
-from zvmplan_addin import recalc as engine, xlsx as xlsxio
+from zvmplan_addin import recalc as engine
 from zvmplan_addin.recalc.excel import criteria
 
-from builders import save, values_of
+from builders import checked_engine, column_letters_run, save, values_of
 
 #: names as a planner types them: case differences, the dotless i and sharp s (Excel
 #: compares text without regard to case), wildcard and operator characters, numeric
@@ -80,20 +80,11 @@ def test_running_countif_counta_and_average_as_cell_by_cell(tmp_path, monkeypatc
 def test_the_running_shapes_run_on_the_column_path(tmp_path, monkeypatch):
     """Every cell of D..H but each column's first runs on the column path, and
     ZVMPLAN_ENGINE_CHECK=1 finds none that differs from the cell's own evaluation."""
-    from zvmplan_addin.recalc.engine import Engine
-    path = _book(tmp_path / "in.xlsx")
-    monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", "")
-    monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
-    engine.install_functions()
-    with xlsxio.safe_open_xlsx(path) as pkg:
-        book = xlsxio.read_workbook(pkg)
-    e = Engine(book)
-    e.recalculate()
+    e = checked_engine(_book(tmp_path / "in.xlsx"), monkeypatch)
     assert e.column_mismatches == []
-    groups = e._column_groups()
-    cols = {e.n_label[int(i)].split("!")[1].rstrip("0123456789") for g in groups for i in g}
+    cols, runnable = column_letters_run(e)
     assert cols == set("DEFGH")
-    assert e.columnar_cells == sum(len(g) - 1 for g in groups) >= 5 * (len(A_VALUES) - 2)
+    assert e.columnar_cells == runnable >= 5 * (len(A_VALUES) - 2)
 
 
 TRICKY = ["abc", "ABC", "Abc ", "ı", "i", "I", "İ", "i̇", "ß", "ss", "SS", "ẞ", "ς", "σ", "Σ",
@@ -175,22 +166,13 @@ def test_running_conditional_aggregates_run_on_the_column_path(tmp_path, monkeyp
     cell), each
     column runs on the column path and ZVMPLAN_ENGINE_CHECK=1 finds no cell that differs
     from its own evaluation."""
-    from zvmplan_addin.recalc.engine import Engine
     keyed = [row for row in KEYED_ROWS if row[0] is not None and row[1] is not None
              and row[0] is not True and row[0] not in ("=1/0", "a*")]
-    path = _keyed_book(tmp_path / "in.xlsx", keyed)
-    monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", "")
-    monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
-    engine.install_functions()
-    with xlsxio.safe_open_xlsx(path) as pkg:
-        book = xlsxio.read_workbook(pkg)
-    e = Engine(book)
-    e.recalculate()
+    e = checked_engine(_keyed_book(tmp_path / "in.xlsx", keyed), monkeypatch)
     assert e.column_mismatches == []
-    groups = e._column_groups()
-    cols = {e.n_label[int(i)].split("!")[1].rstrip("0123456789") for g in groups for i in g}
+    cols, runnable = column_letters_run(e)
     assert cols == set("DEFGHI")
-    assert e.columnar_cells == sum(len(g) - 1 for g in groups) >= 6 * (len(keyed) - 2)
+    assert e.columnar_cells == runnable >= 6 * (len(keyed) - 2)
 
 
 @pytest.mark.parametrize("crit", [5, 5.0, "5", "=5", " 5 ", "1/2/2024", "=0.30000000000000004",
