@@ -194,3 +194,46 @@ def test_an_equality_criterion_picks_its_key(crit):
         else:
             want = type(v) is str and criteria.text_key(v) == key
         assert match(v) == want, (crit, v)
+
+
+#: looked up down the column: names in other cases, numbers, numeric text, a wildcard
+#: pattern, TRUE, an empty cell and an error
+MATCH_VALUES = ["lpar1", "LPAR2", 5, "5", "lpar2", "Lpar1", "lp*", 5.0, True, None, "=1/0",
+                "x?", "xy", 7, "lpar3", "LPAR3", 5]
+
+
+def _match_book(path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    for r, v in enumerate(MATCH_VALUES, start=2):
+        if v is not None:
+            ws[f"A{r}"] = v
+            if v == "5":
+                ws[f"A{r}"].data_type = "s"
+        ws[f"B{r}"] = f"=MATCH(A{r},$A$2:A{r},0)"
+        ws[f"C{r}"] = f'=IF(ISNA(MATCH(A{r},$A$1:A{r - 1},FALSE)),"new","repeat")'
+    return save(wb, path)
+
+
+def test_running_match_is_the_first_occurrence(tmp_path, monkeypatch):
+    """Excel's exact MATCH answers the first position whose value matches (text without
+    regard to case, a wildcard pattern matching text, the number 5 never the text "5",
+    5 and 5.0 one number); over the rows from the first down to its own a value is
+    found at its first occurrence, a wildcard pattern at the first text it matches.
+    The column path gives the values cell by cell, and runs for every cell of B and C
+    but each column's first."""
+    path = _match_book(tmp_path / "in.xlsx")
+    ws, column = _values(tmp_path, monkeypatch, path, "")
+    _, cellwise = _values(tmp_path, monkeypatch, path, "1")
+    assert column == cellwise
+    b = [ws[f"B{r}"].value for r in range(2, len(MATCH_VALUES) + 2)]
+    # lpar1 LPAR2 5 "5" lpar2 Lpar1 lp* 5.0 TRUE empty #DIV/0! x? xy 7 lpar3 LPAR3 5
+    assert b[:9] == [1, 2, 3, 4, 2, 1, 1, 3, 9]
+    assert b[10:] == ["#DIV/0!", 12, 13, 14, 15, 15, 3]  # "x?" matches itself
+    c = [ws[f"C{r}"].value for r in range(2, len(MATCH_VALUES) + 2)]
+    assert c[:8] == ["new", "new", "new", "new", "repeat", "repeat", "repeat", "repeat"]
+    e = checked_engine(path, monkeypatch)
+    assert e.column_mismatches == []
+    cols, runnable = column_letters_run(e)
+    assert cols == set("BC") and e.columnar_cells == runnable

@@ -37,6 +37,11 @@ The values are those of each cell's own call, exactly:
   :func:`~..excel.criteria.added`) under every combination of keys its values are picked
   by; the first error picked in the summed range is the answer from its row on.
 
+* MATCH with match type 0 (``=MATCH(A9,$A$2:A9,0)``, where a name first stands): the
+  first position matching in a cell's rows is the first in the tallest range if it lies
+  within them, else there is none (#N/A); the step's own MATCH over the tallest range is
+  asked once per distinct value.
+
 A range holding anything else (-0.0 for MAX and MIN; a sum SUM cannot hold as a finite
 double) is not taken here: :func:`prefix_step` returns None and the engine
 evaluates the cells one by one, which gives the reference answer for those too. So does
@@ -53,11 +58,14 @@ from ..excel import criteria as _criteria
 from ..excel.numbers import round15
 from ..excel.parse import number_from_text
 from ..excel.values import is_collection, single, values_of
-from ..values import make_ranges
+from ..values import NOT_ONE, make_ranges, one_value
 from .vectors import LIT_COLUMN, PREFIX_COLUMN, REF_COLUMN, STEP_COLUMN
 
 #: the functions :func:`prefix_step` computes from one pass
 PREFIX_FUNCTIONS = frozenset({"SUM", "MAX", "MIN", "COUNT", "COUNTA", "AVERAGE", "COUNTIF"})
+#: MATCH over a running range with match type 0: the first position in the tallest range
+MATCH_FUNCTIONS = frozenset({"MATCH"})
+_NA = Error.errors["#N/A"]
 #: conditional aggregates over running ranges whose criteria are all keyed (a number or
 #: plain text): function -> (where the range/criterion pairs start, where the summed
 #: range is: None for the first criteria range, -1 for none (a count), k its position)
@@ -93,12 +101,15 @@ class PrefixRanges:
                            self.block[:r - self.r1 + 1].copy())
 
 
-def prefix_step(name: str, args: list, kinds: list, n: int) -> np.ndarray | None:
+def prefix_step(name: str, args: list, kinds: list, n: int, func=None) -> np.ndarray | None:
     """The ``(n, 1)`` results of ``name`` (one of :data:`PREFIX_FUNCTIONS`) called for
     each of its ``n`` cells with one argument, a :class:`PrefixRanges` (``kinds[k]``: the
     kind of column argument ``k`` is, None for a value all cells share), or for COUNTIF
-    with a criterion too; None for anything else (then the cells are evaluated one by
+    with a criterion too, :data:`KEYED` aggregates, or MATCH with match type 0 (``func``:
+    the step's function); None for anything else (then the cells are evaluated one by
     one)."""
+    if name in MATCH_FUNCTIONS:
+        return _first_match(func, args, kinds, n)
     if name == "COUNTIF" and len(args) == 2 and kinds[0] == PREFIX_COLUMN \
             and kinds[1] != PREFIX_COLUMN:
         return _countif(args[0], args[1], kinds[1], n)
@@ -354,3 +365,52 @@ def _keyed(name: str, args: list, kinds: list, n: int) -> np.ndarray | None:
     column = np.empty((n, 1), dtype=object)
     column[:, 0] = out
     return column
+
+
+def _first_match(func, args: list, kinds: list, n: int) -> np.ndarray | None:
+    """``MATCH(A9, $A$2:A9, 0)`` filled down (where a value first stands, the first
+    occurrence of a repeated name): an exact match answers the first position of the
+    range whose value matches, and each cell's range is the first rows of the tallest
+    one, so a cell's answer is the step's own answer over the tallest range when that
+    position is within the cell's rows, else #N/A. One call per distinct lookup value
+    (keyed by type too), each through the lookups' hash index
+    (:mod:`..excel.lookuptables`); an error looked up is its own answer. None for another
+    match type, a range of several columns, any other answer that is not a position or
+    #N/A, or an array per cell."""
+    if func is None or len(args) != 3 or kinds[1] != PREFIX_COLUMN or \
+            kinds[0] == PREFIX_COLUMN or kinds[2] is not None:
+        return None
+    match_type = one_value(args[2])
+    if not ((type(match_type) in _NUMBER and match_type == 0) or match_type is False):
+        return None
+    pr = args[1]
+    if not isinstance(pr, PrefixRanges) or pr.c1 != pr.c2 or not pr.rows.size:
+        return None
+    looked = _criteria_column(args[0], kinds[0], n)
+    if looked is None:
+        return None
+    ends = (pr.rows - pr.r1 + 1).tolist()
+    tallest = pr.ranges(int(np.argmax(pr.rows)))
+    found: dict = {}
+    out = np.empty((n, 1), dtype=object)
+    for k, v in enumerate(looked):
+        key = (type(v), v)
+        got = found.get(key)
+        if got is None:
+            r = one_value(func(v, tallest, args[2]))
+            if r is NOT_ONE or r is sh.NONE:
+                return None
+            if isinstance(r, XlError):
+                if str(r) != "#N/A" and not (type(v) is XlError and str(v) == str(r)):
+                    return None  # (an error looked up is the answer whatever the range)
+                got = (None, r)
+            elif isinstance(r, (int, float, np.integer, np.floating)) and \
+                    not isinstance(r, (bool, np.bool_)):
+                got = (r, r)
+            else:
+                return None
+            found[key] = got
+        position, answer = got
+        out[k, 0] = answer if position is None or position <= ends[k] else _NA
+    return out
+
