@@ -37,7 +37,7 @@ from formulas.tokens.operand import XlError
 
 from .values import (XL, error, first_appearance, is_collection, is_number, is_text,
                      single, values_of)
-from .numbers import compare_numbers
+from .numbers import compare_numbers, round15
 from .parse import number_from_text
 
 _OPERATORS = (">=", "<=", "<>", ">", "<", "=")
@@ -130,6 +130,69 @@ def _wildcard(pattern: str):
     """The match function of a criterion's text (``wildcard_regex``, the whole text, any
     case): one per distinct text, as a column of COUNTIFs asks the same few again."""
     return re.compile(wildcard_regex(pattern) + r"\Z", re.I | re.S).match
+
+
+def exact_key(criterion):
+    """The key of a criterion that picks exactly the cells holding that key among their
+    :func:`value_keys`, or None for any other criterion. Keyed: a number (as a value,
+    or text that reads as one: ``5``, ``"5"``; picks numbers and numeric text equal to
+    it at 15 significant digits: ``("n", its number rounded to 15 digits)``), TRUE or
+    FALSE (as a value or text: ``("b", it)``) and text with no operator and no wildcard
+    whose casefolded form is ASCII (picks text equal to it in any case: ``("t", the
+    casefolded text)``). Not keyed (:func:`matcher` alone says what they pick): an
+    operator (``"<>x"``, ``">=5"``, ``"=x"``), ``*``, ``?`` or ``~``, ``""``, an error as
+    value or text, an empty cell, text with other letters (whose case-insensitive match
+    under :func:`_wildcard` is not plain equality of casefolded text), any other value."""
+    if isinstance(criterion, (bool, np.bool_)):
+        return ("b", bool(criterion))
+    if is_number(criterion):
+        return ("n", round15(float(criterion)))
+    if type(criterion) is not str or criterion == "" or criterion.startswith(_OPERATORS):
+        return None
+    number = number_from_text(criterion)
+    if number is not None:
+        return ("n", round15(number))
+    upper = criterion.upper()
+    if upper in ("TRUE", "FALSE"):
+        return ("b", upper == "TRUE")
+    if upper in XL or any(w in criterion for w in "*?~"):
+        return None
+    folded = criterion.casefold()
+    return ("t", folded) if folded.isascii() else None
+
+
+def value_keys(v) -> tuple | None:
+    """The keys of :func:`exact_key` that pick the value ``v`` of a criteria range: a
+    number its ``("n", ...)``, TRUE/FALSE its ``("b", ...)``, text its casefolded text
+    and, if it reads as a number, that number's key; an error or an empty cell none (no
+    keyed criterion picks them). None when the keys cannot say it: a value of another
+    type, or text holding a letter outside ASCII that an ASCII letter matches in any
+    case (the dotless i, the long s: :func:`_like_ascii`)."""
+    if isinstance(v, (bool, np.bool_)):
+        return (("b", bool(v)),)
+    if is_number(v):
+        return (("n", round15(float(v))),)
+    if isinstance(v, XlError) or v is sh.EMPTY:
+        return ()
+    if type(v) is not str:
+        return None
+    folded = v.casefold()
+    if not folded.isascii() and any(map(_like_ascii, folded)):
+        return None
+    number = number_from_text(v)
+    return (("t", folded),) if number is None else (("t", folded), ("n", round15(number)))
+
+
+#: the characters of a casefolded ASCII criterion's text that match one character each
+_ASCII_LITERALS = tuple(c for c in map(chr, range(128)) if c not in "*?~" and c.casefold() == c)
+
+
+@functools.lru_cache(maxsize=4096)
+def _like_ascii(ch: str) -> bool:
+    """Does some character of a keyed criterion's text (:data:`_ASCII_LITERALS`) match
+    ``ch`` (a character outside ASCII) under the criteria's own case-insensitive match
+    (:func:`_wildcard`)? Then a text holding ``ch`` is not keyed."""
+    return not ch.isascii() and any(_wildcard(a)(ch) is not None for a in _ASCII_LITERALS)
 
 
 def picks(flat: list, criterion) -> list[bool]:
@@ -237,33 +300,31 @@ def _fit(target: np.ndarray, shape) -> np.ndarray:
     raise _ShapeError
 
 
-def _numbers_picked(target, mask):
-    picked = target[mask].tolist()
+def aggregate(kind: str, picked: list):
+    """SUMIF's, AVERAGEIF's, MAXIFS' or MINIFS' answer (``kind`` "sum", "average",
+    "max" or "min") over the values ``picked`` from the sum range, in the order the
+    range is read (row by row): the first error among them is the answer; else the
+    numbers, added left to right (Python's ``sum``), averaged by numpy's mean, or their
+    maximum or minimum (0 with none; AVERAGE of none #DIV/0!); text and TRUE/FALSE are
+    passed over. The one place of this arithmetic: the column path
+    (:mod:`..columnar.conditional`) calls it with each group's values."""
     for v in picked:
         if isinstance(v, XlError):
-            raise _Found(v)
-    return [float(v) for v in picked if is_number(v)]
-
-
-class _Found(Exception):
-    def __init__(self, err):
-        self.err = err
+            return v
+    nums = [float(v) for v in picked if is_number(v)]
+    if kind == "sum":
+        return float(sum(nums))
+    if kind == "average":
+        return float(np.mean(nums)) if nums else XL["#DIV/0!"]
+    if kind == "max":
+        return max(nums) if nums else 0.0
+    return min(nums) if nums else 0.0
 
 
 def _aggregate(kind):
     def reduce_with(target):
         def reduce(mask):
-            try:
-                nums = _numbers_picked(target, mask)
-            except _Found as found:
-                return found.err
-            if kind == "sum":
-                return float(sum(nums))
-            if kind == "average":
-                return float(np.mean(nums)) if nums else XL["#DIV/0!"]
-            if kind == "max":
-                return max(nums) if nums else 0.0
-            return min(nums) if nums else 0.0
+            return aggregate(kind, target[mask].tolist())
         return reduce
     return reduce_with
 
