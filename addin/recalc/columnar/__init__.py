@@ -193,7 +193,7 @@ def _column_step(name, func, inputs, values, column, n, note, memo=None, codes=N
         return result, STEP_COLUMN
     if any(column.get(k) in _WHOLE for k in inputs):
         return _per_distinct(func, inputs, values, column, n, note, codes, made)
-    if name in CONDITIONAL_FUNCTIONS:  # SUMIFS ...: one pass over the shared ranges
+    if isinstance(name, str) and name.upper() in CONDITIONAL_FUNCTIONS:  # SUMIFS ...
         result = conditional_step(name, func, inputs, values, column, n, note)
         if result is not None:
             return result, STEP_COLUMN

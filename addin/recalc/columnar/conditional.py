@@ -20,8 +20,8 @@ What the keys cannot say is left to the engine's own call (:func:`~.distinct._pe
 once per distinct combination of the cells' criteria): a cell whose criterion has an
 operator, a wildcard, is ``""``, an error, an empty cell or text with letters outside
 ASCII is computed so, the others still from the groups; and the whole column is (None)
-when a range holds a value the keys cannot say (text with a dotless i or a long s, which
-an ASCII letter matches in any case; a value of another type), when the ranges differ in
+when a range holds a value the keys cannot say (text with a dotless i, which the
+case-insensitive match finds for "i"; a value of another type), when the ranges differ in
 shape (#VALUE! with its reason, as the cell's own call gives it), when a range is not one
 every cell shares, or when a criterion is an array (an array of answers)."""
 from __future__ import annotations
@@ -57,6 +57,7 @@ def conditional_step(name, func, inputs, values, column, n, note) -> np.ndarray 
     module's docstring says, or None when the column is left to the engine's own call
     on every cell. ``note(k, err)``: the reason of an error the engine's call gives cell
     ``k`` (for the cells computed so)."""
+    name = name.upper() if isinstance(name, str) else name  # _xlfn.MAXIFS as written
     spec = FUNCTIONS.get(name)
     if spec is None or inspect.unwrap(func) is not _criteria.FUNCTIONS[name]:
         return None  # another function by that name: its own call

@@ -167,7 +167,7 @@ def value_keys(v) -> tuple | None:
     and, if it reads as a number, that number's key; an error or an empty cell none (no
     keyed criterion picks them). None when the keys cannot say it: a value of another
     type, or text holding a letter outside ASCII that an ASCII letter matches in any
-    case (the dotless i, the long s: :func:`_like_ascii`)."""
+    case and casefolding leaves as it is (the dotless i: :func:`_like_ascii`)."""
     if isinstance(v, (bool, np.bool_)):
         return (("b", bool(v)),)
     if is_number(v):
