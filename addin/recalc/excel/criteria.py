@@ -155,10 +155,11 @@ def exact_key(criterion):
     upper = criterion.upper()
     if upper in ("TRUE", "FALSE"):
         return ("b", upper == "TRUE")
-    if upper in XL or any(w in criterion for w in "*?~"):
+    if upper in XL:
         return None
-    folded = criterion.casefold()
-    return ("t", folded) if folded.isascii() else None
+    folded = criterion.casefold()  # what :func:`matcher` matches, wildcards and all
+    return ("t", folded) if folded.isascii() and not any(w in folded for w in "*?~") \
+        else None
 
 
 def value_keys(v) -> tuple | None:
