@@ -547,7 +547,8 @@ def make_shape(path, shape, rows):
 
 def bench_shapes(cmd, tmp, rows=SHAPE_ROWS, runs=3, lo=True, reference=None):
     """Formula shapes that were quadratic in rows (issue 19): a running total, exact
-    lookups and conditional aggregates (:data:`CONDITIONAL_SHAPES`), ``rows`` rows each (the VLOOKUP-per-cell shape half as many); zvmplan calc
+    lookups and conditional aggregates (:data:`CONDITIONAL_SHAPES`), ``rows`` rows each
+    (the VLOOKUP-per-cell shape half as many); zvmplan calc
     and LibreOffice headless interleaved ``runs`` times with ``reference`` (another
     zvmplan command, e.g. main's), the minimum CPU and wall time of each, values
     compared."""

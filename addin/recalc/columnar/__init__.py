@@ -62,7 +62,8 @@ scattering its results back, :mod:`.columns`'. This module computes on columns o
 The module is a package by concern: :mod:`.vectors` (how a column input is held),
 :mod:`.numeric` (the numpy paths), :mod:`.distinct` (a step once per distinct
 combination), :mod:`.zvmplan` (registry functions over a column), :mod:`.keys`
-(hashable keys of values), :mod:`.conditional` (conditional aggregates by groups); this module runs a program step by step and picks the path.
+(hashable keys of values), :mod:`.conditional` (conditional aggregates by groups); this
+module runs a program step by step and picks the path.
 """
 from __future__ import annotations
 
