@@ -503,7 +503,10 @@ def make_shape(path, shape, rows):
     """A sheet of one formula shape filled down ``rows`` rows: "running" (E: numbers, F:
     ``=SUM(E$2:E2)``, a running total), "lookup" (A: a distinct key a row, B: a value,
     C: the keys in reverse order, F: ``=VLOOKUP(C2,$A$2:$B$n,2,FALSE)``, G:
-    ``=INDEX($B$2:$B$n,MATCH(C2,$A$2:$A$n,0))``) or "rowlookup", the shape of the
+    ``=INDEX($B$2:$B$n,MATCH(C2,$A$2:$A$n,0))``), "cumulative" (A: site names, a third
+    of them repeated in another case, E: numbers; F: ``=COUNTIF($A$2:A2,A2)``, the
+    running count a planner flags repeats with, G: ``=COUNTA($A$2:A2)``, H:
+    ``=AVERAGE(E$2:E2)``) or "rowlookup", the shape of the
     corpus's StructuredRefs-lots-with-lookups.xlsx (Plan B:
     ``=IF(ISNA(VLOOKUP(ROW($A2)-1,Other!$A:$N,4,FALSE))," ",VLOOKUP(...))``, one
     VLOOKUP a cell into whole columns of another sheet, a key every row of it but each
@@ -537,6 +540,11 @@ def make_shape(path, shape, rows):
     for r in range(2, last + 1):
         if shape == "running":
             ws.append([None] * 4 + [(r * 7919 % 1000) / 7.0, f"=SUM(E$2:E{r})"])
+        elif shape == "cumulative":
+            name = f"site{r * 7919 % (rows // 3 + 1)}"
+            ws.append([name.upper() if r % 2 else name, None, None, None,
+                       (r * 7919 % 1000) / 7.0, f"=COUNTIF($A$2:A{r},A{r})",
+                       f"=COUNTA($A$2:A{r})", f"=AVERAGE(E$2:E{r})"])
         else:
             ws.append([f"K{r}", r * 1.5, f"K{last + 2 - r}", None, None,
                        f"=VLOOKUP(C{r},$A$2:$B${last},2,FALSE)",
@@ -555,7 +563,7 @@ def bench_shapes(cmd, tmp, rows=SHAPE_ROWS, runs=3, lo=True, reference=None):
     from zvmplan_workbook import planner_sheet
     tmp = Path(tmp)
     have_lo = lo and planner_sheet.soffice() is not None
-    for shape in ("running", "lookup", "rowlookup", *CONDITIONAL_SHAPES):
+    for shape in ("running", "cumulative", "lookup", "rowlookup", *CONDITIONAL_SHAPES):
         n = rows // 2 if shape == "rowlookup" else rows
         src = make_shape(tmp / f"shape_{shape}_{n}.xlsx", shape, n)
         out = tmp / (src.stem + "_out.xlsx")
@@ -571,6 +579,7 @@ def bench_shapes(cmd, tmp, rows=SHAPE_ROWS, runs=3, lo=True, reference=None):
                 got["LibreOffice"].append(_soffice_child(src, tmp / f"lo_{shape}",
                                                          tmp / "lo_profile"))
         label = {"running": "running total =SUM(E$2:E2)",
+                 "cumulative": "COUNTIF($A$2:A2,A2), COUNTA($A$2:A2), AVERAGE(E$2:E2)",
                  "lookup": "VLOOKUP + INDEX/MATCH, distinct keys",
                  "rowlookup": "IF(ISNA(VLOOKUP(ROW($A2)-1,Other!$A:$N,4,FALSE)),...)",
                  **{k: f.replace("{N}", "n").replace("{r}", "2")

@@ -542,6 +542,38 @@ def test_datedif_reads_its_unit_in_any_case(tmp_path):
     assert got == {"A1": 9, "A2": 9, "A3": 2, "A4": 2, "A5": "#NUM!", "A6": "#NUM!"}
 
 
+#: apache poi's test-data/spreadsheet/FormulaEvalTestData_Copy.xlsx (Apache License 2.0),
+#: sheet EverythingTests: the cells its row 180 averages (D8:D16 are empty)
+POI_AVERAGE_CELLS = {
+    "B7": 0, "C7": 0, "B8": 1, "C8": 1e-05, "B9": 2, "C9": 1.1, "B10": 534, "C10": 1.00001,
+    "B11": 9999999999, "C11": 2.99999, "B12": -9999999999, "C12": 999999.99999, "B13": -534,
+    "C13": -999999.99999, "B14": -2, "C14": -2.99999, "B15": -1, "C15": -1.00001,
+    "B16": True, "C16": -1.1, "B17": False, "C17": -1e-05}
+
+
+def test_average_adds_left_to_right_as_excel(tmp_path):
+    """Excel's AVERAGE is the left-to-right sum of the numbers over their count: poi's
+    EverythingTests!D180 ``=AVERAGE(B7:C15,B16:C17,D8:D16)`` over 20 numbers that nearly
+    cancel (TRUE/FALSE in a range are passed over) is -4.089355473190933e-09 as Excel
+    saved it; numpy's pairwise mean gave 2.3161457843812586e-08. AVERAGEA and AVERAGEIF
+    add the same way (AVERAGEA counts TRUE as 1 and FALSE as 0: 22 values)."""
+    got = recalc(tmp_path, {**POI_AVERAGE_CELLS,
+                            "D180": "=AVERAGE(B7:C15,B16:C17,D8:D16)",
+                            "E180": "=AVERAGEA(B7:C15,B16:C17)",
+                            "F180": '=AVERAGEIF(B7:C17,"<>0")'})
+    numbers = [v for v in POI_AVERAGE_CELLS.values() if type(v) in (int, float)]
+    total = 0.0
+    for v in numbers:  # row by row, left to right
+        total += v
+    total_a = 0.0
+    for v in POI_AVERAGE_CELLS.values():  # AVERAGEA: TRUE and FALSE in their places
+        total_a += float(v)
+    assert got["D180"] == -4.089355473190933e-09 == total / 20
+    assert got["E180"] == total_a / 22
+    nonzero = [v for v in numbers if v != 0]
+    assert got["F180"] == sum(nonzero) / len(nonzero)
+
+
 def test_wrap_pads_with_a_real_error(tmp_path):
     """WRAPROWS/WRAPCOLS pad the last row or column with #N/A (Microsoft's pages), an
     error ISERROR/ISNA see and the file holds as an error, not the text "#N/A"."""

@@ -17,7 +17,12 @@ they do not:
   the cells the sheet stores in it (:mod:`.sparse`);
 * SUM adds its numbers one after the other, left to right (:func:`left_to_right_sum`),
   as Excel does, instead of numpy's pairwise summation: a running total's prefix sums
-  (:mod:`.columnar.prefix`) are then the very doubles each cell's own SUM gives.
+  (:mod:`.columnar.prefix`) are then the very doubles each cell's own SUM gives; AVERAGE
+  and AVERAGEA divide that sum by the count (:func:`left_to_right_mean`), as Excel does:
+  apache poi's FormulaEvalTestData_Copy.xlsx, EverythingTests!D180,
+  ``=AVERAGE(B7:C15,B16:C17,D8:D16)`` over 20 numbers that nearly cancel, is
+  -4.089355473190933e-09 in Excel, the left-to-right sum over 20; numpy's mean gives
+  2.3161457843812586e-08.
 """
 from __future__ import annotations
 
@@ -27,10 +32,13 @@ import math
 import numpy as np
 import schedula as sh
 from formulas.functions import Array, get_functions, wrap_func
+from formulas.functions import is_not_empty
 from formulas.functions.math import xsum
+from formulas.functions.stat import _convert as _average_a_value
+from formulas.functions.stat import xfunc
 from formulas.functions.operators import OPERATORS
 from formulas.ranges import Ranges
-from formulas.tokens.operand import Empty, XlError as FXlError, _index2col
+from formulas.tokens.operand import Empty, Error, XlError as FXlError, _index2col
 
 from .. import registry
 from ..errors import ExcelError
@@ -166,6 +174,7 @@ def install_functions() -> int:
     table = get_functions()
     _geometry_functions(table)
     _sum_left_to_right(table)
+    _average_left_to_right(table)
     excel.install(table, left_out=SKIPPED)  # Excel's rules where formulas differs
     scalar.install(OPERATORS)  # after excel.install put its operators in
     for name, entry in list(table.items()):
@@ -205,6 +214,29 @@ def sum_left_to_right(*args):
     if numbers is None:
         return xsum(*args, func=left_to_right_sum)
     return left_to_right_sum(numbers[~np.isnan(numbers)])
+
+
+def _average_left_to_right(table) -> None:
+    """formulas' AVERAGE and AVERAGEA (the same arguments read the same way) with
+    :func:`left_to_right_mean` instead of ``np.mean``, once."""
+    if getattr(table["AVERAGE"], "_zvm_left_to_right", False):
+        return
+    for name, func in (
+            ("AVERAGE", functools.partial(xfunc, func=left_to_right_mean, default=None)),
+            ("AVERAGEA", functools.partial(xfunc, convert=_average_a_value,
+                                           check=is_not_empty, func=left_to_right_mean,
+                                           default=None))):
+        wrapped = wrap_func(func)
+        wrapped._zvm_left_to_right = True
+        table[name] = wrapped
+
+
+def left_to_right_mean(values: list):
+    """The numbers' left-to-right sum (:func:`left_to_right_sum`) over how many there are,
+    as Excel's AVERAGE computes it; #DIV/0! for none (formulas' own answer)."""
+    if not values:
+        return Error.errors["#DIV/0!"]
+    return left_to_right_sum(np.asarray(values, dtype=float)) / len(values)
 
 
 def _plain_numbers(args):

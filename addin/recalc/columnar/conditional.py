@@ -6,22 +6,22 @@ criterion, so a column of n cells over n rows costs n, not n².
 
 Each row of the ranges is keyed by what an exact criterion would pick it for
 (:func:`~..excel.criteria.value_keys`: a number by its value at 15 significant digits, text
-by its casefolded text and, if it reads as a number, by that number too, TRUE/FALSE by
-itself), and the rows are grouped by the combination of their keys, one group per
+by its :func:`~..excel.criteria.text_key` (casefolded, the dotless i read as i) and, if it
+reads as a number, by that number too, TRUE/FALSE by itself), and the rows are grouped by the combination of their keys, one group per
 combination some cell asks for, in the order the ranges are read (row by row, as the
 cell's own call reads them). A cell whose criteria are all exact
-(:func:`~..excel.criteria.exact_key`: a number, TRUE/FALSE, text with no operator and no
-wildcard) takes its group's answer: the count of its rows, or the values of the sum range
+(:func:`~..excel.criteria.exact_key`: a number, TRUE/FALSE, text with no operator but ``=``
+and no wildcard) takes its group's answer: the count of its rows, or the values of the sum range
 on its rows given to :func:`~..excel.criteria.aggregate`, the very arithmetic of the
 cell's own call (Excel and the engine add the picked numbers left to right in the order
 of the range; the first error picked is the answer; text and TRUE/FALSE are passed over).
 
 What the keys cannot say is left to the engine's own call (:func:`~.distinct._per_distinct`,
 once per distinct combination of the cells' criteria): a cell whose criterion has an
-operator, a wildcard, is ``""``, an error, an empty cell or text with letters outside
-ASCII is computed so, the others still from the groups; and the whole column is (None)
-when a range holds a value the keys cannot say (text with a dotless i, which the
-case-insensitive match finds for "i"; a value of another type), when the ranges differ in
+operator, a wildcard, is ``""``, an error or an empty cell is computed so, the others
+still from the groups; and the whole column is (None) when a range holds a value the keys
+cannot say (a value of another type than numbers, text, TRUE/FALSE, errors and the empty
+cell), when a group's sum overflows (#NUM! with its reason), when the ranges differ in
 shape (#VALUE! with its reason, as the cell's own call gives it), when a range is not one
 every cell shares, or when a criterion is an array (an array of answers)."""
 from __future__ import annotations

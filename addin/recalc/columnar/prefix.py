@@ -8,30 +8,38 @@ The values are those of each cell's own call, exactly:
   :func:`~..install.left_to_right_sum`), so the running sum after a row is the very
   double that cell's own SUM gives; empty cells add nothing;
 * MAX and MIN are the running maximum and minimum of the numbers (0 before the first
-  number), COUNT the number of numbers so far;
+  number), COUNT the number of numbers so far, COUNTA of the values that are not an
+  empty cell (text, "", TRUE/FALSE and errors too), AVERAGE the running sum over the
+  count (the left-to-right sum over the count, as a cell's own AVERAGE computes it:
+  :func:`~..install.left_to_right_mean`; #DIV/0! before the first number);
 * text and TRUE/FALSE in the range are passed over, as Excel's SUM, MAX, MIN and COUNT
   pass them over in a reference (:mod:`..excel.coercion`);
-* an error in the range is the result of SUM, MAX and MIN from its row on (the first
-  error in the order the range is read, row by row), and COUNT passes it over;
+* an error in the range is the result of SUM, MAX, MIN and AVERAGE from its row on (the
+  first error in the order the range is read, row by row); COUNT passes it over;
 * COUNTIF over such a range with a criterion per cell (``=COUNTIF(E$2:E10,E10)``, the
   how-manieth of its value a row is) or one for all counts with the engine's own
   criteria (:mod:`..excel.criteria`): a number picks numbers and numeric text equal to
   it at 15 significant digits, so each value of the range is keyed by its number
   rounded to 15 digits and counted in one pass down the rows (a dict of counts, the
-  cells' answers read as the pass reaches their last row); any other criterion (text,
-  ``">=0"``, TRUE, an error, an empty cell) is one mask of the range a distinct
-  criterion, by the very matcher a cell's own COUNTIF uses, and a running count of it.
+  cells' answers read as the pass reaches their last row); a plain text criterion
+  (``=COUNTIF($A$2:A9,A9)`` over names: no operator but ``=``, no wildcard, reading as
+  no number, date, TRUE/FALSE or error) picks exactly the text cells equal to it without
+  regard to case, so text values are keyed too (:func:`~..excel.criteria.text_key`) and
+  counted in the same pass; any other criterion (``"a*"``, ``">=0"``, TRUE, an error, an
+  empty cell) is one mask of the range a distinct criterion, by the very matcher a
+  cell's own COUNTIF uses, and a running count of it.
 
 A range holding anything else (-0.0 for MAX and MIN; a sum SUM cannot hold as a finite
 double) is not taken here: :func:`prefix_step` returns None and the engine
 evaluates the cells one by one, which gives the reference answer for those too. So does
 any other function, SUM with more arguments than the range, or a COUNTIF column with
-more than :data:`COUNTIF_MASKS` distinct criteria that are not numbers."""
+more than :data:`COUNTIF_MASKS` distinct criteria that are neither numbers nor plain
+text."""
 from __future__ import annotations
 
 import numpy as np
 import schedula as sh
-from formulas.tokens.operand import XlError
+from formulas.tokens.operand import Error, XlError
 
 from ..excel import criteria as _criteria
 from ..excel.numbers import round15
@@ -41,13 +49,15 @@ from ..values import make_ranges
 from .vectors import LIT_COLUMN, PREFIX_COLUMN, REF_COLUMN, STEP_COLUMN
 
 #: the functions :func:`prefix_step` computes from one pass
-PREFIX_FUNCTIONS = frozenset({"SUM", "MAX", "MIN", "COUNT", "COUNTIF"})
+PREFIX_FUNCTIONS = frozenset({"SUM", "MAX", "MIN", "COUNT", "COUNTA", "AVERAGE", "COUNTIF"})
 
 #: a COUNTIF column is counted on the column path with at most this many distinct
-#: criteria that are not numbers (each one mask of the range); beyond, cell by cell
+#: criteria that are neither numbers nor plain text (each one mask of the range);
+#: beyond, cell by cell
 COUNTIF_MASKS = 64
 
 _NUMBER = (float, int)
+_DIV0 = Error.errors["#DIV/0!"]  # AVERAGE of no number, as formulas' own
 #: the kinds of value the functions pass over in a range (text, TRUE/FALSE, empty cells)
 #: or add up
 _SKIPPED = frozenset({float, int, str, bool, type(sh.EMPTY)})
@@ -102,7 +112,11 @@ def prefix_step(name: str, args: list, kinds: list, n: int) -> np.ndarray | None
     if name == "COUNT":
         out[:] = seen.tolist()
         return out.reshape(n, 1)
-    if name == "SUM":
+    if name == "COUNTA":  # every value but the empty cell: text, "", TRUE, errors too
+        filled = np.fromiter((v is not sh.EMPTY for v in flat), dtype=bool, count=len(flat))
+        out[:] = np.concatenate(([0], np.cumsum(filled)))[ends].tolist()
+        return out.reshape(n, 1)
+    if name in ("SUM", "AVERAGE"):
         running = np.add.accumulate(numbers)
         if not np.isfinite(running).all():
             return None  # an overflow: #NUM! with its reason, cell by cell
@@ -112,7 +126,13 @@ def prefix_step(name: str, args: list, kinds: list, n: int) -> np.ndarray | None
         start = 0.0
     values = np.where(seen > 0, running[np.maximum(seen - 1, 0)] if numbers.size
                       else start, start)
-    out[:] = values.tolist()
+    if name == "AVERAGE":  # the running sum over the count; no number yet: #DIV/0!
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = values / seen
+        out[:] = values.tolist()
+        out[seen == 0] = _DIV0
+    else:
+        out[:] = values.tolist()
     if errors:
         first = errors[0]
         out[ends > first] = flat[first]
@@ -172,25 +192,37 @@ def _countif(pr: PrefixRanges, criterion, kind, n: int) -> np.ndarray | None:
     ends = ((pr.rows - pr.r1 + 1) * width).tolist()  # how many values each cell reads
     out = [0] * n
     numeric = [k for k, c in enumerate(crit) if type(c) in _NUMBER]
+    texts: dict = {}   # plain text criteria: counted by key in the same pass
     others: dict = {}
     for k, c in enumerate(crit):
         if type(c) not in _NUMBER:
-            others.setdefault((type(c), c), []).append(k)
+            key = _criteria.text_equality_key(c)
+            if key is not None:
+                texts.setdefault(key, []).append(k)
+            else:
+                others.setdefault((type(c), c), []).append(k)
     if len(others) > COUNTIF_MASKS:
         return None
-    if numeric:
+    keyed = [(k, round15(float(crit[k]))) for k in numeric] + \
+        [(k, (str, key)) for key, cells in texts.items() for k in cells]
+    if keyed:
         memo: dict = {}
         keys = [_number_key(v, memo) for v in flat]
-        wanted = [round15(float(crit[k])) for k in numeric]
-        by_end = sorted(range(len(numeric)), key=lambda j: ends[numeric[j]])
+        if texts:  # a text value also counts for its text key
+            text_keys = [(str, _criteria.text_key(v)) if type(v) is str else None
+                         for v in flat]
+        keyed.sort(key=lambda kw: ends[kw[0]])
         counts: dict = {}
         done = 0
-        for j in by_end:
-            end = ends[numeric[j]]
+        for k, wanted in keyed:
+            end = ends[k]
             for key in keys[done:end]:
                 counts[key] = counts.get(key, 0) + 1
+            if texts:
+                for key in text_keys[done:end]:
+                    counts[key] = counts.get(key, 0) + 1
             done = max(done, end)
-            out[numeric[j]] = counts.get(wanted[j], 0)
+            out[k] = counts.get(wanted, 0)
     for (_, c), cells in others.items():
         picked = _criteria.picks(flat, c)
         running = np.concatenate(([0], np.cumsum(picked, dtype=np.int64))).tolist()

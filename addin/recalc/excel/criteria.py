@@ -85,6 +85,31 @@ def matcher(criterion):
     return lambda v: is_text(v) and compare(v.casefold(), key)
 
 
+def text_equality_key(criterion) -> str | None:
+    """The :func:`text_key` of the cells ``criterion`` picks when what it picks is exactly
+    the text cells of that key -- a text, with no operator but ``=``, no wildcard
+    (``*`` ``?`` ``~``), that reads as no number or date, no TRUE/FALSE and no error
+    (``"abc"``, ``"=Abc"``); None for any other criterion. (A column of COUNTIFs then
+    counts by key in one pass: :mod:`..columnar.prefix`.)"""
+    if type(criterion) is not str:
+        return None
+    op = next((o for o in _OPERATORS if criterion.startswith(o)), "")
+    operand = criterion[len(op):]
+    if op not in ("", "=") or operand == "" or any(ch in operand for ch in "*?~") or \
+            number_from_text(operand) is not None or \
+            operand.upper() in ("TRUE", "FALSE") or operand.upper() in XL:
+        return None
+    return text_key(operand)
+
+
+def text_key(text: str) -> str:
+    """What text is compared by for equality: casefolded, as :func:`matcher` folds both
+    sides, and the dotless i (U+0131) read as i -- the one pair of casefolded characters
+    the case-insensitive regular expression it then matches with equates
+    (``tests/test_excel_criteria_keys.py``)."""
+    return text.casefold().replace("\u0131", "i")
+
+
 def _numeric(op, number):
     def equal(v):
         if is_number(v):
@@ -137,38 +162,35 @@ def exact_key(criterion):
     :func:`value_keys`, or None for any other criterion. Keyed: a number (as a value,
     or text that reads as one: ``5``, ``"5"``; picks numbers and numeric text equal to
     it at 15 significant digits: ``("n", its number rounded to 15 digits)``), TRUE or
-    FALSE (as a value or text: ``("b", it)``) and text with no operator and no wildcard
-    whose casefolded form is ASCII (picks text equal to it in any case: ``("t", the
-    casefolded text)``). Not keyed (:func:`matcher` alone says what they pick): an
-    operator (``"<>x"``, ``">=5"``, ``"=x"``), ``*``, ``?`` or ``~``, ``""``, an error as
-    value or text, an empty cell, text with other letters (whose case-insensitive match
-    under :func:`_wildcard` is not plain equality of casefolded text), any other value."""
+    FALSE (as a value or text: ``("b", it)``) and plain text (:func:`text_equality_key`:
+    ``"abc"``, ``"=Abc"``; picks the text cells of its :func:`text_key`: ``("t", the
+    key)``). Not keyed (:func:`matcher` alone says what they pick): another operator
+    (``"<>x"``, ``">=5"``), ``*``, ``?`` or ``~``, ``""``, an error as value or text, an
+    empty cell, any other value."""
     if isinstance(criterion, (bool, np.bool_)):
         return ("b", bool(criterion))
     if is_number(criterion):
         return ("n", round15(float(criterion)))
-    if type(criterion) is not str or criterion == "" or criterion.startswith(_OPERATORS):
+    if type(criterion) is not str:
+        return None
+    text = text_equality_key(criterion)
+    if text is not None:
+        return ("t", text)
+    if criterion == "" or criterion.startswith(_OPERATORS):
         return None
     number = number_from_text(criterion)
     if number is not None:
         return ("n", round15(number))
     upper = criterion.upper()
-    if upper in ("TRUE", "FALSE"):
-        return ("b", upper == "TRUE")
-    if upper in XL:
-        return None
-    folded = criterion.casefold()  # what :func:`matcher` matches, wildcards and all
-    return ("t", folded) if folded.isascii() and not any(w in folded for w in "*?~") \
-        else None
+    return ("b", upper == "TRUE") if upper in ("TRUE", "FALSE") else None
 
 
 def value_keys(v) -> tuple | None:
     """The keys of :func:`exact_key` that pick the value ``v`` of a criteria range: a
-    number its ``("n", ...)``, TRUE/FALSE its ``("b", ...)``, text its casefolded text
+    number its ``("n", ...)``, TRUE/FALSE its ``("b", ...)``, text its :func:`text_key`
     and, if it reads as a number, that number's key; an error or an empty cell none (no
-    keyed criterion picks them). None when the keys cannot say it: a value of another
-    type, or text holding a letter outside ASCII that an ASCII letter matches in any
-    case and casefolding leaves as it is (the dotless i: :func:`_like_ascii`)."""
+    keyed criterion picks them). None for a value of another type (the keys cannot say
+    what picks it)."""
     if isinstance(v, (bool, np.bool_)):
         return (("b", bool(v)),)
     if is_number(v):
@@ -177,23 +199,9 @@ def value_keys(v) -> tuple | None:
         return ()
     if type(v) is not str:
         return None
-    folded = v.casefold()
-    if not folded.isascii() and any(map(_like_ascii, folded)):
-        return None
     number = number_from_text(v)
-    return (("t", folded),) if number is None else (("t", folded), ("n", round15(number)))
-
-
-#: the characters of a casefolded ASCII criterion's text that match one character each
-_ASCII_LITERALS = tuple(c for c in map(chr, range(128)) if c not in "*?~" and c.casefold() == c)
-
-
-@functools.lru_cache(maxsize=4096)
-def _like_ascii(ch: str) -> bool:
-    """Does some character of a keyed criterion's text (:data:`_ASCII_LITERALS`) match
-    ``ch`` (a character outside ASCII) under the criteria's own case-insensitive match
-    (:func:`_wildcard`)? Then a text holding ``ch`` is not keyed."""
-    return not ch.isascii() and any(_wildcard(a)(ch) is not None for a in _ASCII_LITERALS)
+    text = ("t", text_key(v))
+    return (text,) if number is None else (text, ("n", round15(number)))
 
 
 def picks(flat: list, criterion) -> list[bool]:
@@ -305,7 +313,7 @@ def aggregate(kind: str, picked: list):
     """SUMIF's, AVERAGEIF's, MAXIFS' or MINIFS' answer (``kind`` "sum", "average",
     "max" or "min") over the values ``picked`` from the sum range, in the order the
     range is read (row by row): the first error among them is the answer; else the
-    numbers, added left to right (Python's ``sum``), averaged by numpy's mean, or their
+    numbers, added left to right (Python's ``sum``), that sum over their count, or their
     maximum or minimum (0 with none; AVERAGE of none #DIV/0!); text and TRUE/FALSE are
     passed over. The one place of this arithmetic: the column path
     (:mod:`..columnar.conditional`) calls it with each group's values."""
@@ -316,7 +324,8 @@ def aggregate(kind: str, picked: list):
     if kind == "sum":
         return float(sum(nums))
     if kind == "average":
-        return float(np.mean(nums)) if nums else XL["#DIV/0!"]
+        # the left-to-right sum over the count, as Excel's AVERAGE
+        return float(sum(nums)) / len(nums) if nums else XL["#DIV/0!"]
     if kind == "max":
         return max(nums) if nums else 0.0
     return min(nums) if nums else 0.0
