@@ -506,7 +506,8 @@ def make_shape(path, shape, rows):
     ``=INDEX($B$2:$B$n,MATCH(C2,$A$2:$A$n,0))``), "cumulative" (A: site names, a third
     of them repeated in another case, E: numbers; F: ``=COUNTIF($A$2:A2,A2)``, the
     running count a planner flags repeats with, G: ``=COUNTA($A$2:A2)``, H:
-    ``=AVERAGE(E$2:E2)``) or "rowlookup", the shape of the
+    ``=AVERAGE(E$2:E2)``, I: ``=SUMIF($A$2:A2,A2,$E$2:E2)``, J: ``=MATCH(A2,$A$2:A2,0)``)
+    or "rowlookup", the shape of the
     corpus's StructuredRefs-lots-with-lookups.xlsx (Plan B:
     ``=IF(ISNA(VLOOKUP(ROW($A2)-1,Other!$A:$N,4,FALSE))," ",VLOOKUP(...))``, one
     VLOOKUP a cell into whole columns of another sheet, a key every row of it but each
@@ -544,7 +545,8 @@ def make_shape(path, shape, rows):
             name = f"site{r * 7919 % (rows // 3 + 1)}"
             ws.append([name.upper() if r % 2 else name, None, None, None,
                        (r * 7919 % 1000) / 7.0, f"=COUNTIF($A$2:A{r},A{r})",
-                       f"=COUNTA($A$2:A{r})", f"=AVERAGE(E$2:E{r})"])
+                       f"=COUNTA($A$2:A{r})", f"=AVERAGE(E$2:E{r})",
+                       f"=SUMIF($A$2:A{r},A{r},$E$2:E{r})", f"=MATCH(A{r},$A$2:A{r},0)"])
         else:
             ws.append([f"K{r}", r * 1.5, f"K{last + 2 - r}", None, None,
                        f"=VLOOKUP(C{r},$A$2:$B${last},2,FALSE)",
@@ -579,7 +581,7 @@ def bench_shapes(cmd, tmp, rows=SHAPE_ROWS, runs=3, lo=True, reference=None):
                 got["LibreOffice"].append(_soffice_child(src, tmp / f"lo_{shape}",
                                                          tmp / "lo_profile"))
         label = {"running": "running total =SUM(E$2:E2)",
-                 "cumulative": "COUNTIF($A$2:A2,A2), COUNTA($A$2:A2), AVERAGE(E$2:E2)",
+                 "cumulative": "COUNTIF($A$2:A2,A2), COUNTA, AVERAGE, SUMIF, MATCH(A2,$A$2:A2,0)",
                  "lookup": "VLOOKUP + INDEX/MATCH, distinct keys",
                  "rowlookup": "IF(ISNA(VLOOKUP(ROW($A2)-1,Other!$A:$N,4,FALSE)),...)",
                  **{k: f.replace("{N}", "n").replace("{r}", "2")

@@ -210,3 +210,27 @@ def same_rows(a: dict, b: dict) -> bool:
         len(a[n]) == len(b[n]) and all(
             len(ra) == len(rb) and all(type(x) is type(y) and x == y for x, y in zip(ra, rb))
             for ra, rb in zip(a[n], b[n])) for n in a)
+
+
+def checked_engine(path, monkeypatch):
+    """The engine that recalculated ``path`` on the column path with
+    ZVMPLAN_ENGINE_CHECK=1 (each column cell also evaluated on its own), for its
+    ``column_mismatches``, ``columnar_cells`` and ``_column_groups()``."""
+    from zvmplan_addin import recalc, xlsx
+    from zvmplan_addin.recalc.engine import Engine
+    monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", "")
+    monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
+    recalc.install_functions()
+    with xlsx.safe_open_xlsx(path) as pkg:
+        book = xlsx.read_workbook(pkg)
+    e = Engine(book)
+    e.recalculate()
+    return e
+
+
+def column_letters_run(e) -> tuple[set, int]:
+    """(the columns of ``e``'s column groups, how many of their cells a column run can
+    take: all but each group's first)."""
+    groups = e._column_groups()
+    cols = {e.n_label[int(i)].split("!")[1].rstrip("0123456789") for g in groups for i in g}
+    return cols, sum(len(g) - 1 for g in groups)

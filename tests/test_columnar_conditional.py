@@ -208,7 +208,8 @@ def test_keys_pick_what_the_matcher_picks():
     assert criteria.value_keys("ſ") == (("t", "s"),)  # the long s casefolds to "s"
     assert criteria.exact_key("Zürich") == criteria.value_keys("ZÜRICH")[0] == ("t", "zürich")
     assert criteria.exact_key("=ab") == ("t", "ab")
-    for c in ("a*", "?b", "~*", ">3", "<>ab", "", "=", "#N/A", "=5", "<>"):
+    assert criteria.exact_key("=5") == criteria.exact_key("5") == ("n", 5.0)
+    for c in ("a*", "?b", "~*", ">3", "<>ab", "", "=", "#N/A", "=TRUE", "<>"):
         assert criteria.exact_key(c) is None, c
     assert criteria.exact_key(XL["#N/A"]) is None and criteria.exact_key(sh.EMPTY) is None
 

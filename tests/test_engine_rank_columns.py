@@ -8,9 +8,9 @@ import numpy as np
 import openpyxl
 import pytest
 
-from zvmplan_addin import recalc as engine, xlsx as xlsxio
+from zvmplan_addin import recalc as engine
 
-from builders import save, values_of
+from builders import checked_engine, save, values_of
 
 #: the ranked column: repeated numbers (ties), 0.1+0.2 beside 0.3 (equal at Excel's 15
 #: digits, not exactly), numeric text, text, an empty cell, TRUE, -0.0 and 0
@@ -56,14 +56,7 @@ def _both_ways(tmp_path, monkeypatch, path):
 
 
 def _columnar_cells(path, monkeypatch):
-    from zvmplan_addin.recalc.engine import Engine
-    monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", "")
-    monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
-    engine.install_functions()
-    with xlsxio.safe_open_xlsx(path) as pkg:
-        book = xlsxio.read_workbook(pkg)
-    e = Engine(book)
-    e.recalculate()
+    e = checked_engine(path, monkeypatch)
     monkeypatch.delenv("ZVMPLAN_ENGINE_CHECK")
     return e
 

@@ -574,6 +574,37 @@ def test_average_adds_left_to_right_as_excel(tmp_path):
     assert got["F180"] == sum(nonzero) / len(nonzero)
 
 
+def test_sumproduct_reads_text_in_its_arrays_as_zero(tmp_path):
+    """Microsoft's SUMPRODUCT page: "SUMPRODUCT treats non-numeric array entries as if
+    they were zeros" -- numeric text in a cell too: with A1 the text "5", A2 3, B1 2,
+    B2 4, ``SUMPRODUCT(A1:A2,B1:B2)`` is 12 (LibreOffice agrees; formulas read "5" as 5
+    and gave 22), ``SUMPRODUCT(A1:A2)`` 3, and an array constant's text is 0 too; an
+    operator inside coerces the text as it does anywhere (``(A1:A2)*B1:B2``: 22);
+    arrays of other sizes are #VALUE!."""
+    got = recalc(tmp_path, {"A1": "5", "A2": 3, "B1": 2, "B2": 4,
+                            "C1": "=SUMPRODUCT(A1:A2,B1:B2)", "C2": "=SUMPRODUCT(A1:A2)",
+                            "C3": '=SUMPRODUCT({"5",3},{2,4})',
+                            "C4": "=SUMPRODUCT((A1:A2)*B1:B2)",
+                            "C5": "=SUMPRODUCT(A1:A2,B1:B3)", "C6": "=SUMPRODUCT(A1:B2)"})
+    assert {k: v for k, v in got.items() if k.startswith("C")} == {
+        "C1": 12, "C2": 3, "C3": 12, "C4": 22, "C5": "#VALUE!", "C6": 9}
+
+
+def test_percentile_and_quartile_pass_over_text_in_their_data(tmp_path):
+    """Excel passes over text and TRUE/FALSE in PERCENTILE's and QUARTILE's data range,
+    as in its other statistical functions (LibreOffice agrees: over 1.5, "5", "x", 3, -2
+    PERCENTILE(...,0.5) is 1.5 and QUARTILE(...,1) -0.25); they were #VALUE!. k is read
+    as before: "0.5" given or in a cell is 0.5, beyond 0..1 is #NUM!."""
+    got = recalc(tmp_path, {"A1": 1.5, "A2": "5", "A3": "x", "A5": 3, "A6": -2, "A7": True,
+                            "B1": "0.5",
+                            "C1": "=PERCENTILE(A1:A7,0.5)", "C2": "=QUARTILE(A1:A7,1)",
+                            "C3": "=PERCENTILE.INC(A1:A7,0.25)", "C4": "=QUARTILE.EXC(A1:A7,2)",
+                            "C5": "=PERCENTILE(A1:A7,B1)", "C6": "=PERCENTILE(A1:A7,2)",
+                            "C7": "=PERCENTILE.EXC(A1:A7,0.5)", "C8": "=QUARTILE.INC(A1:A7,3)"})
+    assert [got[f"C{k}"] for k in range(1, 9)] == [1.5, -0.25, -0.25, 1.5, 1.5, "#NUM!",
+                                                   1.5, 2.25]
+
+
 def test_wrap_pads_with_a_real_error(tmp_path):
     """WRAPROWS/WRAPCOLS pad the last row or column with #N/A (Microsoft's pages), an
     error ISERROR/ISNA see and the file holds as an error, not the text "#N/A"."""

@@ -126,9 +126,10 @@ def test_results_are_formulas_shapes():
 
 
 def test_anything_else_goes_the_general_way(monkeypatch):
-    """Plain values and single cells never reach ``np.vectorize``; a column, a range of
-    several cells, a float array, a ``Ranges`` subclass, an error or an overflow do (the
-    operator itself), and give its own result."""
+    """Plain values and single cells never reach ``np.vectorize``, nor do a column and a
+    range of several cells of plain numbers (:mod:`.arrayops` computes them whole); a
+    column holding text, a float array, a ``Ranges`` subclass, an error or an overflow
+    do (the operator itself), and give its own result."""
     class Sub(Ranges):
         pass
 
@@ -138,9 +139,10 @@ def test_anything_else_goes_the_general_way(monkeypatch):
     floats = np.array([[1.0]])
     true = np.array([[True]], dtype=object).view(TrueArray)
     one = Ranges().push("SHEET1!A1", np.array([[4.0]], dtype=object))
-    general = [(column, 1), (two, 1), (sub, 1), (floats, 1), (XL["#N/A"], 1), (1e308, 1e308),
+    texts = np.array([[1], ["a"]], dtype=object).view(Array)
+    general = [(texts, 1), (sub, 1), (floats, 1), (XL["#N/A"], 1), (1e308, 1e308),
                ("a", 2.5)]
-    for args in general + [(true, 1), (one, 2)]:
+    for args in general + [(true, 1), (one, 2), (column, 1), (two, 1)]:
         fast, own = _both("+", *args)
         assert fast == own, args
     real = np.vectorize
@@ -150,7 +152,7 @@ def test_anything_else_goes_the_general_way(monkeypatch):
         vectorized.append(a)
         return real(*a, **k)
     monkeypatch.setattr(np, "vectorize", spy)
-    for args in [(1, 2), (one, 2), (true, one), (2.5, "3")]:
+    for args in [(1, 2), (one, 2), (true, one), (2.5, "3"), (column, 1), (two, 1)]:
         OPERATORS["+"](*args)
     assert vectorized == []
     for args in general:

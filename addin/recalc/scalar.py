@@ -23,7 +23,10 @@ wrapped operator itself, which recomputes from the start (the operators are pure
 The shortcut is made only for an operator whose three wrappers are formulas' own (their
 code objects compared with those of an operator built here by ``wrap_ufunc``) and whose
 inner wrapper returns its result unchanged (``return_func`` formulas' default); any
-other entry is left as it is. ``tests/test_scalar_operators.py`` compares both paths
+other entry is left as it is. Arguments that are whole ranges or arrays go to
+:mod:`.arrayops` first (the arithmetic and comparison operators over plain numbers or
+texts, in numpy), then to the operator itself.
+``tests/test_scalar_operators.py`` compares both paths
 over every operator and pairs of many values: the result's type, shape, dtype and each
 element's type and value, errors by identity.
 """
@@ -37,6 +40,8 @@ import schedula as sh
 from formulas.functions import wrap_ufunc
 from formulas.ranges import Ranges
 from formulas.tokens.operand import XlError
+
+from . import arrayops
 
 # plain values np.asanyarray(v, dtype=object) keeps as the very object (no sequence)
 SCALAR_TYPES = frozenset({int, float, bool, str, XlError, type(sh.EMPTY), np.float64,
@@ -84,21 +89,31 @@ def _parts(op) -> dict | None:
     return parts
 
 
-def scalar_operator(op):
+def scalar_operator(op, name: str | None = None):
     """``op`` (an entry of formulas' operator table) with the single-value shortcut of
-    the module docstring, or ``op`` itself when its wrappers are not formulas' own."""
+    the module docstring, or ``op`` itself when its wrappers are not formulas' own.
+    ``name``: the operator's, whose whole-array shortcut (:mod:`.arrayops`) is tried
+    for arguments that are not single values."""
     if getattr(op, "_zvm_scalar", False):
         return op
     parts = _parts(op)
     if parts is None:
         return op
     parse, evaluate, otype = parts["args_parser"], parts["safe_eval"], parts["otype"]
+    arrays = name in arrayops.OPERATORS
 
     def call(*args, **kwargs):
         if kwargs:
             return op(*args, **kwargs)
         got = _single_values(args) if len(args) < 32 else None  # (32: another branch)
         if got is None:
+            if arrays:
+                try:
+                    whole = arrayops.array_operator(name, args, otype)
+                except Exception:  # noqa: BLE001 - the general way decides what it gives
+                    whole = None
+                if whole is not None:
+                    return whole
             return op(*args)
         try:
             values = tuple(parse(*got))
@@ -164,4 +179,4 @@ def install(operators) -> None:
     """Every operator of formulas' ``operators`` table that :func:`scalar_operator` can
     take, with its shortcut (idempotent)."""
     for name, op in list(operators.items()):
-        operators[name] = scalar_operator(op)
+        operators[name] = scalar_operator(op, name)

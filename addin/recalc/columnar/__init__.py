@@ -188,7 +188,7 @@ def _column_step(name, func, inputs, values, column, n, note, memo=None, codes=N
     elementwise call on the whole columns, and else :func:`_per_distinct`."""
     if any(column.get(k) == PREFIX_COLUMN for k in inputs):  # a running total
         result = prefix_step(name, [values[k] for k in inputs],
-                             [column.get(k) for k in inputs], n)
+                             [column.get(k) for k in inputs], n, func=func)
         if result is None:
             raise NotStraight(name)  # anything else over such ranges: cell by cell
         return result, STEP_COLUMN

@@ -29,6 +29,19 @@ The values are those of each cell's own call, exactly:
   empty cell) is one mask of the range a distinct criterion, by the very matcher a
   cell's own COUNTIF uses, and a running count of it.
 
+* SUMIF, SUMIFS, COUNTIFS, AVERAGEIF and AVERAGEIFS over running ranges of the same
+  rows (``=SUMIF($A$2:A9,A9,$C$2:C9)``, a running total per LPAR), every criterion one
+  that picks by equality with one key (a number, numeric text, plain text:
+  :func:`~..excel.criteria.equality_key`): one pass down the rows, each row counted and
+  its number added (left to right, as the cell's own call adds:
+  :func:`~..excel.criteria.added`) under every combination of keys its values are picked
+  by; the first error picked in the summed range is the answer from its row on.
+
+* MATCH with match type 0 (``=MATCH(A9,$A$2:A9,0)``, where a name first stands): the
+  first position matching in a cell's rows is the first in the tallest range if it lies
+  within them, else there is none (#N/A); the step's own MATCH over the tallest range is
+  asked once per distinct value.
+
 A range holding anything else (-0.0 for MAX and MIN; a sum SUM cannot hold as a finite
 double) is not taken here: :func:`prefix_step` returns None and the engine
 evaluates the cells one by one, which gives the reference answer for those too. So does
@@ -45,11 +58,19 @@ from ..excel import criteria as _criteria
 from ..excel.numbers import round15
 from ..excel.parse import number_from_text
 from ..excel.values import is_collection, single, values_of
-from ..values import make_ranges
+from ..values import NOT_ONE, make_ranges, one_value
 from .vectors import LIT_COLUMN, PREFIX_COLUMN, REF_COLUMN, STEP_COLUMN
 
 #: the functions :func:`prefix_step` computes from one pass
 PREFIX_FUNCTIONS = frozenset({"SUM", "MAX", "MIN", "COUNT", "COUNTA", "AVERAGE", "COUNTIF"})
+#: MATCH over a running range with match type 0: the first position in the tallest range
+MATCH_FUNCTIONS = frozenset({"MATCH"})
+_NA = Error.errors["#N/A"]
+#: conditional aggregates over running ranges whose criteria are all keyed (a number or
+#: plain text): function -> (where the range/criterion pairs start, where the summed
+#: range is: None for the first criteria range, -1 for none (a count), k its position)
+KEYED = {"SUMIF": (0, 2), "AVERAGEIF": (0, 2), "COUNTIFS": (0, -1),
+         "SUMIFS": (1, 0), "AVERAGEIFS": (1, 0)}
 
 #: a COUNTIF column is counted on the column path with at most this many distinct
 #: criteria that are neither numbers nor plain text (each one mask of the range);
@@ -80,15 +101,20 @@ class PrefixRanges:
                            self.block[:r - self.r1 + 1].copy())
 
 
-def prefix_step(name: str, args: list, kinds: list, n: int) -> np.ndarray | None:
+def prefix_step(name: str, args: list, kinds: list, n: int, func=None) -> np.ndarray | None:
     """The ``(n, 1)`` results of ``name`` (one of :data:`PREFIX_FUNCTIONS`) called for
     each of its ``n`` cells with one argument, a :class:`PrefixRanges` (``kinds[k]``: the
     kind of column argument ``k`` is, None for a value all cells share), or for COUNTIF
-    with a criterion too; None for anything else (then the cells are evaluated one by
+    with a criterion too, :data:`KEYED` aggregates, or MATCH with match type 0 (``func``:
+    the step's function); None for anything else (then the cells are evaluated one by
     one)."""
+    if name in MATCH_FUNCTIONS:
+        return _first_match(func, args, kinds, n)
     if name == "COUNTIF" and len(args) == 2 and kinds[0] == PREFIX_COLUMN \
             and kinds[1] != PREFIX_COLUMN:
         return _countif(args[0], args[1], kinds[1], n)
+    if name in KEYED:
+        return _keyed(name, args, kinds, n)
     if name not in PREFIX_FUNCTIONS or name == "COUNTIF" or len(args) != 1 \
             or kinds[0] != PREFIX_COLUMN:
         return None
@@ -231,3 +257,160 @@ def _countif(pr: PrefixRanges, criterion, kind, n: int) -> np.ndarray | None:
     column = np.empty((n, 1), dtype=object)
     column[:, 0] = out
     return column
+
+
+def _criterion_key(c):
+    """The key a criterion that picks by equality picks values by (see
+    :func:`_value_keys` and :func:`~..excel.criteria.equality_key`: a number at 15
+    digits, or a text key), else None."""
+    key = _criteria.equality_key(c)
+    if key is not None and key[0] == "n":
+        return ("n", round15(key[1]))
+    return key
+
+
+def _value_keys(v, memo: dict) -> tuple:
+    """The keys a value of a criteria range is picked by: its number at 15 digits (a
+    number or numeric text: what a number criterion picks) and, for text, its text key
+    (what a plain text criterion picks)."""
+    got = memo.get((type(v), v))
+    if got is None:
+        number = _number_key(v, {})
+        got = (() if number is None else (("n", number),)) + \
+            ((("t", _criteria.text_key(v)),) if type(v) is str else ())
+        memo[(type(v), v)] = got
+    return got
+
+
+def _keyed(name: str, args: list, kinds: list, n: int) -> np.ndarray | None:
+    """``SUMIF(A$2:A9, A9, C$2:C9)``, ``COUNTIFS``, ``SUMIFS``, ``AVERAGEIF(S)`` filled
+    down, every range a running range over the same rows and every criterion a number or
+    plain text: one pass down the rows, each row counted (and its number added, left to
+    right, as :func:`~..excel.criteria.added`) under every combination of keys its
+    values are picked by; each cell's answer read as the pass reaches its last row. An
+    error in the summed range picked for a cell is its answer (the first, in row order);
+    AVERAGE of no number is #DIV/0!. None for anything else (cell by cell)."""
+    start, at = KEYED[name]
+    rest = len(args) - start  # the range/criterion pairs' arguments
+    if name in ("SUMIF", "AVERAGEIF"):
+        if len(args) not in (2, 3):
+            return None
+        pairs, target = [(0, 1)], (2 if len(args) == 3 else 0)
+    else:
+        if rest < 2 or rest % 2:
+            return None
+        pairs = [(k, k + 1) for k in range(start, len(args), 2)]
+        target = None if at == -1 else at
+    ranges = [args[r] for r, _ in pairs] + ([] if target is None else [args[target]])
+    if any(kinds[r] != PREFIX_COLUMN or kinds[c] == PREFIX_COLUMN for r, c in pairs) or \
+            (target is not None and kinds[target] != PREFIX_COLUMN):
+        return None
+    first = ranges[0]
+    if any(not isinstance(pr, PrefixRanges) or pr.c1 != pr.c2 or pr.r1 != first.r1 or
+           pr.rows.shape != first.rows.shape or not np.array_equal(pr.rows, first.rows)
+           for pr in ranges):
+        return None
+    wanted = []
+    for _, c in pairs:
+        crit = _criteria_column(args[c], kinds[c], n)
+        if crit is None:
+            return None
+        keys = [_criterion_key(x) for x in crit]
+        if any(k is None for k in keys):
+            return None
+        wanted.append(keys)
+    columns = [pr.block.reshape(-1).tolist() for pr in ranges]
+    if any(set(map(type, col)) - _SKIPPED - {XlError} for col in columns):
+        return None
+    criteria_columns = columns[:len(pairs)]
+    summed = columns[len(pairs)] if target is not None else None
+    ends = (first.rows - first.r1 + 1).tolist()
+    memo: dict = {}
+    counts: dict = {}
+    sums: dict = {}
+    numbers: dict = {}
+    errors: dict = {}
+    out = [0] * n
+    done = 0
+    for k in sorted(range(n), key=ends.__getitem__):
+        end = ends[k]
+        for i in range(done, end):
+            combos = [()]
+            for col in criteria_columns:
+                keys = _value_keys(col[i], memo)
+                combos = [c + (key,) for c in combos for key in keys]
+            if not combos:
+                continue
+            v = summed[i] if summed is not None else None
+            for combo in combos:
+                counts[combo] = counts.get(combo, 0) + 1
+                if summed is None:
+                    continue
+                if type(v) is XlError:
+                    errors.setdefault(combo, v)
+                elif type(v) in _NUMBER:
+                    sums[combo] = sums.get(combo, 0.0) + float(v)
+                    numbers[combo] = numbers.get(combo, 0) + 1
+        done = max(done, end)
+        combo = tuple(keys[k] for keys in wanted)
+        if summed is None:
+            out[k] = counts.get(combo, 0)
+        elif combo in errors:
+            out[k] = errors[combo]
+        elif name.startswith("SUM"):
+            out[k] = sums.get(combo, 0.0)
+        else:
+            m = numbers.get(combo, 0)
+            out[k] = sums[combo] / m if m else _DIV0
+    column = np.empty((n, 1), dtype=object)
+    column[:, 0] = out
+    return column
+
+
+def _first_match(func, args: list, kinds: list, n: int) -> np.ndarray | None:
+    """``MATCH(A9, $A$2:A9, 0)`` filled down (where a value first stands, the first
+    occurrence of a repeated name): an exact match answers the first position of the
+    range whose value matches, and each cell's range is the first rows of the tallest
+    one, so a cell's answer is the step's own answer over the tallest range when that
+    position is within the cell's rows, else #N/A. One call per distinct lookup value
+    (keyed by type too), each through the lookups' hash index
+    (:mod:`..excel.lookuptables`); an error looked up is its own answer. None for another
+    match type, a range of several columns, any other answer that is not a position or
+    #N/A, or an array per cell."""
+    if func is None or len(args) != 3 or kinds[1] != PREFIX_COLUMN or \
+            kinds[0] == PREFIX_COLUMN or kinds[2] is not None:
+        return None
+    match_type = one_value(args[2])
+    if not ((type(match_type) in _NUMBER and match_type == 0) or match_type is False):
+        return None
+    pr = args[1]
+    if not isinstance(pr, PrefixRanges) or pr.c1 != pr.c2 or not pr.rows.size:
+        return None
+    looked = _criteria_column(args[0], kinds[0], n)
+    if looked is None:
+        return None
+    ends = (pr.rows - pr.r1 + 1).tolist()
+    tallest = pr.ranges(int(np.argmax(pr.rows)))
+    found: dict = {}
+    out = np.empty((n, 1), dtype=object)
+    for k, v in enumerate(looked):
+        key = (type(v), v)
+        got = found.get(key)
+        if got is None:
+            r = one_value(func(v, tallest, args[2]))
+            if r is NOT_ONE or r is sh.NONE:
+                return None
+            if isinstance(r, XlError):
+                if str(r) != "#N/A" and not (type(v) is XlError and str(v) == str(r)):
+                    return None  # (an error looked up is the answer whatever the range)
+                got = (None, r)
+            elif isinstance(r, (int, float, np.integer, np.floating)) and \
+                    not isinstance(r, (bool, np.bool_)):
+                got = (r, r)
+            else:
+                return None
+            found[key] = got
+        position, answer = got
+        out[k, 0] = answer if position is None or position <= ends[k] else _NA
+    return out
+

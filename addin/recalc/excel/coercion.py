@@ -129,6 +129,25 @@ NUMERIC_AGGREGATES = (
     "STDEV.P", "STDEVP", "VAR", "VAR.S", "VAR.P", "VARP", "GEOMEAN", "HARMEAN",
     "AVEDEV", "DEVSQ", "KURT", "SKEW", "MODE", "MODE.SNGL")
 
+#: functions of one data array then numbers (PERCENTILE(array, k)): the array's text and
+#: TRUE/FALSE are passed over, as in the aggregates above (Microsoft's pages: "array --
+#: the array or range of data"; Excel, like LibreOffice, answers
+#: PERCENTILE(A1:A7,0.5) over 1.5, "5", "x", 3, -2 with 1.5); the numbers after it are
+#: read as before
+DATA_FIRST = ("PERCENTILE", "PERCENTILE.INC", "PERCENTILE.EXC", "QUARTILE", "QUARTILE.INC",
+              "QUARTILE.EXC")
+
+
+def numeric_data(func):
+    """``func`` given its first argument's numbers only when that argument is a
+    reference or an array (the other arguments as they are)."""
+    @functools.wraps(func)
+    def call(data, *rest):
+        if is_collection(data):
+            data = numbers_only(values_of(data))
+        return func(data, *rest)
+    return call
+
 
 def zero_without_numbers(func):
     """``func`` (formulas' PRODUCT, given numbers only), but 0 when no argument holds a
@@ -144,6 +163,31 @@ def zero_without_numbers(func):
     return call
 
 
+def sumproduct(*args):
+    """SUMPRODUCT: formulas' (the arrays' elements multiplied position by position, the
+    products summed; an error in them the answer; arrays of other sizes #VALUE!), with
+    every text in an array -- numeric text too -- a zero: Microsoft's SUMPRODUCT page,
+    "SUMPRODUCT treats non-numeric array entries as if they were zeros", and LibreOffice
+    gives ``=SUMPRODUCT(A1:A2,B1:B2)`` = 12 for A1 the text "5", A2 3, B1 2, B2 4
+    (formulas read the text as 5: 22). TRUE and FALSE were zeros already. The operators
+    inside (``SUMPRODUCT((A1:A2)*B1:B2)``) coerce numeric text as they do anywhere."""
+    from formulas.functions.math import xsumproduct
+    return xsumproduct(*(_text_as_zero(values_of(a)) if is_collection(a) else a
+                         for a in args))
+
+
+def _text_as_zero(values: np.ndarray) -> np.ndarray:
+    """``values`` with each plain text (not an error, not the empty cell) 0.0."""
+    if values.dtype != object:
+        return values
+    flat = values.reshape(-1).tolist()
+    if str not in set(map(type, flat)):
+        return values
+    out = np.empty(len(flat), dtype=object)
+    out[:] = [0.0 if type(v) is str else v for v in flat]
+    return out.reshape(values.shape)
+
+
 def install(table, put) -> None:
     """Put the functions above in formulas' function table ``table`` through
     ``put(table, name, function)``."""
@@ -154,7 +198,12 @@ def install(table, put) -> None:
                 if name == "PRODUCT":
                     func = zero_without_numbers(func)
                 put(table, alias, numeric_arguments(func, XL))
+    for name in DATA_FIRST:
+        for alias in (name, "_XLFN." + name):
+            if alias in table:
+                put(table, alias, numeric_data(table[alias]))
     put(table, "COUNT", count)
+    put(table, "SUMPRODUCT", sumproduct)
     put(table, "N", n_of)
     put(table, "ISNUMBER", isnumber)
     put(table, "ISREF", isref)

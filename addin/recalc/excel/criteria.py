@@ -102,11 +102,32 @@ def text_equality_key(criterion) -> str | None:
     return text_key(operand)
 
 
+def equality_key(criterion) -> tuple | None:
+    """``("n", x)`` when ``criterion`` picks exactly the numbers and numeric text equal
+    to the number ``x`` (a number, or a text with no operator but ``=`` that reads as a
+    number or date: ``"5"``, ``"=1/2/2024"``), ``("t", key)`` when it picks exactly the
+    text cells of that :func:`text_key` (:func:`text_equality_key`), None for any other
+    criterion."""
+    if type(criterion) in (float, int):
+        return ("n", float(criterion))
+    if type(criterion) is not str:
+        return None
+    op = next((o for o in _OPERATORS if criterion.startswith(o)), "")
+    operand = criterion[len(op):]
+    if op not in ("", "=") or operand == "":
+        return None
+    number = number_from_text(operand)
+    if number is not None:
+        return ("n", float(number))
+    key = text_equality_key(criterion)
+    return None if key is None else ("t", key)
+
+
 def text_key(text: str) -> str:
     """What text is compared by for equality: casefolded, as :func:`matcher` folds both
     sides, and the dotless i (U+0131) read as i -- the one pair of casefolded characters
     the case-insensitive regular expression it then matches with equates
-    (``tests/test_excel_criteria_keys.py``)."""
+    (``tests/test_engine_running_shapes.py``)."""
     return text.casefold().replace("\u0131", "i")
 
 
@@ -159,30 +180,22 @@ def _wildcard(pattern: str):
 
 def exact_key(criterion):
     """The key of a criterion that picks exactly the cells holding that key among their
-    :func:`value_keys`, or None for any other criterion. Keyed: a number (as a value,
-    or text that reads as one: ``5``, ``"5"``; picks numbers and numeric text equal to
-    it at 15 significant digits: ``("n", its number rounded to 15 digits)``), TRUE or
-    FALSE (as a value or text: ``("b", it)``) and plain text (:func:`text_equality_key`:
-    ``"abc"``, ``"=Abc"``; picks the text cells of its :func:`text_key`: ``("t", the
-    key)``). Not keyed (:func:`matcher` alone says what they pick): another operator
-    (``"<>x"``, ``">=5"``), ``*``, ``?`` or ``~``, ``""``, an error as value or text, an
-    empty cell, any other value."""
+    :func:`value_keys`, or None for any other criterion: :func:`equality_key`'s (a number
+    at 15 significant digits, ``("n", x)``: ``5``, ``"5"``, ``"=1/2/2024"``; a plain text,
+    ``("t", its text_key)``: ``"abc"``, ``"=Abc"``), and TRUE or FALSE as a value or as
+    text with no operator (``("b", it)``). Not keyed (:func:`matcher` alone says what they
+    pick): another operator (``"<>x"``, ``">=5"``), ``*``, ``?`` or ``~``, ``""``, an
+    error as value or text, an empty cell, any other value."""
     if isinstance(criterion, (bool, np.bool_)):
         return ("b", bool(criterion))
     if is_number(criterion):
         return ("n", round15(float(criterion)))
-    if type(criterion) is not str:
-        return None
-    text = text_equality_key(criterion)
-    if text is not None:
-        return ("t", text)
-    if criterion == "" or criterion.startswith(_OPERATORS):
-        return None
-    number = number_from_text(criterion)
-    if number is not None:
-        return ("n", round15(number))
-    upper = criterion.upper()
-    return ("b", upper == "TRUE") if upper in ("TRUE", "FALSE") else None
+    key = equality_key(criterion)
+    if key is not None:
+        return ("n", round15(key[1])) if key[0] == "n" else key
+    if type(criterion) is str and criterion.upper() in ("TRUE", "FALSE"):
+        return ("b", criterion.upper() == "TRUE")
+    return None
 
 
 def value_keys(v) -> tuple | None:
@@ -313,7 +326,7 @@ def aggregate(kind: str, picked: list):
     """SUMIF's, AVERAGEIF's, MAXIFS' or MINIFS' answer (``kind`` "sum", "average",
     "max" or "min") over the values ``picked`` from the sum range, in the order the
     range is read (row by row): the first error among them is the answer; else the
-    numbers, added left to right (Python's ``sum``), that sum over their count, or their
+    numbers, added left to right (:func:`added`), that sum over their count, or their
     maximum or minimum (0 with none; AVERAGE of none #DIV/0!); text and TRUE/FALSE are
     passed over. The one place of this arithmetic: the column path
     (:mod:`..columnar.conditional`) calls it with each group's values."""
@@ -322,13 +335,22 @@ def aggregate(kind: str, picked: list):
             return v
     nums = [float(v) for v in picked if is_number(v)]
     if kind == "sum":
-        return float(sum(nums))
+        return added(nums)
     if kind == "average":
         # the left-to-right sum over the count, as Excel's AVERAGE
-        return float(sum(nums)) / len(nums) if nums else XL["#DIV/0!"]
+        return added(nums) / len(nums) if nums else XL["#DIV/0!"]
     if kind == "max":
         return max(nums) if nums else 0.0
     return min(nums) if nums else 0.0
+
+
+def added(nums: list) -> float:
+    """The numbers added one after the other from the first, as Excel adds them (Python
+    3.12's ``sum`` of floats compensates, which Excel does not)."""
+    total = 0.0
+    for x in nums:
+        total += x
+    return total
 
 
 def _aggregate(kind):
