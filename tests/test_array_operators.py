@@ -91,3 +91,24 @@ def test_the_whole_array_path_is_taken_for_plain_arrays():
                        ("*", (big, 10.0)), ("=", (col, "a")),
                        ("+", (col, np.empty((2, 1), dtype=object)))):
         assert arrayops.array_operator(name, args, Array) is None, name
+
+
+def test_sumproduct_of_plain_numbers_is_formulas_sum():
+    """SUMPRODUCT over arrays of plain numbers takes a path without formulas' per-element
+    steps: the very float formulas' own gives (its products, then numpy's sum of them),
+    over many sizes and magnitudes; with TRUE, an empty cell, text or an error among
+    them it is formulas' own way (text as 0)."""
+    from formulas.functions.math import xsumproduct
+    from zvmplan_addin.recalc.excel.coercion import sumproduct
+    rng = np.random.default_rng(7)
+    for size in (1, 3, 8, 9, 17, 130, 1000):
+        for scale in (1.0, 1e-9, 1e15):
+            x = (rng.normal(size=(size, 1)) * scale).astype(object)
+            y = rng.integers(-5, 5, size=(size, 1)).astype(object)
+            y[:, 0] = [int(v) for v in y[:, 0]]
+            want = xsumproduct(x, y)
+            got = sumproduct(x.view(Array), y.view(Array))
+            assert type(got) is type(want) and got == want, (size, scale)
+    mixed = np.array([[1.5], [True], [sh.EMPTY], ["5"]], dtype=object)
+    assert sumproduct(mixed.view(Array), np.array([[2.0], [3.0], [4.0], [5.0]],
+                                                  dtype=object).view(Array)) == 3.0

@@ -97,3 +97,44 @@ def _book(tmp_path, cells):
     for ref, v in cells.items():
         ws[ref] = v
     return save(wb, tmp_path / "in.xlsx")
+
+
+def _intersected_one_by_one(pipe) -> frozenset:
+    """:func:`~zvmplan_addin.recalc.legacy.intersected_inputs` with each function's
+    value context found afresh each time it is asked (no memo)."""
+    succ = pipe.dsp.dmap.succ
+    return frozenset(
+        k for k, key in enumerate(pipe.inputs)
+        if (succ.get(key) and all(legacy._intersects(pipe, f, key) for f in succ[key]))
+        or (not succ.get(key) and key in pipe.outputs))
+
+
+def test_the_inputs_intersected_are_found_alike_with_the_memo(monkeypatch, tmp_path):
+    """The compile stage asks each function's value context once per formula (a memo by
+    function and depth): the inputs found are those found asking afresh each time, on
+    every formula the template compiles, on legacy formulas of each kind, and on a chain
+    of operations deeper than the 64 levels followed."""
+    from zvmplan_addin import cli
+    from zvmplan_addin.recalc import compile as compile_stage
+    from zvmplan_addin.recalc import legacy as legacy_module
+    from zvmplan_workbook import build
+    pipes = []
+    original = compile_stage.FormulaCompiler._parse
+
+    def keep(self, *args, **kw):
+        got = original(self, *args, **kw)
+        if got is not None:
+            pipes.append(got[1])
+        return got
+    monkeypatch.setattr(compile_stage.FormulaCompiler, "_parse", keep)
+    assert cli.main(["calc", str(build.TEMPLATE), "-o", str(tmp_path / "t.xlsx"), "-q"]) \
+        in (0, None)
+    deep = "+".join(["A1:A3"] * 3) + "".join(["*1"] * 70)
+    texts = ["A1:A3+1", "IF(A1>1,B1:B3,0)", "SUM(A1:A3)+A1:A3", "ABS(A1:A3)*2&B1:B3",
+             "INDEX(A1:A3,1):B4+1", "CHOOSE(1,A1:A3,B1:B3)+1", "-(-(A1:A3))", deep,
+             "(" * 60 + "A1:A3" + ")" * 60 + "+1", "VLOOKUP(A1:A3,B1:C9,2,FALSE)*C1:C3"]
+    recalc_cells(tmp_path, {f"E{k + 1}": "=" + t for k, t in enumerate(texts)})
+    assert len(pipes) >= 150 + len(texts)
+    found = [legacy_module.intersected_inputs(p) for p in pipes]
+    assert found == [_intersected_one_by_one(p) for p in pipes]
+    assert any(found)

@@ -156,3 +156,27 @@ def test_texts_of_one_skeleton_whose_fixed_digits_differ_shape_as_in_full(patter
         assert filled is not None and filled.text_at(r) == text
         assert (filled.shape.key, filled.shape.rects) == (full.key, full.rects)
     assert 1 <= len(shaper.others[next(iter(shaper.recipes))]) <= len(set(fixed)) - 1
+
+
+def test_a_generic_shape_with_its_text_is_the_full_scan_in_any_cell():
+    """The compile stage asks the sheet's Shaper for a shape's generic text
+    (:meth:`~zvmplan_addin.recalc.shapes.Shaper.with_generic`), from the scan that made
+    a recipe: it is exactly what a full scan of the text in the cell gives (key, rects,
+    literals, generic text), for every formula of the template, before and after the
+    Shaper has seen it in another cell."""
+    from zvmplan_addin import xlsx
+    from zvmplan_workbook import build
+    with xlsx.safe_open_xlsx(str(build.TEMPLATE), parse_sheets=False) as pkg:
+        book = xlsx.read_workbook(pkg)
+    checked = 0
+    for sheet in book.sheets:
+        shaper = shapes.Shaper(sheet.name)
+        for (r, c), cell in sorted(sheet.formulas.items()):
+            full = shapes.shape(cell.text, sheet.name, r, c, generic=True)
+            assert shaper.with_generic(cell.text) == full
+            got = shaper(cell.text, r + 3, c + 1)
+            assert got is None if full is None else \
+                (got.key, got.rects, got.literals) == (full.key, full.rects, full.literals)
+            assert shaper.with_generic(cell.text) == full
+            checked += 1
+    assert checked > 1000

@@ -21,7 +21,7 @@ from formulas.parser import Parser
 
 from parsecompare import CORPUS, corpus_formulas, outcome, workbook_formulas
 from zvmplan_addin import cli
-from zvmplan_addin.recalc import fastparse
+from zvmplan_addin.recalc import fastparse, tokenmemo
 from zvmplan_addin.recalc.fastparse import FastParser
 from zvmplan_addin.recalc.install import install_functions
 from zvmplan_workbook import build
@@ -77,12 +77,13 @@ def _differ(items, refused=None) -> list:
     """The items of ``items`` (text, context) the two parsers read differently; each
     exception class formulas refuses one with is counted into ``refused``."""
     out = []
-    for text, context in items:
-        want = outcome(Parser, text, context)
-        if want[0] == "raised" and refused is not None:
-            refused[want[1].__name__] = refused.get(want[1].__name__, 0) + 1
-        if outcome(FastParser, text, context) != want:
-            out.append((text, context))
+    with tokenmemo.remembering():   # as the compile stage parses: tokens remembered
+        for text, context in items:
+            want = outcome(Parser, text, context)
+            if want[0] == "raised" and refused is not None:
+                refused[want[1].__name__] = refused.get(want[1].__name__, 0) + 1
+            if outcome(FastParser, text, context) != want:
+                out.append((text, context))
     return out
 
 

@@ -15,7 +15,7 @@ from formulas.ranges import Ranges
 from formulas.tokens.function import Function as FunctionToken
 
 from ..prefixes import bare_name, spellings
-from . import dynamic, filldown, legacy, shapes
+from . import dynamic, filldown, legacy, rangememo, shapes, tokenmemo
 from .excel.numbers import mark_last_sum
 from .fastparse import FastParser
 from .options import Options
@@ -74,7 +74,14 @@ def compile_nodes(nodes: Nodes, compiler: "FormulaCompiler", log: RunLog) -> Com
     template shared across the cells of a shape. The followers of a formula filled down
     a column (:mod:`.filldown`) are done with their leader, all at once, when the
     leader's template is the one every copy of its shape gets; otherwise they are shaped
-    and compiled one by one like any other node."""
+    and compiled one by one like any other node. formulas' token attributes and
+    reference parts are remembered across its formulas (:mod:`.tokenmemo`,
+    :mod:`.rangememo`) and forgotten when it returns."""
+    with tokenmemo.remembering(), rangememo.remembering():
+        return _compile_nodes(nodes, compiler, log)
+
+
+def _compile_nodes(nodes: Nodes, compiler: "FormulaCompiler", log: RunLog) -> Compiled:
     n = len(nodes.n_text)
     code = Compiled(template=[None] * n, rects=PerNode(n, (), "rects"), lits=[()] * n,
                     used=PerNode(n, (), "used"), name_deps=[()] * n, reads={})
@@ -160,12 +167,8 @@ class _Shaping:
 
     def with_text(self, i):
         """Node ``i``'s generic shape with its generic text (which a :class:`Shaper`
-        leaves out until a cell of the shape is compiled)."""
-        nodes = self.nodes
-        s = nodes.n_sheet[i]
-        return shapes.shape(nodes.n_text[i], nodes.sheet_names[s] if s is not None else "",
-                            nodes.n_row[i], nodes.n_col[i], generic=True,
-                            scope=nodes.scopes.get(s, ""))
+        leaves out until a cell of the shape is compiled). Node ``i`` is a cell."""
+        return self.shaper_of(self.nodes.n_sheet[i]).with_generic(self.nodes.n_text[i])
 
 
 class _Templates:
@@ -310,7 +313,12 @@ class FormulaCompiler:
 
     def compile(self, i, shp, exact: bool = False) -> Template:
         """Compile node ``i``: from its generic text (literals as inputs) unless ``exact``
-        or it has no literals."""
+        or it has no literals. (What formulas' parser remembers while it compiles is
+        forgotten after it, unless :func:`compile_nodes` is under way.)"""
+        with tokenmemo.remembering(), rangememo.remembering():
+            return self._compile(i, shp, exact)
+
+    def _compile(self, i, shp, exact: bool) -> Template:
         self.compiled += 1
         nodes = self.nodes
         s = nodes.n_sheet[i]
@@ -327,7 +335,7 @@ class FormulaCompiler:
             reasons.cell = None
         if parsed is None:  # the generic text is not the formula: compile it as written
             self.compiled -= 1
-            return self.compile(i, shp, exact=True)
+            return self._compile(i, shp, exact=True)
         tokens, pipe, moved = parsed
         names = {t.name.upper() for t in tokens if isinstance(t, FunctionToken)}
         table = get_functions()

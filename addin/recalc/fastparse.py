@@ -26,6 +26,11 @@ version, the token classes in ``Parser.filters`` (by identity, in order), their
 ``__init__``/``match`` (formulas' ``Token`` ones) and their patterns (their text and flags,
 by digest) are checked at each call; on any difference, or an expression that is not a
 ``str``, it is formulas' own ``Parser.ast`` that runs.
+
+Each token is made by :func:`~.tokenmemo.make`: formulas' constructor, or the same token
+with the attributes of an earlier one of the same matched text (while the compile stage
+remembers them and the token classes' ``process`` methods are formulas' own,
+:func:`~.tokenmemo.on`).
 """
 from __future__ import annotations
 
@@ -40,6 +45,8 @@ from formulas.tokens.function import Array, Function, Lambda
 from formulas.tokens.operand import Error, Number, Range, String
 from formulas.tokens.operator import Intersect, OperatorToken, Separator
 from formulas.tokens.parenthesis import Parenthesis
+
+from . import tokenmemo
 
 # the release, the filters and the digest of their patterns this module was checked
 # against (tests/test_fastparse.py recomputes the digest)
@@ -136,9 +143,10 @@ class FastParser(Parser):
         Parenthesis("(").ast(tokens, stack, builder)
         if rest:
             table, others = _TABLES["#" in rest]
+            make = tokenmemo.make if tokenmemo.on() else _construct
             while rest:
                 rest = rest[_read_one(rest, table.get(rest[0], others), context, self,
-                                      tokens, stack, builder, expression):]
+                                      tokens, stack, builder, expression, make):]
         Parenthesis(")").ast(tokens, stack, builder)
         while stack:
             if isinstance(stack[-1], Parenthesis):
@@ -150,14 +158,20 @@ class FastParser(Parser):
         return tokens[1:-1], builder
 
 
-def _read_one(rest, classes, context, parser, tokens, stack, builder, expression) -> int:
-    """Make the first of ``classes`` that matches at the start of ``rest`` and that the
-    token list accepts (its ``ast``); the length of text it took. A ``TokenError`` (no
-    match, or not accepted here) moves on to the next class; any other formulas error
-    refuses the formula, as does no class left."""
+def _construct(cls, rest, context, parser):
+    return cls(rest, context, parser)
+
+
+def _read_one(rest, classes, context, parser, tokens, stack, builder, expression,
+              make=_construct) -> int:
+    """Make (with ``make``: formulas' constructor, or :func:`~.tokenmemo.make`) the
+    first of ``classes`` that matches at the start of ``rest`` and that the token list
+    accepts (its ``ast``); the length of text it took. A ``TokenError`` (no match, or not
+    accepted here) moves on to the next class; any other formulas error refuses the
+    formula, as does no class left."""
     for cls in classes:
         try:
-            token = cls(rest, context, parser)
+            token = make(cls, rest, context, parser)
             token.ast(tokens, stack, builder)
             return token.end_match
         except TokenError:

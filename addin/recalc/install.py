@@ -44,7 +44,7 @@ from .. import registry
 from ..errors import ExcelError
 from ..calls import excel_names, load_functions
 from ..registry import REGISTRY
-from . import datesystem, dynamic, excel, formulacells, parsecost, scalar, sparse
+from . import datesystem, dynamic, excel, formulacells, parsecost, rangememo, scalar, sparse
 from .runlog import note
 from .startup import defer_scipy
 from .values import MAX_TEXT, XL, one_value, range_cells
@@ -169,6 +169,7 @@ def install_functions() -> int:
     :func:`~zvmplan_addin.calls.excel_names`; returns how many functions."""
     defer_scipy()  # formulas' function table without SciPy until a formula needs it
     parsecost.install()  # its parser without two steps quadratic in a formula's length
+    rangememo.install()  # a reference's parts worked out once, not once per formula
     load_functions()
     Empty.compile = staticmethod(_empty_argument)  # formulas' reading of F(1,,2)'s gap
     table = get_functions()

@@ -139,15 +139,25 @@ def _positions(dsp, function, data) -> list[int]:
     return [k for k, x in enumerate(inputs) if x == data]
 
 
-def value_context(pipe, node, depth: int = 0) -> bool:
+def value_context(pipe, node, depth: int = 0, memo: dict | None = None) -> bool:
     """Does everything that reads function ``node``'s result, up to the formula's result,
     evaluate it as a single value -- operators, the :data:`VALUE_CONTEXT` functions and
     value parameters, through the range operator ``:`` (``INDEX(r,1,A16:G16-1):B4``)?
     An argument Excel evaluates as an array (SUMPRODUCT's, INDEX's, MATCH's ...) works
     on the whole range, also in a legacy formula; only what is known to take values is
-    followed, anything else keeps the whole range."""
+    followed, anything else keeps the whole range. ``memo``: (node, depth) -> the answer,
+    for one ``pipe`` (its inputs read through one function ask it once)."""
     if depth > 64:
         return False
+    if memo is not None:
+        got = memo.get((node, depth))
+        if got is None:
+            got = memo[(node, depth)] = _value_context(pipe, node, depth, memo)
+        return got
+    return _value_context(pipe, node, depth, None)
+
+
+def _value_context(pipe, node, depth: int, memo: dict | None) -> bool:
     succ, dsp = pipe.dsp.dmap.succ, pipe.dsp
     for data in succ.get(node, ()):
         for reader in succ.get(data, ()):
@@ -158,12 +168,12 @@ def value_context(pipe, node, depth: int = 0) -> bool:
                     and not all(parameter_class(name, k) == "V"
                                 for k in _positions(dsp, reader, data)):
                 return False
-            if not value_context(pipe, reader, depth + 1):
+            if not value_context(pipe, reader, depth + 1, memo):
                 return False
     return True
 
 
-def _read_as_one_value(pipe, node) -> bool:
+def _read_as_one_value(pipe, node, memo: dict | None = None) -> bool:
     """Is function ``node``'s result the formula's result, or read only by operators and
     value parameters (themselves in a value context)? A reference IF or CHOOSE returns
     is then implicitly intersected; given to SUM it stays whole."""
@@ -176,26 +186,26 @@ def _read_as_one_value(pipe, node) -> bool:
             if name not in OPERATORS and not all(
                     parameter_class(name, k) == "V" for k in _positions(dsp, reader, data)):
                 return False
-            if not value_context(pipe, reader):
+            if not value_context(pipe, reader, 0, memo):
                 return False
     return True
 
 
-def _intersects(pipe, reader, key) -> bool:
+def _intersects(pipe, reader, key, memo: dict | None = None) -> bool:
     """Does function ``reader`` read input ``key`` as one value in a legacy formula?"""
     name = _name(reader)
     if name is None:
         return False
     if name in OPERATORS:
-        return value_context(pipe, reader)
+        return value_context(pipe, reader, 0, memo)
     positions = _positions(pipe.dsp, reader, key)
     bare = _bare(name)
     if bare in _RETURNED:
         returned = _RETURNED[bare]
         if all(k in returned if returned else k >= 1 for k in positions):
-            return _read_as_one_value(pipe, reader)
+            return _read_as_one_value(pipe, reader, memo)
     return bool(positions) and all(parameter_class(name, k) == "V" for k in positions) \
-        and value_context(pipe, reader)
+        and value_context(pipe, reader, 0, memo)
 
 
 def intersected_inputs(pipe) -> frozenset:
@@ -204,9 +214,10 @@ def intersected_inputs(pipe) -> frozenset:
     reference itself (``=A1:A5``)."""
     succ = pipe.dsp.dmap.succ
     out = set()
+    memo: dict = {}
     for k, key in enumerate(pipe.inputs):
         readers = succ.get(key, ())
-        if readers and all(_intersects(pipe, f, key) for f in readers):
+        if readers and all(_intersects(pipe, f, key, memo) for f in readers):
             out.add(k)
         elif not readers and key in pipe.outputs:
             out.add(k)

@@ -86,6 +86,7 @@ def shape(text: str, sheet: str, row: int, col: int, generic: bool = False,
                  "".join(out) if literals else None)
 
 
+_ASCII_DIGIT = re.compile(r"[0-9]").search
 _BINDS = re.compile(r"\b(?:_xlfn\.)?(?:LET|LAMBDA)\s*\(|_xleta\.", re.I)
 _SEGMENT = re.compile(r'"(?:[^"]|"")*"|\{(?:[^}"]|"(?:[^"]|"")*")*\}|\uffff')
 _NUMBER = re.compile(r"(?<![\w.$#])(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
@@ -106,12 +107,22 @@ class Shaper:
     name). A later formula with the same skeleton gets its shape by substituting its
     own rows and literals, without a scan -- unless a fixed run differs or a row is off
     the sheet, when it is scanned in full. :attr:`Shape.generic` is left None on the
-    fast path (ask :func:`shape` for it when compiling)."""
+    fast path (:meth:`with_generic` gives it when compiling)."""
 
     def __init__(self, sheet: str, scope: str = ""):
         self.sheet, self.scope = sheet, scope
         self.recipes: dict = {}  # skeleton -> its recipe (None: not reusable)
         self.others: dict = {}   # skeleton -> recipes of texts whose fixed runs differ
+        self.scanned: dict = {}  # text -> its shape, for the texts a recipe was made from
+
+    def with_generic(self, text: str) -> Shape | None:
+        """The generic shape of ``text`` with :attr:`Shape.generic` (as :func:`shape`
+        gives it in any cell of this sheet: a generic shape does not depend on the
+        cell), from the scan that made a recipe when ``text`` was its text."""
+        shp = self.scanned.get(text)
+        if shp is None:
+            shp = shape(text, self.sheet, 1, 1, generic=True, scope=self.scope)
+        return shp
 
     def __call__(self, text: str, row: int, col: int) -> Shape | None:
         parts = _DIGITS.split(text)
@@ -121,13 +132,14 @@ class Shaper:
             spans: list = []
             shp = shape(text, self.sheet, row, col, generic=True, scope=self.scope, spans=spans)
             self.recipes[skeleton] = _recipe(parts, shp, spans)
+            self.scanned[text] = shp
             return shp
         if recipe is not None:
             shp = _apply(recipe, parts[1::2])
             if shp is not None:
                 return shp
             return self._other(skeleton, parts, text, row, col)[0]
-        return shape(text, self.sheet, row, col, generic=True, scope=self.scope)
+        return self.with_generic(text)  # (the skeleton's own text: scanned once)
 
     def _other(self, skeleton: str, parts: list, text: str, row: int, col: int) -> tuple:
         """(shape, recipe) of a text whose fixed digit runs differ from its skeleton's
@@ -147,6 +159,7 @@ class Shaper:
         recipe = _recipe(parts, shp, spans)
         if recipe is not None and len(kept) < OTHER_RECIPES:
             self.others.setdefault(skeleton, []).append(recipe)
+            self.scanned[text] = shp
         return shp, recipe
 
     def fill_pattern(self, text: str, row: int, col: int,
@@ -415,7 +428,8 @@ def _scan(piece, host, row, col, generic, keep_literals, key, rects, literals, o
 
 def _plain(text, keep_literals, key, literals, out, spans=None, base=0):
     # numbers near a single quote may sit in a quoted sheet name ('Q1 2024'!Rate): keep them
-    if not keep_literals or "'" in text or not any(ch.isdigit() for ch in text):
+    # (a text whose only digits are not ASCII ones gives the same pieces either way)
+    if not keep_literals or "'" in text or _ASCII_DIGIT(text) is None:
         key.append(text)
         out.append(text)
         return

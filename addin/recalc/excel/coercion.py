@@ -172,8 +172,34 @@ def sumproduct(*args):
     (formulas read the text as 5: 22). TRUE and FALSE were zeros already. The operators
     inside (``SUMPRODUCT((A1:A2)*B1:B2)``) coerce numeric text as they do anywhere."""
     from formulas.functions.math import xsumproduct
-    return xsumproduct(*(_text_as_zero(values_of(a)) if is_collection(a) else a
-                         for a in args))
+    arrays = [_text_as_zero(values_of(a)) if is_collection(a) else a for a in args]
+    numbers = _plain_float_arrays(arrays)
+    if numbers is not None:  # formulas' arithmetic without its per-element steps
+        return np.sum(np.prod(numbers, axis=0))
+    return xsumproduct(*arrays)
+
+
+def _plain_float_arrays(arrays):
+    """The arrays as one ``(len(arrays), size)`` float array when every one is an array
+    of finite floats and ints only, all of one size: what formulas' SUMPRODUCT makes of
+    them (its error search, empty-cell filter and conversion change nothing there);
+    else None (TRUE/FALSE, empty cells, errors, a plain value: formulas' own way)."""
+    rows = []
+    for a in arrays:
+        if not isinstance(a, np.ndarray):
+            return None
+        if a.dtype == object:
+            flat = a.reshape(-1).tolist()
+            if not set(map(type, flat)) <= {float, int}:
+                return None
+            a = np.array(flat, dtype=float)
+        elif a.dtype != np.float64:
+            return None
+        rows.append(a.reshape(-1))
+    if not rows or len({r.size for r in rows}) != 1:
+        return None
+    out = np.stack(rows)
+    return out if np.isfinite(out).all() else None
 
 
 def _text_as_zero(values: np.ndarray) -> np.ndarray:

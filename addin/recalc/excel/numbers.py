@@ -400,6 +400,7 @@ def install_double_negation(operators) -> None:
             set_expr(self, *tokens_)
 
     process_run._zvm_excel = True
+    process_run._zvm_pure_over = process  # a function of the match only, as process is
     token.process = process_run
     base.update_name = name_unary
     base.set_expr = expr

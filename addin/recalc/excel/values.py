@@ -54,7 +54,7 @@ def values_of(a) -> np.ndarray:
     values = np.asarray(a, dtype=object)
     if values.ndim and not isinstance(a, CellSlice):
         flat = values.reshape(-1).tolist()
-        if any(isinstance(v, np.ndarray) for v in flat):
+        if any(issubclass(t, np.ndarray) for t in set(map(type, flat))):
             out = np.empty(len(flat), dtype=object)
             out[:] = [v.reshape(-1)[0] if isinstance(v, np.ndarray) and v.size == 1 else v
                       for v in flat]
