@@ -26,7 +26,8 @@ Measured:
   corpus's StructuredRefs-lots-with-lookups.xlsx), 5,000 rows: ``zvmplan calc``,
   ``--shapes-reference`` (e.g. main's ``zvmplan``) and LibreOffice headless interleaved
   three times, the minimum CPU and wall time of each printed side by side, values
-  compared;
+  compared; and SUMIFS, COUNTIFS, AVERAGEIF, MAXIFS and COUNTIF with a criterion a row
+  over ranges every row shares (:data:`CONDITIONAL_SHAPES`), 10,000 rows;
 * ``zvmplan fill`` of the template with 1,000 and 10,000 links (``examples/links.csv``
   repeated), without and with ``examples/scenarios.toml``: CPU and wall seconds (minimum of
   3 interleaved runs) and peak memory of the child process, beside ``--fill-reference``
@@ -487,6 +488,17 @@ def bench_planner(cmd, rows_list, tmp, lo=True, check_upto=10_000):
 SHAPE_ROWS = 10_000
 
 
+#: conditional aggregates filled down (issue 19), a criterion per row over ranges every
+#: row shares: A text keys k1..k{rows/3} (duplicates), B one of A-D, C random numbers
+CONDITIONAL_SHAPES = {
+    "sumifs": "=SUMIFS($C$2:$C${N},$A$2:$A${N},A{r},$B$2:$B${N},B{r})",
+    "countifs": "=COUNTIFS($A$2:$A${N},A{r},$B$2:$B${N},B{r})",
+    "averageif": "=AVERAGEIF($A$2:$A${N},A{r},$C$2:$C${N})",
+    "maxifs": "=_xlfn.MAXIFS($C$2:$C${N},$A$2:$A${N},A{r})",
+    "countif": "=COUNTIF($A$2:$A${N},A{r})",
+}
+
+
 def make_shape(path, shape, rows):
     """A sheet of one formula shape filled down ``rows`` rows: "running" (E: numbers, F:
     ``=SUM(E$2:E2)``, a running total), "lookup" (A: a distinct key a row, B: a value,
@@ -499,12 +511,22 @@ def make_shape(path, shape, rows):
     corpus's StructuredRefs-lots-with-lookups.xlsx (Plan B:
     ``=IF(ISNA(VLOOKUP(ROW($A2)-1,Other!$A:$N,4,FALSE))," ",VLOOKUP(...))``, one
     VLOOKUP a cell into whole columns of another sheet, a key every row of it but each
-    seventh; C: ``=IF(B2=" "," ",B2/366)``)."""
+    seventh; C: ``=IF(B2=" "," ",B2/366)``), or one of :data:`CONDITIONAL_SHAPES`
+    (D: the formula a row)."""
     import openpyxl
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "Plan"
     last = rows + 1
+    if shape in CONDITIONAL_SHAPES:
+        import random
+        rng = random.Random(1)
+        formula = CONDITIONAL_SHAPES[shape].replace("{N}", str(last))
+        for r in range(2, last + 1):
+            ws.append([f"k{rng.randint(1, max(1, rows // 3))}", rng.choice("ABCD"),
+                       rng.random(), formula.replace("{r}", str(r))])
+        wb.save(path)
+        return Path(path)
     if shape == "rowlookup":
         other = wb.create_sheet("Other")
         other.append(["key", "name", "kind", "value"])
@@ -534,15 +556,16 @@ def make_shape(path, shape, rows):
 
 
 def bench_shapes(cmd, tmp, rows=SHAPE_ROWS, runs=3, lo=True, reference=None):
-    """Formula shapes that were quadratic in rows (issue 19): a running total and exact
-    lookups, ``rows`` rows each (the VLOOKUP-per-cell shape half as many); zvmplan calc
+    """Formula shapes that were quadratic in rows (issue 19): a running total, exact
+    lookups and conditional aggregates (:data:`CONDITIONAL_SHAPES`), ``rows`` rows each
+    (the VLOOKUP-per-cell shape half as many); zvmplan calc
     and LibreOffice headless interleaved ``runs`` times with ``reference`` (another
     zvmplan command, e.g. main's), the minimum CPU and wall time of each, values
     compared."""
     from zvmplan_workbook import planner_sheet
     tmp = Path(tmp)
     have_lo = lo and planner_sheet.soffice() is not None
-    for shape in ("running", "cumulative", "lookup", "rowlookup"):
+    for shape in ("running", "cumulative", "lookup", "rowlookup", *CONDITIONAL_SHAPES):
         n = rows // 2 if shape == "rowlookup" else rows
         src = make_shape(tmp / f"shape_{shape}_{n}.xlsx", shape, n)
         out = tmp / (src.stem + "_out.xlsx")
@@ -560,7 +583,9 @@ def bench_shapes(cmd, tmp, rows=SHAPE_ROWS, runs=3, lo=True, reference=None):
         label = {"running": "running total =SUM(E$2:E2)",
                  "cumulative": "COUNTIF($A$2:A2,A2), COUNTA, AVERAGE, SUMIF, MATCH(A2,$A$2:A2,0)",
                  "lookup": "VLOOKUP + INDEX/MATCH, distinct keys",
-                 "rowlookup": "IF(ISNA(VLOOKUP(ROW($A2)-1,Other!$A:$N,4,FALSE)),...)"}[shape]
+                 "rowlookup": "IF(ISNA(VLOOKUP(ROW($A2)-1,Other!$A:$N,4,FALSE)),...)",
+                 **{k: f.replace("{N}", "n").replace("{r}", "2")
+                    for k, f in CONDITIONAL_SHAPES.items()}}[shape]
         for who, rs in got.items():
             if not rs:
                 continue

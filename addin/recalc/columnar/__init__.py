@@ -29,6 +29,10 @@ as far as its function allows:
   level, ...) the numbers of its vector arguments go to one call as a range, so the
   model's ``per_mb_many``/``per_tx_many`` do the work. Columns that read the very same
   cells (three functions of one row's inputs) share one factorisation;
+* ``SUMIFS``, ``COUNTIFS``, ``AVERAGEIF``, ``MAXIFS`` ... with a criterion per cell over
+  ranges every cell shares group the ranges' rows by their keys in one pass and read each
+  cell's answer from its group (:mod:`.conditional`); a criterion that is not plain
+  equality (``">=5"``, ``"a*"``) is left to :func:`_per_distinct`;
 * ``RANK`` of a column over one range every cell shares sorts the range once and finds
   each number by binary search (:mod:`.rank`);
 * ``IF`` over any condition and values (text, empty cells, errors) picks element by
@@ -58,7 +62,8 @@ scattering its results back, :mod:`.columns`'. This module computes on columns o
 The module is a package by concern: :mod:`.vectors` (how a column input is held),
 :mod:`.numeric` (the numpy paths), :mod:`.distinct` (a step once per distinct
 combination), :mod:`.zvmplan` (registry functions over a column), :mod:`.keys`
-(hashable keys of values); this module runs a program step by step and picks the path.
+(hashable keys of values), :mod:`.conditional` (conditional aggregates by groups); this
+module runs a program step by step and picks the path.
 """
 from __future__ import annotations
 
@@ -73,6 +78,7 @@ from ...prefixes import spellings
 from ..excel.numbers import near_zero_column
 from ..program import MISSING, NotStraight, Program
 from ..values import NOT_ONE, one_value
+from .conditional import FUNCTIONS as CONDITIONAL_FUNCTIONS, conditional_step
 from .distinct import _cell_by_cell, _distinct, _per_distinct
 from .numeric import PLAIN_RESULTS, _fast
 from .prefix import PrefixRanges, prefix_step
@@ -188,6 +194,10 @@ def _column_step(name, func, inputs, values, column, n, note, memo=None, codes=N
         return result, STEP_COLUMN
     if any(column.get(k) in _WHOLE for k in inputs):
         return _per_distinct(func, inputs, values, column, n, note, codes, made)
+    if isinstance(name, str) and name.upper() in CONDITIONAL_FUNCTIONS:  # SUMIFS ...
+        result = conditional_step(name, func, inputs, values, column, n, note)
+        if result is not None:
+            return result, STEP_COLUMN
     if name in RANK_FUNCTIONS:  # one sort of the range, a binary search a cell
         result = rank_step(func, inputs, values, column, n, note)
         if result is not None:

@@ -37,7 +37,7 @@ from formulas.tokens.operand import XlError
 
 from .values import (XL, error, first_appearance, is_collection, is_number, is_text,
                      single, values_of)
-from .numbers import compare_numbers
+from .numbers import compare_numbers, round15
 from .parse import number_from_text
 
 _OPERATORS = (">=", "<=", "<>", ">", "<", "=")
@@ -178,6 +178,45 @@ def _wildcard(pattern: str):
     return re.compile(wildcard_regex(pattern) + r"\Z", re.I | re.S).match
 
 
+def exact_key(criterion):
+    """The key of a criterion that picks exactly the cells holding that key among their
+    :func:`value_keys`, or None for any other criterion: :func:`equality_key`'s (a number
+    at 15 significant digits, ``("n", x)``: ``5``, ``"5"``, ``"=1/2/2024"``; a plain text,
+    ``("t", its text_key)``: ``"abc"``, ``"=Abc"``), and TRUE or FALSE as a value or as
+    text with no operator (``("b", it)``). Not keyed (:func:`matcher` alone says what they
+    pick): another operator (``"<>x"``, ``">=5"``), ``*``, ``?`` or ``~``, ``""``, an
+    error as value or text, an empty cell, any other value."""
+    if isinstance(criterion, (bool, np.bool_)):
+        return ("b", bool(criterion))
+    if is_number(criterion):
+        return ("n", round15(float(criterion)))
+    key = equality_key(criterion)
+    if key is not None:
+        return ("n", round15(key[1])) if key[0] == "n" else key
+    if type(criterion) is str and criterion.upper() in ("TRUE", "FALSE"):
+        return ("b", criterion.upper() == "TRUE")
+    return None
+
+
+def value_keys(v) -> tuple | None:
+    """The keys of :func:`exact_key` that pick the value ``v`` of a criteria range: a
+    number its ``("n", ...)``, TRUE/FALSE its ``("b", ...)``, text its :func:`text_key`
+    and, if it reads as a number, that number's key; an error or an empty cell none (no
+    keyed criterion picks them). None for a value of another type (the keys cannot say
+    what picks it)."""
+    if isinstance(v, (bool, np.bool_)):
+        return (("b", bool(v)),)
+    if is_number(v):
+        return (("n", round15(float(v))),)
+    if isinstance(v, XlError) or v is sh.EMPTY:
+        return ()
+    if type(v) is not str:
+        return None
+    number = number_from_text(v)
+    text = ("t", text_key(v))
+    return (text,) if number is None else (text, ("n", round15(number)))
+
+
 def picks(flat: list, criterion) -> list[bool]:
     """Whether ``criterion`` picks each of the values ``flat``: the criterion's test run
     once per distinct value (a type and its value: 1 and TRUE are told apart)."""
@@ -283,12 +322,26 @@ def _fit(target: np.ndarray, shape) -> np.ndarray:
     raise _ShapeError
 
 
-def _numbers_picked(target, mask):
-    picked = target[mask].tolist()
+def aggregate(kind: str, picked: list):
+    """SUMIF's, AVERAGEIF's, MAXIFS' or MINIFS' answer (``kind`` "sum", "average",
+    "max" or "min") over the values ``picked`` from the sum range, in the order the
+    range is read (row by row): the first error among them is the answer; else the
+    numbers, added left to right (:func:`added`), that sum over their count, or their
+    maximum or minimum (0 with none; AVERAGE of none #DIV/0!); text and TRUE/FALSE are
+    passed over. The one place of this arithmetic: the column path
+    (:mod:`..columnar.conditional`) calls it with each group's values."""
     for v in picked:
         if isinstance(v, XlError):
-            raise _Found(v)
-    return [float(v) for v in picked if is_number(v)]
+            return v
+    nums = [float(v) for v in picked if is_number(v)]
+    if kind == "sum":
+        return added(nums)
+    if kind == "average":
+        # the left-to-right sum over the count, as Excel's AVERAGE
+        return added(nums) / len(nums) if nums else XL["#DIV/0!"]
+    if kind == "max":
+        return max(nums) if nums else 0.0
+    return min(nums) if nums else 0.0
 
 
 def added(nums: list) -> float:
@@ -300,26 +353,10 @@ def added(nums: list) -> float:
     return total
 
 
-class _Found(Exception):
-    def __init__(self, err):
-        self.err = err
-
-
 def _aggregate(kind):
     def reduce_with(target):
         def reduce(mask):
-            try:
-                nums = _numbers_picked(target, mask)
-            except _Found as found:
-                return found.err
-            if kind == "sum":
-                return added(nums)
-            if kind == "average":
-                # the left-to-right sum over the count, as Excel's AVERAGE
-                return added(nums) / len(nums) if nums else XL["#DIV/0!"]
-            if kind == "max":
-                return max(nums) if nums else 0.0
-            return min(nums) if nums else 0.0
+            return aggregate(kind, target[mask].tolist())
         return reduce
     return reduce_with
 
