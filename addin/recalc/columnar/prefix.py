@@ -31,8 +31,8 @@ The values are those of each cell's own call, exactly:
 
 * SUMIF, SUMIFS, COUNTIFS, AVERAGEIF and AVERAGEIFS over running ranges of the same
   rows (``=SUMIF($A$2:A9,A9,$C$2:C9)``, a running total per LPAR), every criterion one
-  that picks by equality with one key (a number, numeric text, plain text:
-  :func:`~..excel.criteria.equality_key`): one pass down the rows, each row counted and
+  that picks by equality with one key (a number, numeric text, plain text, TRUE/FALSE:
+  :func:`~..excel.criteria.exact_key`): one pass down the rows, each row counted and
   its number added (left to right, as the cell's own call adds:
   :func:`~..excel.criteria.added`) under every combination of keys its values are picked
   by; the first error picked in the summed range is the answer from its row on.
@@ -259,26 +259,12 @@ def _countif(pr: PrefixRanges, criterion, kind, n: int) -> np.ndarray | None:
     return column
 
 
-def _criterion_key(c):
-    """The key a criterion that picks by equality picks values by (see
-    :func:`_value_keys` and :func:`~..excel.criteria.equality_key`: a number at 15
-    digits, or a text key), else None."""
-    key = _criteria.equality_key(c)
-    if key is not None and key[0] == "n":
-        return ("n", round15(key[1]))
-    return key
-
-
-def _value_keys(v, memo: dict) -> tuple:
-    """The keys a value of a criteria range is picked by: its number at 15 digits (a
-    number or numeric text: what a number criterion picks) and, for text, its text key
-    (what a plain text criterion picks)."""
-    got = memo.get((type(v), v))
-    if got is None:
-        number = _number_key(v, {})
-        got = (() if number is None else (("n", number),)) + \
-            ((("t", _criteria.text_key(v)),) if type(v) is str else ())
-        memo[(type(v), v)] = got
+def _value_keys(v, memo: dict):
+    """:func:`~..excel.criteria.value_keys` of a value of a criteria range, remembered
+    per distinct value (keyed by its type too)."""
+    got = memo.get((type(v), v), memo)
+    if got is memo:
+        got = memo[(type(v), v)] = _criteria.value_keys(v)
     return got
 
 
@@ -315,7 +301,7 @@ def _keyed(name: str, args: list, kinds: list, n: int) -> np.ndarray | None:
         crit = _criteria_column(args[c], kinds[c], n)
         if crit is None:
             return None
-        keys = [_criterion_key(x) for x in crit]
+        keys = [_criteria.exact_key(x) for x in crit]
         if any(k is None for k in keys):
             return None
         wanted.append(keys)
@@ -338,6 +324,8 @@ def _keyed(name: str, args: list, kinds: list, n: int) -> np.ndarray | None:
             combos = [()]
             for col in criteria_columns:
                 keys = _value_keys(col[i], memo)
+                if keys is None:
+                    return None  # a value the keys cannot speak for: cell by cell
                 combos = [c + (key,) for c in combos for key in keys]
             if not combos:
                 continue
