@@ -100,6 +100,17 @@ def _cells(path):
               if isinstance(c.value, float) else None) for c in row] for row in ws.iter_rows()]
 
 
+
+def _both_ways(path, tmp_path, monkeypatch) -> list:
+    """(values, errors, error cells) of ``path`` on the column path, then cell by cell."""
+    results = []
+    for mode in ("", "1"):
+        monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", mode)
+        out = tmp_path / f"out{mode}.xlsx"
+        report = engine.calc(path, out)
+        results.append((_cells(out), report.errors, report.error_cells))
+    return results
+
 def test_groups_give_each_cells_own_value(tmp_path, monkeypatch):
     """Every column takes the group path (but the two whose ranges differ in shape, left
     to the engine's call: #VALUE!) and ZVMPLAN_ENGINE_CHECK, which evaluates each column
@@ -118,12 +129,7 @@ def test_groups_give_each_cells_own_value(tmp_path, monkeypatch):
     # left to the engine's call
     assert sorted(name for name, ok in seen if not ok) == ["COUNTIFS", "SUMIFS"]
     monkeypatch.delenv("ZVMPLAN_ENGINE_CHECK")
-    results = []
-    for mode in ("", "1"):
-        monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", mode)
-        out = tmp_path / f"out{mode}.xlsx"
-        report = engine.calc(path, out)
-        results.append((_cells(out), report.errors, report.error_cells))
+    results = _both_ways(path, tmp_path, monkeypatch)
     assert results[0] == results[1]
 
 
@@ -254,12 +260,7 @@ def test_an_overflow_is_left_to_the_engine(tmp_path, monkeypatch):
         ws[f"D{r}"] = f"=SUMIF($A$2:$A$21,A{r},$C$2:$C$21)"
     path = save(wb, tmp_path / "in.xlsx")
     seen = _spy(monkeypatch)
-    results = []
-    for mode in ("", "1"):
-        monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", mode)
-        out = tmp_path / f"out{mode}.xlsx"
-        report = engine.calc(path, out)
-        results.append((_cells(out), report.errors, report.error_cells))
+    results = _both_ways(path, tmp_path, monkeypatch)
     assert seen == [("SUMIF", False)]
     assert results[0] == results[1]
     ws = values_of(tmp_path / "out.xlsx")

@@ -107,8 +107,8 @@ def test_outside_the_compile_stage_it_is_formulas_own_call():
     formulas' answer, nothing remembered; the block's answers are forgotten when the
     outermost block ends."""
     rangememo.forget()
-    depth = rangememo._depth
-    rangememo._depth = 0
+    depth = rangememo._kept.depth
+    rangememo._kept.depth = 0
     try:
         assert _differ([("A1", CONTEXTS[2], True), ("ZVMLIT_0_", CONTEXTS[2], True)]) == []
         assert rangememo._kept == {}
@@ -118,4 +118,4 @@ def test_outside_the_compile_stage_it_is_formulas_own_call():
             assert len(rangememo._kept) == 1
         assert rangememo._kept == {}
     finally:
-        rangememo._depth = depth
+        rangememo._kept.depth = depth

@@ -198,8 +198,8 @@ def test_nothing_is_remembered_outside_the_compile_stage(tmp_path):
         FastParser(True).ast("=A1+B2", context={"sheet": "S", "cr": "1", "cc": 1})
     assert len(tokenmemo._kept) > 2
     tokenmemo.forget()
-    depth = tokenmemo._depth
-    tokenmemo._depth = 0
+    depth = tokenmemo._kept.depth
+    tokenmemo._kept.depth = 0
     try:
         assert not tokenmemo.on()
         FastParser(True).ast("=A1+B2", context={"sheet": "S", "cr": "1", "cc": 1})
@@ -207,6 +207,6 @@ def test_nothing_is_remembered_outside_the_compile_stage(tmp_path):
         assert cli.main(["calc", str(build.TEMPLATE), "-o", str(tmp_path / "t.xlsx"), "-q"]) \
             in (0, None)
         assert tokenmemo._kept == {} and rangememo._kept == {}
-        assert tokenmemo._depth == 0 and rangememo._depth == 0
+        assert tokenmemo._kept.depth == 0 and rangememo._kept.depth == 0
     finally:
-        tokenmemo._depth = depth
+        tokenmemo._kept.depth = depth

@@ -21,14 +21,14 @@ formulas' own call. :func:`install` puts :func:`get_range` in place of formulas'
 """
 from __future__ import annotations
 
-import contextlib
-
 from formulas.errors import AnchorRangeName, InvalidRangeName
 from formulas.ranges import Ranges
 
+from .stagememo import StageMemo
+
 MAX_KEPT = 4_096    # answers remembered (~1 KB each), then forgotten all at once
 _HOST = ("cr", "cc")
-_kept: dict = {}
+_kept = StageMemo(MAX_KEPT)
 _installed = Ranges.__dict__["get_range"].__func__
 # formulas' own staticmethod's function (also when this module is imported again)
 _original = getattr(_installed, "_zvm_original", _installed)
@@ -38,7 +38,7 @@ def get_range(ref, context=None, raise_anchor=True):
     """``Ranges.get_range(ref, context, raise_anchor)`` as formulas answers it: a new
     parts dict, or the same exception (the module docstring); formulas' own call outside
     :func:`remembering`."""
-    if not _depth:
+    if not _kept.depth:
         return _original(ref, context, raise_anchor)
     try:
         host = "[" not in ref
@@ -61,8 +61,7 @@ def get_range(ref, context=None, raise_anchor=True):
 
 
 def _first(ref, context, raise_anchor, key, host):
-    if len(_kept) >= MAX_KEPT:
-        _kept.clear()
+    _kept.make_room()
     try:
         got = _original(ref, context, raise_anchor)
     except (InvalidRangeName, AnchorRangeName) as exc:
@@ -85,22 +84,7 @@ def forget() -> None:
     _kept.clear()
 
 
-_depth = 0   # remembering() blocks under way
-
-
-@contextlib.contextmanager
-def remembering():
-    """Answers remembered inside this block (nested blocks share them), all forgotten
-    when the outermost ends: a compile stage's formulas share them, and nothing is kept
-    after it (evaluation asks formulas itself)."""
-    global _depth
-    _depth += 1
-    try:
-        yield
-    finally:
-        _depth -= 1
-        if not _depth:
-            _kept.clear()
+remembering = _kept.remembering  # the compile stage remembers inside this
 
 
 def install() -> None:

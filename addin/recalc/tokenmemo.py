@@ -37,7 +37,6 @@ every formula of the template and the corpus, the memo warm and cold.
 """
 from __future__ import annotations
 
-import contextlib
 import re
 
 import formulas
@@ -48,6 +47,8 @@ from formulas.tokens.function import Array, Function
 from formulas.tokens.operand import Error, Number, Range, String
 from formulas.tokens.operator import Intersect, OperatorToken, Separator
 from formulas.tokens.parenthesis import Parenthesis
+
+from .stagememo import StageMemo
 
 KNOWN_VERSIONS = frozenset({"1.3.4"})
 MAX_KEPT = 4_096    # attribute sets remembered (~1 KB each), then forgotten all at once
@@ -72,7 +73,7 @@ _PLAIN_RUN = re.compile(r"[A-Za-z0-9_.$:!\\]+").match   # (see _range)
 _STOPS = frozenset(",;)}+-*/^&=<>% ") | {""}
 _READS_ON = re.compile(r"INDIRECT|ANCHORARRAY", re.I).search
 _NO_MATCH = object()
-_kept: dict = {}
+_kept = StageMemo(MAX_KEPT)
 
 
 def usable() -> bool:
@@ -89,7 +90,7 @@ def usable() -> bool:
 
 def on() -> bool:
     """Is :func:`make` to be used: inside :func:`remembering`, while :func:`usable`?"""
-    return _depth > 0 and usable()
+    return _kept.depth > 0 and usable()
 
 
 def forget() -> None:
@@ -97,22 +98,7 @@ def forget() -> None:
     _kept.clear()
 
 
-_depth = 0   # remembering() blocks under way
-
-
-@contextlib.contextmanager
-def remembering():
-    """Attributes remembered across the formulas parsed inside this block (nested blocks
-    share them), all forgotten when the outermost ends: nothing is kept per formula
-    after a compile stage."""
-    global _depth
-    _depth += 1
-    try:
-        yield
-    finally:
-        _depth -= 1
-        if not _depth:
-            _kept.clear()
+remembering = _kept.remembering  # the compile stage remembers inside this
 
 
 def make(cls, rest: str, context, parser):
@@ -191,8 +177,7 @@ def _range(rest: str, context, parser):
     end = m.end(0) if m is not None else 0
     if not end:  # Token.__init__: no match (or an empty one), no attributes
         if seen is not None and len(seen) == 5:
-            if len(_kept) >= MAX_KEPT:
-                _kept.clear()
+            _kept.make_room()
             _kept[seen] = _NO_MATCH
         raise TokenError(rest)
     host = all(m.group(g) is None for g in _RELATIVE)
@@ -208,8 +193,7 @@ def _range(rest: str, context, parser):
 def _first(cls, rest, context, parser, key, host):
     """The token formulas makes, its attributes remembered under ``key`` when they can
     be given to the next token of that key."""
-    if len(_kept) >= MAX_KEPT:
-        _kept.clear()
+    _kept.make_room()
     try:
         token = cls(rest, context, parser)
     except TokenError:
