@@ -42,12 +42,18 @@ def _book(path):
     return save(wb, path)
 
 
-def _values(tmp_path, monkeypatch, path, mode):
-    monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", mode)
-    out = tmp_path / f"out{mode}.xlsx"
-    engine.calc(path, out)
-    ws = values_of(out)
-    return ws, [[c.value for c in row] for row in ws.iter_rows()]
+def _column_values(tmp_path, monkeypatch, path):
+    """(the column path's output sheet, after asserting its cell values are those of
+    the engine cell by cell)."""
+    got = []
+    for mode in ("", "1"):
+        monkeypatch.setenv("ZVMPLAN_ENGINE_CELLWISE", mode)
+        out = tmp_path / f"out{mode}.xlsx"
+        engine.calc(path, out)
+        got.append(values_of(out))
+    column, cellwise = ([[c.value for c in row] for row in ws.iter_rows()] for ws in got)
+    assert column == cellwise
+    return got[0]
 
 
 def test_running_countif_counta_and_average_as_cell_by_cell(tmp_path, monkeypatch):
@@ -60,9 +66,7 @@ def test_running_countif_counta_and_average_as_cell_by_cell(tmp_path, monkeypatc
     far over their count (text and TRUE in a range passed over), #DIV/0! before the
     first number."""
     path = _book(tmp_path / "in.xlsx")
-    ws, column = _values(tmp_path, monkeypatch, path, "")
-    _, cellwise = _values(tmp_path, monkeypatch, path, "1")
-    assert column == cellwise
+    ws = _column_values(tmp_path, monkeypatch, path)
     d = {r: ws[f"D{r}"].value for r in range(2, len(A_VALUES) + 2)}
     # LPAR1 lpar1 Lpar2 x* xy ? ~x LPAR1 LİNK lınk link straße STRASSE ("LİNK" casefolds
     # to "li̇nk", with a combining dot: not "link")
@@ -148,9 +152,7 @@ def test_running_conditional_sums_and_counts_as_cell_by_cell(tmp_path, monkeypat
     text in any case; a criterion from an error or an empty cell, or a wildcard ("a*"),
     is left to the cells one by one. Each column gives the values cell by cell."""
     path = _keyed_book(tmp_path / "in.xlsx")
-    ws, column = _values(tmp_path, monkeypatch, path, "")
-    _, cellwise = _values(tmp_path, monkeypatch, path, "1")
-    assert column == cellwise
+    ws = _column_values(tmp_path, monkeypatch, path)
     d = {r: ws[f"D{r}"].value for r in range(2, len(KEYED_ROWS) + 2)}
     assert d[3] == 0.1 + 0.2 and d[7] == 0.1 + 0.2 + -1e16  # lpar1 rows, left to right
     assert d[6] == 1e16 + 1.0  # 5 and "5"
@@ -224,9 +226,7 @@ def test_running_match_is_the_first_occurrence(tmp_path, monkeypatch):
     The column path gives the values cell by cell, and runs for every cell of B and C
     but each column's first."""
     path = _match_book(tmp_path / "in.xlsx")
-    ws, column = _values(tmp_path, monkeypatch, path, "")
-    _, cellwise = _values(tmp_path, monkeypatch, path, "1")
-    assert column == cellwise
+    ws = _column_values(tmp_path, monkeypatch, path)
     b = [ws[f"B{r}"].value for r in range(2, len(MATCH_VALUES) + 2)]
     # lpar1 LPAR2 5 "5" lpar2 Lpar1 lp* 5.0 TRUE empty #DIV/0! x? xy 7 lpar3 LPAR3 5
     assert b[:9] == [1, 2, 3, 4, 2, 1, 1, 3, 9]

@@ -186,6 +186,7 @@ def date_styles(styles: bytes) -> set[int]:
     section (openpyxl looks at the first only, and leaves out bracketed and escaped
     letters too). A cell counted here that openpyxl does not count is only read by
     openpyxl instead (:func:`_value`); one openpyxl counts is never left out."""
+    from zvmplan_addin.xlsx.sheet import _unescaped  # XML's references read, as expat does
     if b"<!--" in styles or b"<![CDATA[" in styles:
         raise _Unknown("a comment or CDATA in the styles")
     custom, ids, in_xfs, in_fmts = {}, [], False, False
@@ -199,8 +200,7 @@ def date_styles(styles: bytes) -> set[int]:
             continue
         got = dict(_ATTR.findall(attrs))
         if tag == b"numFmt" and in_fmts and not closing:
-            code = got.get(b"formatCode", b"").decode("utf-8")
-            custom[int(got[b"numFmtId"])] = _unescape(code)
+            custom[int(got[b"numFmtId"])] = _unescaped(got.get(b"formatCode", b"").decode())
         elif tag == b"xf" and in_xfs and not closing:
             ids.append(int(got.get(b"numFmtId", b"0")))
     out = set()
@@ -211,21 +211,6 @@ def date_styles(styles: bytes) -> set[int]:
         elif fmt in _BUILTIN_DATE_IDS:
             out.add(k)
     return out
-
-
-_REFERENCE = re.compile(r"&(#x[0-9A-Fa-f]+|#[0-9]+|quot|apos|lt|gt|amp);")
-_NAMED = {"quot": '"', "apos": "'", "lt": "<", "gt": ">", "amp": "&"}
-
-
-def _unescape(code: str) -> str:
-    """An attribute's text with XML's entity and character references read."""
-    def one(m):
-        ref = m.group(1)
-        if ref[0] != "#":
-            return _NAMED[ref]
-        n = int(ref[2:], 16) if ref[1] in "xX" else int(ref[1:])
-        return chr(n) if n < 0x110000 else ""
-    return _REFERENCE.sub(one, code)
 
 
 def _value(t: bytes, v: bytes, inline: bytes, s: bytes, strings, dates):

@@ -18,16 +18,15 @@ The values are those of each cell's own call, exactly:
   first error in the order the range is read, row by row); COUNT passes it over;
 * COUNTIF over such a range with a criterion per cell (``=COUNTIF(E$2:E10,E10)``, the
   how-manieth of its value a row is) or one for all counts with the engine's own
-  criteria (:mod:`..excel.criteria`): a number picks numbers and numeric text equal to
-  it at 15 significant digits, so each value of the range is keyed by its number
-  rounded to 15 digits and counted in one pass down the rows (a dict of counts, the
-  cells' answers read as the pass reaches their last row); a plain text criterion
-  (``=COUNTIF($A$2:A9,A9)`` over names: no operator but ``=``, no wildcard, reading as
-  no number, date, TRUE/FALSE or error) picks exactly the text cells equal to it without
-  regard to case, so text values are keyed too (:func:`~..excel.criteria.text_key`) and
-  counted in the same pass; any other criterion (``"a*"``, ``">=0"``, TRUE, an error, an
-  empty cell) is one mask of the range a distinct criterion, by the very matcher a
-  cell's own COUNTIF uses, and a running count of it.
+  criteria (:mod:`..excel.criteria`): a criterion that picks by equality with one key
+  (:func:`~..excel.criteria.exact_key`: a number picks numbers and numeric text equal to
+  it at 15 significant digits; a plain text, ``=COUNTIF($A$2:A9,A9)`` over names, the
+  text equal to it without regard to case; TRUE/FALSE) is counted in one pass down the
+  rows, each value under the keys that pick it (:func:`~..excel.criteria.value_keys`; a
+  dict of counts, the cells' answers read as the pass reaches their last row); any other
+  criterion (``"a*"``, ``">=0"``, an error, an empty cell) is one mask of the range a
+  distinct criterion, by the very matcher a cell's own COUNTIF uses, and a running count
+  of it.
 
 * SUMIF, SUMIFS, COUNTIFS, AVERAGEIF and AVERAGEIFS over running ranges of the same
   rows (``=SUMIF($A$2:A9,A9,$C$2:C9)``, a running total per LPAR), every criterion one
@@ -46,8 +45,7 @@ A range holding anything else (-0.0 for MAX and MIN; a sum SUM cannot hold as a 
 double) is not taken here: :func:`prefix_step` returns None and the engine
 evaluates the cells one by one, which gives the reference answer for those too. So does
 any other function, SUM with more arguments than the range, or a COUNTIF column with
-more than :data:`COUNTIF_MASKS` distinct criteria that are neither numbers nor plain
-text."""
+more than :data:`COUNTIF_MASKS` distinct criteria that are not keyed."""
 from __future__ import annotations
 
 import numpy as np
@@ -55,8 +53,6 @@ import schedula as sh
 from formulas.tokens.operand import Error, XlError
 
 from ..excel import criteria as _criteria
-from ..excel.numbers import round15
-from ..excel.parse import number_from_text
 from ..excel.values import is_collection, single, values_of
 from ..values import NOT_ONE, make_ranges, one_value
 from .vectors import LIT_COLUMN, PREFIX_COLUMN, REF_COLUMN, STEP_COLUMN
@@ -73,8 +69,7 @@ KEYED = {"SUMIF": (0, 2), "AVERAGEIF": (0, 2), "COUNTIFS": (0, -1),
          "SUMIFS": (1, 0), "AVERAGEIFS": (1, 0)}
 
 #: a COUNTIF column is counted on the column path with at most this many distinct
-#: criteria that are neither numbers nor plain text (each one mask of the range);
-#: beyond, cell by cell
+#: criteria that are not keyed (each one mask of the range); beyond, cell by cell
 COUNTIF_MASKS = 64
 
 _NUMBER = (float, int)
@@ -186,25 +181,6 @@ def _criteria_column(arg, kind, n: int) -> list | None:
     return [single(arg)] * n
 
 
-def _number_key(v, memo: dict):
-    """What a number criterion compares ``v`` (a value of the range) by: its number
-    rounded to 15 significant digits (a number, or text that reads as one), else None
-    (TRUE/FALSE, errors, empty cells and other text match no number)."""
-    t = type(v)
-    if t is float or t is int:
-        key = memo.get(v)
-        if key is None:
-            key = memo[v] = round15(float(v))
-        return key
-    if t is str:  # plain text, never an error or the empty cell (their own types)
-        key = memo.get((str, v))
-        if key is None:
-            x = number_from_text(v)
-            key = memo[(str, v)] = None if x is None else round15(x)
-        return key
-    return None
-
-
 def _countif(pr: PrefixRanges, criterion, kind, n: int) -> np.ndarray | None:
     """``COUNTIF(E$2:E{r}, criterion)`` for each cell: see the module's docstring. The
     answers are ints, as COUNTIF's own."""
@@ -217,35 +193,25 @@ def _countif(pr: PrefixRanges, criterion, kind, n: int) -> np.ndarray | None:
     width = pr.c2 - pr.c1 + 1
     ends = ((pr.rows - pr.r1 + 1) * width).tolist()  # how many values each cell reads
     out = [0] * n
-    numeric = [k for k, c in enumerate(crit) if type(c) in _NUMBER]
-    texts: dict = {}   # plain text criteria: counted by key in the same pass
-    others: dict = {}
+    keyed, others = [], {}  # keyed: counted by key in one pass; others: one mask each
     for k, c in enumerate(crit):
-        if type(c) not in _NUMBER:
-            key = _criteria.text_equality_key(c)
-            if key is not None:
-                texts.setdefault(key, []).append(k)
-            else:
-                others.setdefault((type(c), c), []).append(k)
+        key = _criteria.exact_key(c)
+        if key is not None:
+            keyed.append((k, key))
+        else:
+            others.setdefault((type(c), c), []).append(k)
     if len(others) > COUNTIF_MASKS:
         return None
-    keyed = [(k, round15(float(crit[k]))) for k in numeric] + \
-        [(k, (str, key)) for key, cells in texts.items() for k in cells]
     if keyed:
         memo: dict = {}
-        keys = [_number_key(v, memo) for v in flat]
-        if texts:  # a text value also counts for its text key
-            text_keys = [(str, _criteria.text_key(v)) if type(v) is str else None
-                         for v in flat]
+        keys = [_value_keys(v, memo) for v in flat]
         keyed.sort(key=lambda kw: ends[kw[0]])
         counts: dict = {}
         done = 0
         for k, wanted in keyed:
             end = ends[k]
-            for key in keys[done:end]:
-                counts[key] = counts.get(key, 0) + 1
-            if texts:
-                for key in text_keys[done:end]:
+            for picked_by in keys[done:end]:
+                for key in picked_by:
                     counts[key] = counts.get(key, 0) + 1
             done = max(done, end)
             out[k] = counts.get(wanted, 0)

@@ -54,9 +54,7 @@ def matcher(criterion):
         return lambda v: False
     if is_number(criterion):
         return _numeric("=", float(criterion))
-    text = str(criterion)
-    op = next((o for o in _OPERATORS if text.startswith(o)), "")
-    operand = text[len(op):]
+    op, operand = _split(str(criterion))
     if operand == "":
         if op == "":
             return lambda v: v is sh.EMPTY or v == ""
@@ -91,15 +89,8 @@ def text_equality_key(criterion) -> str | None:
     (``*`` ``?`` ``~``), that reads as no number or date, no TRUE/FALSE and no error
     (``"abc"``, ``"=Abc"``); None for any other criterion. (A column of COUNTIFs then
     counts by key in one pass: :mod:`..columnar.prefix`.)"""
-    if type(criterion) is not str:
-        return None
-    op = next((o for o in _OPERATORS if criterion.startswith(o)), "")
-    operand = criterion[len(op):]
-    if op not in ("", "=") or operand == "" or any(ch in operand for ch in "*?~") or \
-            number_from_text(operand) is not None or \
-            operand.upper() in ("TRUE", "FALSE") or operand.upper() in XL:
-        return None
-    return text_key(operand)
+    key = equality_key(criterion) if type(criterion) is str else None
+    return key[1] if key is not None and key[0] == "t" else None
 
 
 def equality_key(criterion) -> tuple | None:
@@ -112,15 +103,22 @@ def equality_key(criterion) -> tuple | None:
         return ("n", float(criterion))
     if type(criterion) is not str:
         return None
-    op = next((o for o in _OPERATORS if criterion.startswith(o)), "")
-    operand = criterion[len(op):]
+    op, operand = _split(criterion)
     if op not in ("", "=") or operand == "":
         return None
     number = number_from_text(operand)
     if number is not None:
         return ("n", float(number))
-    key = text_equality_key(criterion)
-    return None if key is None else ("t", key)
+    if any(ch in operand for ch in "*?~") or operand.upper() in ("TRUE", "FALSE") or \
+            operand.upper() in XL:
+        return None
+    return ("t", text_key(operand))
+
+
+def _split(text: str) -> tuple[str, str]:
+    """(the criterion's operator, "" for none; its operand)."""
+    op = next((o for o in _OPERATORS if text.startswith(o)), "")
+    return op, text[len(op):]
 
 
 def text_key(text: str) -> str:
@@ -345,8 +343,10 @@ def aggregate(kind: str, picked: list):
 
 
 def added(nums: list) -> float:
-    """The numbers added one after the other from the first, as Excel adds them (Python
-    3.12's ``sum`` of floats compensates, which Excel does not)."""
+    """The numbers added one after the other from 0.0, as Excel adds them (Python 3.12's
+    ``sum`` of floats compensates, which Excel does not). Not SUM's
+    :func:`~..install.left_to_right_sum`, which starts from the first number: a lone -0.0
+    is 0.0 here (as the ``sum`` this replaces gave), -0.0 there."""
     total = 0.0
     for x in nums:
         total += x
