@@ -15,7 +15,7 @@ from formulas.ranges import Ranges
 from formulas.tokens.function import Function as FunctionToken
 
 from ..prefixes import bare_name, spellings
-from . import dynamic, filldown, legacy, rangememo, shapes, tokenmemo
+from . import dynamic, filldown, legacy, lightgraph, rangememo, shapes, tokenmemo
 from .excel.numbers import mark_last_sum
 from .fastparse import FastParser
 from .options import Options
@@ -371,17 +371,16 @@ class FormulaCompiler:
         sheet = nodes.sheet_names[s].upper() if s is not None else ""
         ctx = {"sheet": sheet, "cr": str(r or 1), "cc": c or 1}
         text, moved = shapes.edge_proxies(text, sheet)
-        tokens, builder = FastParser(True).ast("=" + text, context=ctx)
-        if literals is not None and not _literals_stand_alone(tokens, literals):
-            return None
-        mark_last_sum(tokens, builder)
-        if CELL in builder.dsp.data_nodes:  # ROW(), INDIRECT ...: the cell is an input
-            host = CompilingHost(Ranges().push(f"{quote(sheet)}!{shapes.a1(r or 1, c or 1)}")
-                                 .ranges)
-            refs = {**refs, CELL: host}
-        builder.compile_class = DeferredPipe  # the DispatchPipe built only if called
-        pipe = builder.compile(references=refs, context=ctx)
-        return tokens, pipe, moved
+        host = f"{quote(sheet)}!{shapes.a1(r or 1, c or 1)}"
+        if not self.options.pipe and lightgraph.usable():
+            try:  # schedula's Dispatcher left out (.lightgraph); else the formula anew
+                got = _parsed(LightParser, text, ctx, refs, host, literals)
+            except Exception:  # noqa: BLE001 -- the old path refuses it as before
+                got = _NOT_LIGHT
+            if got is not _NOT_LIGHT:
+                return got if got is None else got + (moved,)
+        got = _parsed(FastParser, text, ctx, refs, host, literals)
+        return got if got is None else got + (moved,)
 
     def _plan(self, s, pipe, refs: dict, index: dict, moved: dict, exact: bool):
         """(the plan: one step per input of ``pipe``, whether some input ties the compiled
@@ -464,6 +463,47 @@ class FormulaCompiler:
         if nid is None:
             nid = self.nodes.name_nodes.get((None, key))
         return nid
+
+
+_NOT_LIGHT = object()
+
+
+class LightParser(FastParser):
+    """:class:`~.fastparse.FastParser` building into a :class:`~.lightgraph.LightBuilder`;
+    a formula whose tokens parse formulas of their own with it (LET, LAMBDA: their inner
+    formulas are compiled by formulas' token) is refused (:class:`~.lightgraph.Unknown`)."""
+    ast_builder = lightgraph.LightBuilder
+    _depth = 0
+
+    def ast(self, expression, context=None):
+        if LightParser._depth:
+            raise lightgraph.Unknown("a formula inside a formula")
+        LightParser._depth += 1
+        try:
+            return super().ast(expression, context=context)
+        finally:
+            LightParser._depth -= 1
+
+
+def _parsed(parser, text: str, ctx: dict, refs: dict, host: str, literals: int | None):
+    """(tokens, compiled pipe) of formula ``text`` read by ``parser`` (a class) in
+    context ``ctx`` with the names ``refs``; None when ``literals`` is given and the
+    generic text's placeholders are not each a name of their own. ``host``: the cell,
+    an input of a formula reading its own position. With a :class:`LightParser`, the
+    pipe's ``real`` is this with :class:`~.fastparse.FastParser`."""
+    tokens, builder = parser(True).ast("=" + text, context=ctx)
+    if literals is not None and not _literals_stand_alone(tokens, literals):
+        return None
+    mark_last_sum(tokens, builder)
+    if CELL in builder.dsp.data_nodes:  # ROW(), INDIRECT ...: the cell is an input
+        refs = {**refs, CELL: CompilingHost(Ranges().push(host).ranges)}
+    if parser is LightParser:
+        builder.rebuild = lambda: _parsed(FastParser, text, dict(ctx), refs, host,
+                                          literals)[1].real
+    else:
+        builder.compile_class = DeferredPipe  # the DispatchPipe built only if called
+    pipe = builder.compile(references=refs, context=ctx)
+    return tokens, pipe
 
 
 def _geometry_inputs(pipe) -> frozenset:

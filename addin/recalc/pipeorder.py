@@ -47,8 +47,16 @@ def straight_order(dsp, inputs, outputs, kw: dict) -> list | None:
     if not isinstance(dsp, sh.Dispatcher) or type(dsp.solution) is not Solution or \
             dsp._edge_length is not sh.Dispatcher._edge_length:
         return None
-    nodes, succ, pred = dsp.nodes, dsp.dmap.succ, dsp.dmap.pred
-    defaults = dsp.default_values
+    return graph_order(dsp.nodes, dsp.dmap.succ, dsp.dmap.pred, dsp.default_values,
+                       inputs, outputs)
+
+
+def graph_order(nodes: dict, succ: dict, pred: dict, defaults: dict, inputs,
+                outputs) -> list | None:
+    """:func:`straight_order` of a graph given as schedula keeps one (``nodes``: id ->
+    attributes; ``succ``, ``pred``: id -> neighbour -> edge attributes; ``defaults``: id
+    -> ``{"value", "initial_dist"}``), once the schedula release and the pipe's arguments
+    are known to be the kind it reads; None for a graph of another kind."""
     start = list(inputs or ())
     start_set = set(start)
     for k, attr in defaults.items():
