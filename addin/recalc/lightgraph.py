@@ -59,7 +59,7 @@ KNOWN_FORMULAS = frozenset({"1.3.4"})
 KNOWN_SCHEDULA = frozenset({"1.6.15"})
 _FUNCTION_KW = frozenset({"extra_inputs", "solve_cycle"})  # keys of formulas' function dicts
 _DATA_KEYS = frozenset({"type", "wait_inputs", "index"})
-_SPECIAL = (_cst.START, _cst.SINK, _cst.SELF, _cst.PLOT)
+_SPECIAL = frozenset(map(id, (_cst.START, _cst.SINK, _cst.SELF, _cst.PLOT)))  # by identity
 
 
 class Unknown(Exception):
@@ -142,7 +142,7 @@ class Recorder:
         return (self._count - 1,)
 
     def add_data(self, data_id=None, default_value=sh.EMPTY, **kw):
-        if kw or not isinstance(data_id, str) or any(data_id is s for s in _SPECIAL) or \
+        if kw or not isinstance(data_id, str) or id(data_id) in _SPECIAL or \
                 default_value is sh.NONE:
             raise Unknown("add_data")
         attr = {"type": "data", "wait_inputs": False, "index": self._index()}
@@ -177,27 +177,28 @@ class Recorder:
         attr.update(kw)
         g.nodes[fun_id] = attr
         g.succ[fun_id], g.pred[fun_id] = {}, {}
-        succ, pred = g.succ, g.pred
-        for u in inputs:
-            self._data(u)
+        nodes, succ, pred = g.nodes, g.succ, g.pred
+        for u in inputs:  # schedula's add_func_edges: a data node made for a new id
+            got = nodes.get(u)
+            if got is None:
+                self.add_data(data_id=u)
+            elif got["type"] != "data":
+                raise Unknown("edge to a function")
             edge = succ[u].get(fun_id)
             if edge is None:
                 edge = {}
             succ[u][fun_id] = pred[fun_id][u] = edge
         for u in outputs:
-            self._data(u)
+            got = nodes.get(u)
+            if got is None:
+                self.add_data(data_id=u)
+            elif got["type"] != "data":
+                raise Unknown("edge to a function")
             edge = succ[fun_id].get(u)
             if edge is None:
                 edge = {}
             succ[fun_id][u] = pred[u][fun_id] = edge
         return fun_id
-
-    def _data(self, u):
-        got = self.nodes.get(u)
-        if got is None:
-            self.add_data(data_id=u)
-        elif got["type"] != "data":
-            raise Unknown("edge to a function")
 
 
 class LightGraph:
@@ -353,26 +354,28 @@ def _cut(rec: Recorder, o, blockers: dict) -> LightGraph:
     nodes, dflt = graph.nodes, graph.default_values
     s_succ, s_pred = graph.dmap.succ, graph.dmap.pred
     r_nodes, r_pred, r_dflt = rec.nodes, rec.dmap.pred, rec.default_values
-    family = {}
-    queue = collections.deque()
-
-    def take(n):
+    family = {}   # node taken -> the predecessors to take after it
+    queue = [o] if o in r_nodes else []
+    for n in queue:
         nodes[n] = r_nodes[n]
         s_pred[n], s_succ[n] = {}, {}
         if n in r_dflt:
             dflt[n] = r_dflt[n]
         family[n] = () if n in blockers else r_pred[n]
-        queue.append(n)
-
-    if o in r_nodes:
-        take(o)
-    while queue:
-        parent = queue.popleft()
-        nbrs, r_nbrs = s_pred[parent], r_pred[parent]
-        for child in sorted(family[parent], key=str):
+    at = 0
+    while at < len(queue):   # breadth first: the queue read in order as it grows
+        parent = queue[at]
+        at += 1
+        nbrs, r_nbrs, before = s_pred[parent], r_pred[parent], family[parent]
+        for child in (sorted(before, key=str) if len(before) > 1 else before):
             if child == _cst.START:
                 raise Unknown("start")
             if child not in family:
-                take(child)
+                nodes[child] = r_nodes[child]
+                s_pred[child], s_succ[child] = {}, {}
+                if child in r_dflt:
+                    dflt[child] = r_dflt[child]
+                family[child] = () if child in blockers else r_pred[child]
+                queue.append(child)
             nbrs[child] = s_succ[child][parent] = r_nbrs[child]
     return graph
