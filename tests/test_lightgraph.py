@@ -149,3 +149,15 @@ def test_a_call_it_does_not_know_refuses():
     rec.add_function("f", len, ["a"], ["x"])
     with pytest.raises(lightgraph.Unknown):
         rec.add_data("f")   # a data node over a function: schedula raises
+
+
+def test_real_pipe_holds_what_was_put_in_after_compiling():
+    """What the compile stage puts into the compiled graph afterwards (a legacy cell's
+    INDEX cut to its one cell, :func:`~zvmplan_addin.recalc.legacy.cut_results`) is in
+    formulas' own pipe too, when it is made from the light one."""
+    from formulas.ranges import Ranges
+    _, pipe = C._parsed(C.LightParser, "A1*2", dict(CTX), {}, "SHEET1!C7", None)
+    (star,) = [k for k, a in pipe.dsp.nodes.items() if a["type"] == "function"]
+    pipe.dsp.nodes[star]["function"] = lambda *args: 42
+    args = [Ranges().push(k, [[3]]) for k in pipe.inputs]
+    assert int(pipe.real(*args)) == 42

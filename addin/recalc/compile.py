@@ -502,12 +502,26 @@ def _parsed(parser, text: str, ctx: dict, refs: dict, host: str, literals: int |
     if CELL in builder.dsp.data_nodes:  # ROW(), INDIRECT ...: the cell is an input
         refs = {**refs, CELL: CompilingHost(Ranges().push(host).ranges)}
     if parser is LightParser:
-        builder.rebuild = lambda: _parsed(FastParser, text, dict(ctx), refs, host,
-                                          literals)[1].real
+        builder.rebuild = lambda light: _real_pipe(light, text, dict(ctx), refs, host,
+                                                   literals)
     else:
         builder.compile_class = DeferredPipe  # the DispatchPipe built only if called
     pipe = builder.compile(references=refs, context=ctx)
     return tokens, pipe
+
+
+def _real_pipe(light, text: str, ctx: dict, refs: dict, host: str, literals):
+    """formulas' own pipe of the formula ``light`` (a :class:`~.lightgraph.LightPipe`)
+    was compiled from, by the old path, with each function node given the function the
+    light graph holds now (what the compile stage put in after compiling, such as
+    :func:`~.legacy.cut_results`, carried over; the same node ids, which
+    ``tests/test_lightgraph.py`` checks)."""
+    old = _parsed(FastParser, text, ctx, refs, host, literals)[1]
+    nodes = old.dsp.nodes
+    for k, attr in light.dsp.nodes.items():
+        if attr["type"] == "function" and k in nodes:
+            nodes[k]["function"] = attr["function"]
+    return old.real
 
 
 def _geometry_inputs(pipe) -> frozenset:

@@ -221,8 +221,8 @@ class LightGraph:
 
 class LightPipe(DeferredPipe):
     """A :class:`~.program.DeferredPipe` over a :class:`LightGraph`: ``real`` (and a
-    call) is formulas' own pipe for the same formula, made by ``rebuild`` at first
-    need."""
+    call) is formulas' own pipe for the same formula, made by ``rebuild(self)`` at first
+    need (holding the functions this graph holds by then)."""
 
     def __init__(self, graph: LightGraph, function_id, inputs, outputs, rebuild):
         self.dsp, self.function_id, self.inputs, self.outputs = \
@@ -239,14 +239,15 @@ class LightPipe(DeferredPipe):
     @property
     def real(self):
         if self._real is None:
-            self._real = self._rebuild()
+            self._real = self._rebuild(self)
         return self._real
 
 
 class LightBuilder(AstBuilder):
     """formulas' ``AstBuilder`` recording into a :class:`Recorder`; :meth:`compile` as
     formulas' for the graphs the recorder knows. ``rebuild``: set by the caller before
-    compiling -- makes formulas' own pipe of the same formula."""
+    compiling -- given the :class:`LightPipe`, makes formulas' own pipe of the same
+    formula."""
 
     rebuild = None
 
