@@ -164,7 +164,13 @@ class ConnGrid:
 
     def largest_conns(self) -> float:
         """The largest connection count measured at every MTU: held flat beyond it."""
-        return float(min(c[-1] for c in self.conns.values()))
+        return self._conn_span[1]
+
+    @cached_property
+    def _conn_span(self) -> tuple:
+        """(the smallest count measured at every MTU, the largest), worked out once."""
+        return (max(c[0] for c in self.conns.values()),
+                float(min(c[-1] for c in self.conns.values())))
 
     def check(self, mtu: float, conns: float):
         if not (self.mtus[0] <= mtu <= self.mtus[-1]):
@@ -174,7 +180,7 @@ class ConnGrid:
                 f"({meas}); the sources give no basis to project per-transaction figures beyond them")
         if conns < 1 or conns != int(conns):
             raise OutOfRangeError(f"connections must be a whole number >= 1; got {conns:g}")
-        cmin = max(c[0] for c in self.conns.values())
+        cmin = self._conn_span[0]
         if conns < cmin:
             raise NoDataError(
                 f"{self.transport} {self.workload}: measured only at {cmin:g} or more concurrent "
