@@ -178,6 +178,7 @@ def install_functions() -> int:
     _average_left_to_right(table)
     excel.install(table, left_out=SKIPPED)  # Excel's rules where formulas differs
     scalar.install(OPERATORS)  # after excel.install put its operators in
+    scalar.install_functions(table)  # IF, ABS ... as formulas made them: the same shortcut
     for name, entry in list(table.items()):
         if isinstance(entry, dict):
             if not getattr(entry["function"], "_zvm_finite", False):

@@ -1,5 +1,6 @@
-"""formulas' operators (``+``, ``-``, ``=``, ``&`` ...) called on single values without
-their array machinery.
+"""formulas' operators (``+``, ``-``, ``=``, ``&`` ...) and its ``wrap_ufunc`` functions
+(``IF``, ``ABS`` ...: :func:`install_functions`) called on single values without their
+array machinery.
 
 Each operator in formulas' table is three wrappers deep: the outer one reads each
 ``Ranges`` argument's value (``parse_ranges``), the middle one turns an exception into
@@ -127,7 +128,8 @@ def scalar_operator(op, name: str | None = None):
                     elements.append(np.ndarray.item(v))  # an object array's very object
                 else:
                     return op(*args)
-            with np.errstate(divide="ignore", invalid="ignore"):
+            # an overflow raises here and goes the general way, which warns of it once
+            with np.errstate(divide="ignore", invalid="ignore", over="raise"):
                 r = evaluate(*elements)
         except Exception:  # noqa: BLE001 - the general way decides what it gives
             return op(*args)
@@ -180,3 +182,31 @@ def install(operators) -> None:
     take, with its shortcut (idempotent)."""
     for name, op in list(operators.items()):
         operators[name] = scalar_operator(op, name)
+
+
+#: functions of formulas' table given the single-value shortcut (:func:`install_functions`):
+#: pure ones a plan uses often, each compared with formulas' own path by
+#: ``tests/test_scalar_functions.py``
+SCALAR_FUNCTIONS = frozenset({
+    "IF", "IFERROR", "IFNA", "_XLFN.IFNA", "NOT", "ABS", "SIGN", "INT", "TRUNC", "ROUND",
+    "ROUNDUP", "ROUNDDOWN", "MOD", "SQRT", "EXP", "LN", "LOG10", "POWER", "LEFT", "RIGHT",
+    "MID", "LEN", "UPPER", "LOWER", "EXACT", "FIND", "SEARCH", "SUBSTITUTE", "REPT",
+    "CONCATENATE", "_XLFN.CONCATENATE"})
+
+
+def install_functions(table) -> list[str]:
+    """The same single-value shortcut for each function of :data:`SCALAR_FUNCTIONS` in
+    formulas' function ``table`` that is formulas' own ``wrap_ufunc`` as it stands (the
+    three wrappers and the default ``return_func``; a function zvmplan's Excel rules
+    replaced or wrapped is not, and is left as it is); a dict entry keeps its other keys
+    (``solve_cycle``). The names taken; idempotent."""
+    taken = []
+    for name in sorted(SCALAR_FUNCTIONS & set(table)):
+        entry = table[name]
+        func = entry["function"] if isinstance(entry, dict) else entry
+        fast = scalar_operator(func)
+        if fast is func:
+            continue
+        table[name] = {**entry, "function": fast} if isinstance(entry, dict) else fast
+        taken.append(name)
+    return taken
