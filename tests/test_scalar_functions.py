@@ -31,9 +31,9 @@ ARITY = {"IF": (2, 3), "IFERROR": (2,), "IFNA": (2,), "_XLFN.IFNA": (2,), "NOT":
          "FIND": (2, 3), "SEARCH": (2, 3), "SUBSTITUTE": (3, 4), "REPT": (2,),
          "CONCATENATE": (1, 2, 3), "_XLFN.CONCATENATE": (2,)}
 # values for two and more arguments: numbers of each kind, texts, an error, an empty cell
-PAIRS = [0, 1, -3, 2.5, -0.0, 1e308, 710, "", "abc", "aBc", "b", "2", " 2 ", True, False,
+PAIRS = [0, 1, -3, 2.5, -0.0, 1e308, 710, "", "empty", "abc", "aBc", "b", "2", " 2 ", True, False,
          XL["#N/A"], XL["#DIV/0!"], sh.EMPTY, np.float64(3.0), np.int64(2)]
-TRIPLES = [0, 2, -1.5, 1e308, "", "abcb", "b", "1", True, XL["#N/A"], sh.EMPTY]
+TRIPLES = [0, 2, -1.5, 1e308, "", "empty", "abcb", "b", "1", True, XL["#N/A"], sh.EMPTY]
 
 
 @pytest.fixture(scope="module")
@@ -133,3 +133,18 @@ def test_the_shortcut_is_taken_for_single_values(table, monkeypatch):
     column = np.array([[True], [False]], dtype=object)
     got = f(column, 1, 2)
     assert calls and got.shape == (2, 1) and got[0, 0] == 1 and got[1, 0] == 2
+
+
+def test_empty_cells_and_the_text_empty_in_every_form(table):
+    """formulas' default argument parser makes an empty cell 0 (and leaves the text
+    "empty" alone) in a plain value, a 0-d and a (1, 1) array and one cell alike; the
+    shortcut does the same without building the arrays."""
+    values = ("empty", sh.EMPTY, "", 0, "EMPTY")
+    for name in ("IF", "LEN", "CONCATENATE", "ABS", "EXACT"):
+        fast = _shortcut(table[name])
+        k = max(ARITY[name])
+        for v, w in itertools.product(values, values):
+            for form in range(4):
+                args = [_forms(v)[form]] + [_forms(w)[(form + j) % 4] for j in range(1, k)]
+                got, want = _both(fast, *args)
+                assert got == want, (name, args)

@@ -34,6 +34,7 @@ element's type and value, errors by identity.
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 
 import numpy as np
@@ -101,6 +102,7 @@ def scalar_operator(op, name: str | None = None):
     if parts is None:
         return op
     parse, evaluate, otype = parts["args_parser"], parts["safe_eval"], parts["otype"]
+    plain_parse = parse is _default_args_parser()
     arrays = name in arrayops.OPERATORS
 
     def call(*args, **kwargs):
@@ -117,17 +119,26 @@ def scalar_operator(op, name: str | None = None):
                     return whole
             return op(*args)
         try:
-            values = tuple(parse(*got))
             cell = False
             elements = []
-            for v in values:
-                if type(v) in SCALAR_TYPES:
-                    elements.append(v)
-                elif _one_value(v):
-                    cell = cell or v.ndim == 2
-                    elements.append(np.ndarray.item(v))  # an object array's very object
-                else:
-                    return op(*args)
+            if plain_parse:  # replace_empty on each, as the default args_parser does
+                for v in got:
+                    if type(v) in SCALAR_TYPES:
+                        elements.append(0 if v is sh.EMPTY else v)
+                    elif _one_value(v):
+                        cell = cell or v.ndim == 2
+                        elements.append(_empty_as_zero(np.ndarray.item(v)))
+                    else:
+                        return op(*args)
+            else:
+                for v in parse(*got):
+                    if type(v) in SCALAR_TYPES:
+                        elements.append(v)
+                    elif _one_value(v):
+                        cell = cell or v.ndim == 2
+                        elements.append(np.ndarray.item(v))  # an object array's very object
+                    else:
+                        return op(*args)
             # an overflow raises here and goes the general way, which warns of it once
             with np.errstate(divide="ignore", invalid="ignore", over="raise"):
                 r = evaluate(*elements)
@@ -146,6 +157,20 @@ def scalar_operator(op, name: str | None = None):
     functools.update_wrapper(call, op)  # its marks (_zvm_excel ...) kept
     call._zvm_scalar = True
     return call
+
+
+@functools.lru_cache(maxsize=None)
+def _default_args_parser():
+    """``wrap_ufunc``'s default ``args_parser`` (``replace_empty`` on each argument)."""
+    return inspect.signature(wrap_ufunc).parameters["args_parser"].default
+
+
+def _empty_as_zero(element):
+    """The element of a one-value object array after formulas' ``replace_empty`` (its
+    ``empty`` 0): replaced when the array ``contains`` the empty cell (``element ==
+    EMPTY``) and ``np.where``'s mask (``EMPTY == element``) holds, the two comparisons
+    numpy makes, in its order; an exception goes the general way."""
+    return 0 if element == sh.EMPTY and sh.EMPTY == element else element
 
 
 def _single_values(args) -> list | None:
