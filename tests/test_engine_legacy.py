@@ -51,12 +51,16 @@ def test_a_value_parameter_reads_the_ranges_cell_in_the_formulas_row_or_column(t
 def test_if_returns_the_reference_it_is_given(tmp_path):
     """IF returns the reference of its chosen branch: as a legacy formula's result it is
     intersected (koala's basic.xlsx: ``=IF(A1>1,B1:B3,0)`` in P1 and P2 shows 0 when
-    A1 is 1), given to SUM it is summed whole."""
+    A1 is 1), also through an IF inside it (Q3: B3*2; Q6 beside the range), given to SUM it is summed whole
+    (P7, also through CHOOSE); LibreOffice gives the same."""
     got = recalc_cells(tmp_path, {
         "A1": 2, "B1": 10, "B2": 20, "B3": 30,
         "P1": "=IF(A1>1,B1:B3,0)", "P2": "=IF(A1>1,B1:B3,0)", "P3": "=IF(A1>5,B1:B3,0)",
-        "P4": "=SUM(IF(A1>1,B1:B3,0))", "P5": "=IF(A1>1,B1:B3,0)*2"})
-    assert got == {"P1": 10, "P2": 20, "P3": 0, "P4": 60, "P5": "#VALUE!"}
+        "P4": "=SUM(IF(A1>1,B1:B3,0))", "P5": "=IF(A1>1,B1:B3,0)*2",
+        "Q3": "=IF(A1>1,IF(A1>0,B1:B3,0),0)*2", "Q6": "=IF(A1>1,IF(A1>0,B1:B3,0),0)*2",
+        "P7": "=SUM(IF(A1>1,CHOOSE(1,B1:B3),0))"})
+    assert got == {"P1": 10, "P2": 20, "P3": 0, "P4": 60, "P5": "#VALUE!", "Q3": 60,
+                   "Q6": "#VALUE!", "P7": 60}
 
 
 def test_index_offset_indirect_give_a_reference_read_as_its_one_cell(tmp_path):

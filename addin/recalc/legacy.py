@@ -208,18 +208,35 @@ def _value_context(pipe, node, depth: int, memo: dict | None) -> bool:
     return True
 
 
-def _read_as_one_value(pipe, node, memo: dict | None = None) -> bool:
+def _returned_through(name: str, positions: list) -> bool:
+    """Does IF or CHOOSE ``name`` return what it reads at ``positions``?"""
+    bare = _bare(name)
+    if bare not in _RETURNED or not positions:
+        return False
+    returned = _RETURNED[bare]
+    return all(k in returned if returned else k >= 1 for k in positions)
+
+
+def _read_as_one_value(pipe, node, memo: dict | None = None, depth: int = 0) -> bool:
     """Is function ``node``'s result the formula's result, or read only by operators and
-    value parameters (themselves in a value context)? A reference IF or CHOOSE returns
-    is then implicitly intersected; given to SUM it stays whole."""
+    value parameters (themselves in a value context), also through IF and CHOOSE
+    returning it (``=IF(A1,INDEX(B1:B8,0),0)``)? A reference IF, CHOOSE, INDEX, OFFSET or
+    INDIRECT returns is then implicitly intersected; given to SUM it stays whole."""
+    if depth > 64:
+        return False
     succ, dsp = pipe.dsp.dmap.succ, pipe.dsp
     for data in succ.get(node, ()):
         for reader in succ.get(data, ()):
             name = _name(reader)
             if name is None:
                 return False
+            positions = _positions(dsp, reader, data)
+            if _returned_through(name, positions):
+                if not _read_as_one_value(pipe, reader, memo, depth + 1):
+                    return False
+                continue
             if name not in OPERATORS and not all(
-                    parameter_class(name, k) == "V" for k in _positions(dsp, reader, data)):
+                    parameter_class(name, k) == "V" for k in positions):
                 return False
             if not value_context(pipe, reader, 0, memo):
                 return False
@@ -234,11 +251,8 @@ def _intersects(pipe, reader, key, memo: dict | None = None) -> bool:
     if name in OPERATORS:
         return value_context(pipe, reader, 0, memo)
     positions = _positions(pipe.dsp, reader, key)
-    bare = _bare(name)
-    if bare in _RETURNED:
-        returned = _RETURNED[bare]
-        if all(k in returned if returned else k >= 1 for k in positions):
-            return _read_as_one_value(pipe, reader, memo)
+    if _returned_through(name, positions):
+        return _read_as_one_value(pipe, reader, memo)
     return bool(positions) and all(parameter_class(name, k) == "V" for k in positions) \
         and value_context(pipe, reader, 0, memo)
 
@@ -264,39 +278,6 @@ def keeping_whole():
     return during(_CELL, WHOLE)
 
 
-def _returned_through(name: str, positions: list) -> bool:
-    """Does IF or CHOOSE ``name`` return what it reads at ``positions``?"""
-    bare = _bare(name)
-    if bare not in _RETURNED or not positions:
-        return False
-    returned = _RETURNED[bare]
-    return all(k in returned if returned else k >= 1 for k in positions)
-
-
-def _result_read_as_one(pipe, node, memo: dict, depth: int = 0) -> bool:
-    """:func:`_read_as_one_value`, also through IF and CHOOSE returning the result
-    (``=IF(A1,INDEX(B1:B8,0),0)``)."""
-    if depth > 64:
-        return False
-    succ, dsp = pipe.dsp.dmap.succ, pipe.dsp
-    for data in succ.get(node, ()):
-        for reader in succ.get(data, ()):
-            name = _name(reader)
-            if name is None:
-                return False
-            positions = _positions(dsp, reader, data)
-            if _returned_through(name, positions):
-                if not _result_read_as_one(pipe, reader, memo, depth + 1):
-                    return False
-                continue
-            if name not in OPERATORS and not (
-                    positions and all(parameter_class(name, k) == "V" for k in positions)):
-                return False
-            if not value_context(pipe, reader, 0, memo):
-                return False
-    return True
-
-
 def intersected_results(pipe) -> frozenset:
     """The function nodes of ``pipe`` -- INDEX, OFFSET, INDIRECT -- whose reference a
     legacy formula reads as one value (see the module's docstring)."""
@@ -305,7 +286,7 @@ def intersected_results(pipe) -> frozenset:
         node for node, attrs in pipe.dsp.nodes.items()
         if attrs.get("type") == "function" and _name(node) is not None
         and _bare(_name(node)) in REFERENCE_RESULTS
-        and _result_read_as_one(pipe, node, memo))
+        and _read_as_one_value(pipe, node, memo))
 
 
 def cut_results(pipe, nodes: frozenset) -> None:
