@@ -1,7 +1,8 @@
 """The formula cells a column group's slot reads are worked out once per slot
 (:func:`zvmplan_addin.recalc.groups.slot_owners`): the group check and the evaluation
 order read the same answer that working it out afresh gives, and the order's last ask
-lets it go."""
+lets it go; a slot longer than KEEP_OWNERS is worked out at each ask (a large sheet's
+peak memory stays as it was)."""
 from pathlib import Path
 
 import numpy as np
@@ -34,3 +35,18 @@ def test_slot_owners_are_worked_out_once_and_the_same_as_afresh():
         assert id(slot) not in index._slot_owners
         again = slot_owners(index, slot, last=True)
         assert again is not kept and np.array_equal(again, fresh)
+
+
+def test_a_long_slot_is_not_kept(monkeypatch):
+    from zvmplan_addin.recalc import groups
+    install_functions()
+    book = xlsx.read_workbook(xlsx.safe_open_xlsx(str(TEMPLATE), parse_sheets=False))
+    engine = E.Engine(book, None, None)
+    engine.recalculate()
+    index = CellIndex(engine.nodes, engine.results.spill_area)
+    monkeypatch.setattr(groups, "KEEP_OWNERS", 0)
+    found = column_groups(engine.nodes, engine.code, index, cells_by_template(engine.code.template))
+    slot = next(s for g in found for s in g.slots if s is not None and s[0] != "same")
+    first = slot_owners(index, slot)
+    assert slot_owners(index, slot) is not first and not index.__dict__.get("_slot_owners")
+    assert np.array_equal(first, _slot_owners(index, slot))
