@@ -169,3 +169,59 @@ def test_student_t_falls_back_to_the_scipy_special_package():
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["name"] == "scipy.special" and got["loaded"] is True
     assert got["ppf"] == pytest.approx(2.228138852, abs=5e-10)
+
+
+_CHILD_BLAS = r"""
+import json, os, sys
+seen = {}
+class Spy:  # notes the environment as numpy (and with it OpenBLAS) starts to load
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name == "numpy" and "numpy" not in seen:
+            seen["numpy"] = os.environ.get("OPENBLAS_THREAD_TIMEOUT")
+        return None
+sys.meta_path.insert(0, Spy)
+import zvmplan_addin.cli
+print(json.dumps(seen))
+"""
+
+_CHILD_BLAS_VALUES = r"""
+import numpy as np
+rng = np.random.default_rng(19)
+a, b = rng.random(3_000_000), rng.random(3_000_000)
+m = rng.random((400, 400))
+print(float(a @ b).hex(), (m @ m).tobytes().hex()[:4000], np.linalg.solve(m, a[:400]).tobytes().hex())
+"""
+
+
+def _env_without_blas_settings() -> dict:
+    import os
+    return {k: v for k, v in os.environ.items() if not k.startswith(("OPENBLAS_", "OMP_"))}
+
+
+@pytest.mark.parametrize("given, expected", [(None, "4"), ("12", "12")])
+def test_the_command_line_lets_idle_blas_workers_sleep(given, expected):
+    """``zvmplan`` sets OPENBLAS_THREAD_TIMEOUT to 4 (OpenBLAS's least: an idle worker
+    thread sleeps at once instead of spinning ~0.1 s of CPU after its start and after each
+    job, ~0.04 CPU-s of a template calc) before numpy, and with it OpenBLAS, is loaded;
+    a value the user set is kept."""
+    env = _env_without_blas_settings()
+    if given is not None:
+        env["OPENBLAS_THREAD_TIMEOUT"] = given
+    out = subprocess.run([sys.executable, "-c", _CHILD_BLAS], capture_output=True, text=True,
+                         check=True, timeout=120, env=env)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {"numpy": expected}
+
+
+def test_blas_results_do_not_depend_on_how_long_idle_workers_spin():
+    """The setting changes when an idle OpenBLAS thread sleeps, never how many threads
+    share a job: a 3-million-term dot product, a 400x400 matrix product and a solve
+    (large enough for OpenBLAS to split them among its threads) give the same bits with
+    and without it."""
+    runs = []
+    for extra in ({}, {"OPENBLAS_THREAD_TIMEOUT": "4"}):
+        env = {**_env_without_blas_settings(), **extra}
+        runs.append(subprocess.run([sys.executable, "-c", _CHILD_BLAS_VALUES],
+                                   capture_output=True, text=True, check=True, timeout=120,
+                                   env=env).stdout)
+    assert runs[0] == runs[1] and len(runs[0]) > 4000
