@@ -124,7 +124,7 @@ code = main(["calc", sys.argv[1], "-o", sys.argv[2]])  # with the summary read b
 print(json.dumps({"code": code, "loaded": sorted(
     m for m in ("zvmplan_workbook.fill", "zvmplan_workbook.render", "zvmplan_workbook.report",
                 "zvmplan_workbook.template", "zvmplan_addin.export_lite", "scipy.special",
-                "scipy.stats", "openpyxl", "numpy.ma", "urllib.request")
+                "scipy.stats", "openpyxl", "numpy.ma", "urllib.request", "numpy.random")
     if m in sys.modules)}))
 """
 
@@ -133,8 +133,9 @@ def test_calc_loads_no_plugin_and_help_lists_every_command(tmp_path):
     """``zvmplan calc`` on the template computes it and prints its summary (exit 0)
     without importing the command line's plugins (fill, render, report, template,
     export-lite), the scipy.special package, openpyxl (the plan is read back by
-    :mod:`zvmplan_workbook.readback`), ``numpy.ma`` (``np.unique`` imports it) or
-    ``urllib.request`` (``xml.sax.saxutils`` does): ~0.1 CPU-s of start-up in all;
+    :mod:`zvmplan_workbook.readback`), ``numpy.ma`` (``np.unique`` imports it),
+    ``urllib.request`` (``xml.sax.saxutils`` does) or ``numpy.random`` (formulas' RAND):
+    ~0.1 CPU-s of start-up in all;
     ``zvmplan --help`` still lists the plugins' commands."""
     from pathlib import Path
     template = Path(__file__).parent.parent / "workbook" / "zvmplan_template.xlsx"
@@ -225,3 +226,35 @@ def test_blas_results_do_not_depend_on_how_long_idle_workers_spin():
                                    capture_output=True, text=True, check=True, timeout=120,
                                    env=env).stdout)
     assert runs[0] == runs[1] and len(runs[0]) > 4000
+
+
+_CHILD_RAND = r"""
+import json, sys
+import zvmplan_addin.recalc.install  # first: its formulas imports wait for the stand-ins
+from zvmplan_addin.recalc import evaluate_formula
+out = {"sum": float(evaluate_formula("=SUM(1,2)")),
+       "loaded": sorted(m for m in ("numpy.random", "scipy.stats") if m in sys.modules)}
+first = float(evaluate_formula("=RAND()"))
+out["first_in_unit"] = 0.0 <= first < 1.0
+out["loaded_after_rand"] = "numpy.random" in sys.modules
+import numpy as np
+np.random.seed(19)
+rand = float(evaluate_formula("=RAND()"))
+np.random.seed(19)
+out["same_generator"] = rand == float(np.random.rand())
+print(json.dumps(out))
+"""
+
+
+def test_numpy_random_is_imported_only_when_rand_is_called():
+    """formulas reads ``np.random.rand`` at its math module's top (for RAND); the engine
+    imports that module (and SciPy's users) with a stand-in, so SUM is computed without
+    loading ``numpy.random`` or ``scipy.stats`` even when
+    :mod:`zvmplan_addin.recalc.install` is imported first; RAND loads it on its first call
+    and draws from numpy's global generator, as formulas' RAND does: after the same seed,
+    the same number as ``np.random.rand()``."""
+    out = subprocess.run([sys.executable, "-c", _CHILD_RAND], capture_output=True, text=True,
+                         check=True, timeout=120)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got == {"sum": 3.0, "loaded": [], "first_in_unit": True,
+                   "loaded_after_rand": True, "same_generator": True}

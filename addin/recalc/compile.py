@@ -24,10 +24,10 @@ from .program import (CONST, COPY_SUFFIX, HOST, LIT, NAME, RAW, REF, UNION, Comp
                       DeferredPipe, NotStraight, Program, Template, host_as_input)
 from .read import Nodes
 from .runlog import RunLog
-from .startup import defer_scipy
+from .startup import defer_heavy_imports
 from .values import XL, quote
 
-defer_scipy()  # before formulas builds its function table (just below)
+defer_heavy_imports()  # before formulas builds its function table (just below)
 
 _UNSEEN = object()
 _LITERAL = re.compile(re.escape(shapes.LITERAL_PREFIX) + r"([0-9]+)_")
