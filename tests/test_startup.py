@@ -258,3 +258,49 @@ def test_numpy_random_is_imported_only_when_rand_is_called():
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got == {"sum": 3.0, "loaded": [], "first_in_unit": True,
                    "loaded_after_rand": True, "same_generator": True}
+
+
+_CHILD_PATTERNS = r"""
+import json, sys
+from zvmplan_addin.cli import main
+code = main(["calc", sys.argv[1], "-o", sys.argv[2], "-q"])
+lazy, compiled = [], []
+for name, module in list(sys.modules.items()):
+    if name.startswith("zvmplan"):
+        for attr, value in vars(module).items():
+            inner = getattr(value, "__wrapped__", None)
+            if hasattr(value, "cache_info") and inner is not None and \
+                    inner.__code__.co_filename.endswith("lazyre.py"):
+                lazy.append(f"{name}.{attr}")
+                if value.cache_info().currsize:
+                    compiled.append(f"{name}.{attr}")
+print(json.dumps({"code": code, "lazy": sorted(lazy), "compiled": compiled}))
+"""
+
+
+def test_calc_of_the_template_compiles_none_of_the_lazy_patterns(tmp_path):
+    """The regular expressions for what the template does not contain (defined names,
+    3-D and external references, tables, ANCHORARRAY, entities and _xHHHH_ escapes,
+    the fast sheet reader's cell token...) are compiled on first use
+    (:mod:`zvmplan_addin.lazyre`): a template calc compiles none of them."""
+    from pathlib import Path
+    template = Path(__file__).parent.parent / "workbook" / "zvmplan_template.xlsx"
+    out = subprocess.run([sys.executable, "-c", _CHILD_PATTERNS, str(template),
+                          str(tmp_path / "out.xlsx")], capture_output=True, text=True,
+                         check=True, timeout=300)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["code"] == 0 and got["compiled"] == []
+    assert {"zvmplan_addin.recalc.names._WORD", "zvmplan_addin.recalc.threed.THREE_D",
+            "zvmplan_addin.xlsx.fastsheet._TOKEN", "zvmplan_addin.recalc.read._ANCHOR"} \
+        <= set(got["lazy"])
+
+
+def test_a_lazy_pattern_is_compiled_once_with_its_flags():
+    """``lazy_pattern`` gives the pattern ``re.compile`` gives, flags included, and the
+    same object on every call."""
+    import re
+
+    from zvmplan_addin.lazyre import lazy_pattern
+    word = lazy_pattern(r"lambda\s*\(", re.I)
+    assert word() is word() and word().pattern == r"lambda\s*\(" and word().flags & re.I
+    assert word().match("LAMBDA (x)") and not word().match("LAMBDAX")
