@@ -17,7 +17,6 @@ without importing ``formulas`` or ``openpyxl``.
 """
 from __future__ import annotations
 
-import difflib
 import importlib
 import math
 import re
@@ -166,6 +165,7 @@ def outer_function(text: str):
 
 def did_you_mean(name: str) -> str:
     """`` (did you mean CPCPU_PER_MB?)`` for a near miss of a registry name, else ""."""
+    import difflib  # here: only a misspelt name needs it (~1 ms of every start-up)
     close = difflib.get_close_matches(bare_name(name), list(REGISTRY), n=1, cutoff=0.6)
     return f" (did you mean {close[0]}?)" if close else ""
 

@@ -124,7 +124,8 @@ code = main(["calc", sys.argv[1], "-o", sys.argv[2]])  # with the summary read b
 print(json.dumps({"code": code, "loaded": sorted(
     m for m in ("zvmplan_workbook.fill", "zvmplan_workbook.render", "zvmplan_workbook.report",
                 "zvmplan_workbook.template", "zvmplan_addin.export_lite", "scipy.special",
-                "scipy.stats", "openpyxl", "numpy.ma", "urllib.request", "numpy.random")
+                "scipy.stats", "openpyxl", "numpy.ma", "urllib.request", "numpy.random",
+                "difflib")
     if m in sys.modules)}))
 """
 
@@ -134,7 +135,8 @@ def test_calc_loads_no_plugin_and_help_lists_every_command(tmp_path):
     without importing the command line's plugins (fill, render, report, template,
     export-lite), the scipy.special package, openpyxl (the plan is read back by
     :mod:`zvmplan_workbook.readback`), ``numpy.ma`` (``np.unique`` imports it),
-    ``urllib.request`` (``xml.sax.saxutils`` does) or ``numpy.random`` (formulas' RAND):
+    ``urllib.request`` (``xml.sax.saxutils`` does), ``numpy.random`` (formulas' RAND) or
+    ``difflib`` (a misspelt name's "did you mean"):
     ~0.1 CPU-s of start-up in all;
     ``zvmplan --help`` still lists the plugins' commands."""
     from pathlib import Path
