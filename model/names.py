@@ -11,7 +11,6 @@ Names are what a planner types; lookups are case-insensitive and accept aliases.
 """
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
 from .errors import ArgumentTypeError, NoDataError, UnknownNameError
@@ -139,6 +138,7 @@ def _lookup(value, index: dict[str, str], what: str, valid) -> str:
         return index[key]
     hint = ""
     if key:
+        import difflib  # here: only an unknown name needs it (~1 ms of every start-up)
         close = difflib.get_close_matches(key, list(index), n=1, cutoff=0.6)
         if close:
             hint = f"; did you mean {index[close[0]]}?"
