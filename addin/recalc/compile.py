@@ -25,10 +25,10 @@ from .program import (CONST, COPY_SUFFIX, HOST, LIT, NAME, RAW, REF, UNION, Comp
 from .read import Nodes
 from .runlog import RunLog
 from .shapes import rect_of
-from .startup import defer_scipy
+from .startup import defer_heavy_imports
 from .values import XL, quote
 
-defer_scipy()  # before formulas builds its function table (just below)
+defer_heavy_imports()  # before formulas builds its function table (just below)
 
 _UNSEEN = object()
 _LITERAL = re.compile(re.escape(shapes.LITERAL_PREFIX) + r"([0-9]+)_")

@@ -33,9 +33,6 @@ import numpy as np
 import schedula as sh
 from formulas.functions import Array, get_functions, wrap_func
 from formulas.functions import is_not_empty
-from formulas.functions.math import xsum
-from formulas.functions.stat import _convert as _average_a_value
-from formulas.functions.stat import xfunc
 from formulas.functions.operators import OPERATORS
 from formulas.ranges import Ranges
 from formulas.tokens.operand import Empty, Error, XlError as FXlError, _index2col
@@ -48,7 +45,7 @@ from . import datesystem, dynamic, excel, formulacells, parsecost, rangememo, sc
 from .excel.values import ReferenceValues
 from .runlog import note
 from .shapes import rect_of
-from .startup import defer_scipy
+from .startup import defer_heavy_imports
 from .values import MAX_TEXT, XL, one_value, range_cells
 
 # what the registry takes for an argument left out (F(1,,2)): its MISSING if it has one
@@ -169,7 +166,7 @@ def _whole_value(rng: Ranges):
 def install_functions() -> int:
     """Put every registry function into formulas' function table under each of its
     :func:`~zvmplan_addin.calls.excel_names`; returns how many functions."""
-    defer_scipy()  # formulas' function table without SciPy until a formula needs it
+    defer_heavy_imports()  # formulas' function table without SciPy and numpy.random
     parsecost.install()  # its parser without two steps quadratic in a formula's length
     rangememo.install()  # a reference's parts worked out once, not once per formula
     load_functions()
@@ -180,6 +177,7 @@ def install_functions() -> int:
     _average_left_to_right(table)
     excel.install(table, left_out=SKIPPED)  # Excel's rules where formulas differs
     scalar.install(OPERATORS)  # after excel.install put its operators in
+    scalar.install_functions(table)  # IF, ABS ... as formulas made them: the same shortcut
     for name, entry in list(table.items()):
         if isinstance(entry, dict):
             if not getattr(entry["function"], "_zvm_finite", False):
@@ -215,6 +213,9 @@ def sum_left_to_right(*args):
     order, NaN left out as xsum leaves it out."""
     numbers = _plain_numbers(args)
     if numbers is None:
+        # formulas' math module, imported here (by then install_functions has imported
+        # it): at this module's top it would come before defer_heavy_imports
+        from formulas.functions.math import xsum
         return xsum(*args, func=left_to_right_sum)
     return left_to_right_sum(numbers[~np.isnan(numbers)])
 
@@ -224,6 +225,8 @@ def _average_left_to_right(table) -> None:
     :func:`left_to_right_mean` instead of ``np.mean``, once."""
     if getattr(table["AVERAGE"], "_zvm_left_to_right", False):
         return
+    # imported here, after install_functions' defer_heavy_imports
+    from formulas.functions.stat import _convert as _average_a_value, xfunc
     for name, func in (
             ("AVERAGE", functools.partial(xfunc, func=left_to_right_mean, default=None)),
             ("AVERAGEA", functools.partial(xfunc, convert=_average_a_value,
