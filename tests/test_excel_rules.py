@@ -542,6 +542,36 @@ def test_datedif_reads_its_unit_in_any_case(tmp_path):
     assert got == {"A1": 9, "A2": 9, "A3": 2, "A4": 2, "A5": "#NUM!", "A6": "#NUM!"}
 
 
+def test_workday_from_a_day_off(tmp_path):
+    """Excel's WORKDAY counts from a start that is itself a weekend day or a holiday:
+    SheetJS's formula_stress_test.xlsx (saved by Excel) holds ``WORKDAY(C20,C26)`` 41605
+    for a Sunday start (9 June 2013) and 123 days, and ClosedXML's
+    functions-excel-2010.xlsx holds, from Tuesday 11 March 2014 with holidays 16 and 20
+    March, 4 April and 1 January, ``WORKDAY.INTL(F44,24,,G44:G47)`` 41745 (a weekend left
+    out is 1), 41740 with weekend 13 (Tuesday off: the start is a day off) and 41754
+    with "0101010". The first working day after the start is day 1 (before it for
+    negative days), 0 days is the start itself, and days are truncated (Microsoft's
+    WORKDAY page). formulas answered #VALUE! for every start on a day off and #NUM!
+    for a weekend left out."""
+    got = recalc(tmp_path, {
+        "G1": "=DATE(2014,3,16)", "G2": "=DATE(2014,4,4)", "G3": "=DATE(2014,3,20)",
+        "G4": "=DATE(2014,1,1)", "F1": "=DATE(2014,3,11)",
+        "A1": "=WORKDAY(DATE(2013,6,9),123)",
+        "A2": "=WORKDAY.INTL(F1,24,,G1:G4)", "A3": "=WORKDAY.INTL(F1,24,13,G1:G4)",
+        "A4": '=WORKDAY.INTL(F1,24,"0101010",G1:G4)',
+        "A5": "=WORKDAY(DATE(2024,3,2),1)",      # Saturday -> Monday 4 March 2024
+        "A6": "=WORKDAY(DATE(2024,3,2),-1)",     # -> Friday 1 March
+        "A7": "=WORKDAY(DATE(2024,3,2),0)",      # the start itself
+        "A8": "=WORKDAY(DATE(2024,3,2),2.7)",    # 2 days: Tuesday 5 March
+        "A9": "=WORKDAY(DATE(2024,12,25),1,DATE(2024,12,25))",  # a holiday start
+        "A10": "=WORKDAY.INTL(F1,24,0)", "A11": '=WORKDAY.INTL(F1,1,"1111111")',
+        "A12": "=WORKDAY(DATE(2024,3,4),5)"})    # a Monday: as before
+    assert {k: v for k, v in got.items() if k.startswith("A")} == {
+        "A1": 41605, "A2": 41745, "A3": 41740, "A4": 41754, "A5": 45355, "A6": 45352,
+        "A7": 45353, "A8": 45356, "A9": 45652, "A10": "#NUM!", "A11": "#VALUE!",
+        "A12": 45362}
+
+
 #: apache poi's test-data/spreadsheet/FormulaEvalTestData_Copy.xlsx (Apache License 2.0),
 #: sheet EverythingTests: the cells its row 180 averages (D8:D16 are empty)
 POI_AVERAGE_CELLS = {

@@ -17,6 +17,16 @@ The dates are truncated to whole days and may come in either order; TRUE/FALSE i
 #VALUE!, and serial 0 is Excel's 0 January 1900 (``YEARFRAC(0,4382,1)`` is 12). These rules
 reproduce Excel's values held in PhpSpreadsheet's test data
 (tests/data/Calculation/DateTime/YEARFRAC.php), which tests/test_excel_rules.py checks.
+
+WORKDAY and WORKDAY.INTL (:func:`workday_intl`) count whole working days from a start
+date that may itself be a weekend day or a holiday: ``WORKDAY(DATE(2013,6,9),123)``, a
+Sunday, is 41605 (Excel's saved value in SheetJS's formula_stress_test.xlsx
+Date!B26), the first working day after the start being day 1 (day -1 before it), and 0
+days the start itself; an empty weekend argument is weekend 1, Saturday and Sunday
+(``WORKDAY.INTL(F44,24,,G44:G47)`` 41745 in ClosedXML's functions-excel-2010.xlsx, where
+13 and "0101010" from the Tuesday 11 March 2014 give 41740 and 41754). formulas asked
+numpy to move from the start without saying which way to leave a day off, so such a
+start was #VALUE! and an empty weekend #NUM!.
 """
 from __future__ import annotations
 
@@ -30,7 +40,7 @@ from formulas.tokens.operand import XlError
 
 from .coercion import to_number
 from .parse import serial_date
-from .values import XL
+from .values import XL, is_left_out
 
 _EMPTY = sh.EMPTY
 _EPOCH = datetime.date(1899, 12, 30)
@@ -122,10 +132,72 @@ def time_of_day(hour: float, minute: float, second: float):
     return total - math.floor(total)
 
 
+def workday_intl(start_date, days, weekend=1, holidays=()):
+    """WORKDAY.INTL(start_date, days, [weekend], [holidays]) as Excel counts it, on the
+    arguments formulas' ``args_xworkday_intl`` parses (``holidays`` a tuple of dates):
+    ``days`` truncated toward zero; 0 is the start itself; from a start that is a day
+    off, the first working day after it (before it, for negative ``days``) is day 1."""
+    import formulas.functions.date as date
+    from formulas.functions import raise_errors
+    raise_errors(start_date)
+    start = datetime.date(*date.xday(start_date, slice(0, 3)))
+    raise_errors(days)
+    count = int(date._convert2float(days))  # truncated toward zero
+    mask = _weekmask(weekend)
+    if isinstance(mask, XlError):
+        return mask
+    if count == 0:
+        return date.xdate(start.year, start.month, start.day)
+    try:
+        day = np.busday_offset(start, count, roll="backward" if count > 0 else "forward",
+                               weekmask=mask, holidays=list(holidays)).astype("O")
+    except ValueError:  # every day a day off ("1111111")
+        return XL["#VALUE!"]
+    return date.xdate(day.year, day.month, day.day)
+
+
+_WEEKEND_CODES = {1: "1111100", 2: "0111110", 3: "0011111", 4: "1001111", 5: "1100111",
+                  6: "1110011", 7: "1111001", 11: "1111110", 12: "0111111",
+                  13: "1011111", 14: "1101111", 15: "1110111", 16: "1111011",
+                  17: "1111101"}
+
+
+def _weekmask(weekend):
+    """numpy's week mask (1 = working day, Monday first) of WORKDAY.INTL's ``weekend``:
+    a code (1-7 two days, 11-17 one day; #NUM! otherwise) or seven characters 0/1 with
+    1 a day off (#VALUE! otherwise), as Microsoft's WORKDAY.INTL page lists them."""
+    if isinstance(weekend, XlError):
+        return weekend
+    if isinstance(weekend, (bool, np.bool_)):
+        return XL["#VALUE!"]
+    if isinstance(weekend, str):
+        if len(weekend) == 7 and set(weekend) <= {"0", "1"}:
+            return "".join("1" if ch == "0" else "0" for ch in weekend)
+        return XL["#VALUE!"]
+    try:
+        return _WEEKEND_CODES[int(weekend)]
+    except (KeyError, TypeError, ValueError):
+        return XL["#NUM!"]
+
+
 def install(table, put) -> None:
     import formulas.functions.date as date
     from formulas.functions import wrap_ufunc
     put(table, "YEARFRAC", _scalar_args(yearfrac))
+
+    def workday_arguments(start_date, days, weekend=1, holidays=(), true_err=False):
+        # a weekend left out is weekend 1: formulas' parser would make it 0 (#NUM!)
+        one = weekend.ravel()[0] if isinstance(weekend, np.ndarray) and \
+            weekend.size == 1 else weekend
+        return date.args_xworkday_intl(start_date, days, 1 if is_left_out(one) else weekend,
+                                       holidays, true_err)
+    table["WORKDAY.INTL"] = table["_XLFN.WORKDAY.INTL"] = wrap_ufunc(
+        workday_intl, input_parser=lambda *a: a, check_error=lambda *a: None,
+        args_parser=workday_arguments, excluded={3})
+    table["WORKDAY"] = wrap_ufunc(
+        workday_intl, input_parser=lambda *a: a, check_error=lambda *a: None,
+        args_parser=lambda start_date, days, hdays=(): workday_arguments(
+            start_date, days, 1, hdays, True), excluded={3})
 
     def datedif(start, end, unit):
         """formulas' DATEDIF with its unit read in any case, as Excel reads it
