@@ -435,7 +435,13 @@ def test_search_reads_excels_wildcards(tmp_path):
 
 
 LOOKUPS_DATA = {"A1": "x", "A2": 1, "A3": "y", "A4": "x", "A5": 3,
-                "B1": 10, "B2": 20, "B3": 30, "B4": 40, "B5": 50}
+                "B1": 10, "B2": 20, "B3": 30, "B4": 40, "B5": 50,
+                # the header row of Apache POI's FormulaEvalTestData_Copy.xlsx
+                # EverythingTests!C6:G6 (unsorted) and B6:H6 with a row under it
+                "D1": "DOUBLE", "D2": "BLANK", "D3": "STRING", "D4": "REF",
+                "D5": "AREA (rows)", "E1": "INTEGRAL", "F1": "DOUBLE", "G1": "BLANK",
+                "H1": "STRING", "I1": "REF", "J1": "AREA (rows)", "E2": "a", "F2": "b",
+                "G2": "c", "H2": "hit", "I2": "e", "J2": "f", "K2": "g"}
 LOOKUPS = {
     "last_x_idiom": '=LOOKUP(2,1/(A1:A5="x"),B1:B5)',
     "last_number_idiom": "=MATCH(9.99E+307,A1:A5)",
@@ -447,7 +453,8 @@ LOOKUPS = {
     "descending_exact": "=MATCH(2.1,{4.1,2.1,3.1,1.1},-1)",
     "lookup_unsorted": '=LOOKUP(4,{4.1,2.1,3.1,1.1},{"L","ML","MR","R"})',
     "lookup_empty_text": '=LOOKUP(1,{1,"",3,4},{"L","ML","MR","R"})',
-    "equal_text_goes_on": '=MATCH("ß",{"ß","ss"})',
+    "equal_text_ends": '=LOOKUP("DOUBLE",D1:D5,B1:B5)',
+    "equal_text_first_probe": '=HLOOKUP("STRING",E1:K2,2,TRUE)',
     "descending": "=MATCH(3,{5,4,3,2,1},-1)",
     "descending_on_ascending": "=MATCH(0.5,{0;1;2;3;4},-1)",
     "descending_on_ascending_equal": "=MATCH(0,{0;1;2;3;4},-1)",
@@ -462,7 +469,7 @@ LOOKUPS_EXPECTED = {
     "last_x_idiom": 40, "last_number_idiom": 5, "last_text_idiom": 4,
     "unsorted_first_exact": 4, "unsorted_second_exact": 2, "unsorted_not_found": "#N/A",
     "unsorted_descending": 1, "descending_exact": 2, "lookup_unsorted": "R",
-    "lookup_empty_text": "L", "equal_text_goes_on": 2, "descending": 3,
+    "lookup_empty_text": "L", "equal_text_ends": 10, "equal_text_first_probe": "hit", "descending": 3,
     "descending_on_ascending": "#N/A", "descending_on_ascending_equal": 1,
     "below_first": "#N/A", "vlookup_between": 30,
     "exact": 2, "switch_case": 1, "switch_type": "number",
@@ -482,7 +489,12 @@ def test_excel_approximate_lookups_and_switch(lookups, case):
     answers; other types are passed over (the LOOKUP(2,1/(...)) and 9.99E+307 idioms
     find the last match); MATCH with -1 reads from the first value while they are not
     smaller (pycel's lookup.xlsx, saved by Excel: ``MATCH(0.5,{0;1;2;3;4},-1)`` #N/A,
-    ``MATCH(0,...,-1)`` 1); SWITCH compares text without regard to case."""
+    ``MATCH(0,...,-1)`` 1); equal text ends the search as an equal number does (Apache
+    POI's FormulaEvalTestData_Copy.xlsx, saved by Excel: EverythingTests!E872
+    ``LOOKUP("DOUBLE",C6:G6,C9:G9)`` is 1.1, the first column, and G716
+    ``HLOOKUP("STRING",$B$6:$H$12,6,TRUE)`` the "STRING" column; the search went on to
+    the right and answered the blank after "BLANK", 0, and "blanksIncl");
+    SWITCH compares text without regard to case."""
     assert same(lookups[case], LOOKUPS_EXPECTED[case])
 
 

@@ -5,8 +5,12 @@
   on: :func:`descending_scan`) (Microsoft: "the values in the lookup_array
   must be placed in ascending order"; on data that is not, the answer is where the
   halving leads). The search (:func:`binary_search`) probes the middle of the range,
-  rounded down; an equal number or logical value ends it (equal text does not: the
-  search goes on to the right, so ``MATCH("ß",{"ß","ss"})`` is 2); a value of another
+  rounded down; an equal value ends it, text as a number (Apache POI's
+  FormulaEvalTestData_Copy.xlsx, saved by Excel: ``LOOKUP("DOUBLE",C6:G6,C9:G9)`` is
+  C9, the first probe that holds "DOUBLE" once the search has dropped the right half,
+  and ``HLOOKUP("STRING",$B$6:$H$12,6,TRUE)`` the column of "STRING", the first probe;
+  the rule that equal text goes on to the right, taken from formulas' own expectation
+  ``MATCH("ß",{"ß","ss"})`` 2, no workbook saved by Excel shows); a value of another
   type than the lookup value (text among numbers, an error, an empty cell) is passed
   over toward the larger values (to the right in ascending order, to the left in
   descending order) until a comparable one is found in the range, else that half is
@@ -83,10 +87,8 @@ def binary_search(value, value_type, values: list, types: list, ascending: bool)
                 lo = mid + 1
                 continue
         c = order(values[j])
-        if c == 0:
-            if value_type != 1:  # an equal number or logical value ends the search
-                return j
-            c = -1 if ascending else 1  # equal text: the search goes on to the right
+        if c == 0:  # an equal value ends the search
+            return j
         if ascending:
             if c < 0:
                 best, lo = j, j + 1
