@@ -554,6 +554,22 @@ def test_datedif_reads_its_unit_in_any_case(tmp_path):
     assert got == {"A1": 9, "A2": 9, "A3": 2, "A4": 2, "A5": "#NUM!", "A6": "#NUM!"}
 
 
+def test_an_empty_cell_compares_as_false_beside_a_logical_value(tmp_path):
+    """Excel compares an empty cell with TRUE/FALSE as FALSE: Apache POI's
+    FormulaEvalTestData_Copy.xlsx (saved by Excel) holds TRUE for EverythingTests!N35
+    ``=FALSE=D7``, D7 empty. Beside a number it is 0 and beside text "" as before;
+    COUNTIF(...,FALSE) still counts only the cells that hold FALSE. formulas read the
+    empty cell as 0, which is below every logical value, so ``=A1=FALSE`` was FALSE."""
+    got = recalc(tmp_path, {
+        "A2": False, "A3": True,
+        "B1": "=A1=FALSE", "B2": "=FALSE=A1", "B3": "=A1<>FALSE", "B4": "=A1<TRUE",
+        "B5": "=A1>FALSE", "B6": "=A1=0", "B7": '=A1=""', "B8": "=A1=TRUE",
+        "B9": "=SUMPRODUCT(--(A1:A3=FALSE))", "B10": "=COUNTIF(A1:A3,FALSE)",
+        "B11": "=IF(A1=FALSE,\"off\",\"on\")"})
+    assert got == {"B1": True, "B2": True, "B3": False, "B4": True, "B5": False,
+                   "B6": True, "B7": True, "B8": False, "B9": 2, "B10": 1, "B11": "off"}
+
+
 def test_workday_from_a_day_off(tmp_path):
     """Excel's WORKDAY counts from a start that is itself a weekend day or a holiday:
     SheetJS's formula_stress_test.xlsx (saved by Excel) holds ``WORKDAY(C20,C26)`` 41605

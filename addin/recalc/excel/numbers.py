@@ -14,6 +14,9 @@ keeps 15 significant digits of precision. So:
   a negative number as Microsoft's documentation of each says (``FLOOR.MATH(-2.5)`` is
   -3, ``CEILING.MATH(-5.5)`` is -5, ``FLOOR.PRECISE(-3.2,-1)`` is -4);
 * ``0^0`` is #NUM! (Microsoft's POWER documentation) and ``0^-1`` #DIV/0!;
+* a comparison reads an empty cell as the other operand's type: "" beside text, FALSE
+  beside TRUE/FALSE (``=FALSE=D7`` with D7 empty is TRUE: Excel's saved value in Apache
+  POI's FormulaEvalTestData_Copy.xlsx EverythingTests!N35), else 0;
 * an arithmetic operator coerces text as VALUE reads it (``"1,234"+0`` is 1234) and a
   text that is not a number is #VALUE!;
 * RANDBETWEEN returns a whole number from ``bottom`` rounded up to ``top`` rounded down;
@@ -245,7 +248,14 @@ _ARITHMETIC = {
 
 
 def _logic_input(x, y):
+    """A comparison's operands as formulas' ``logic_input_parser`` types them, an empty
+    cell beside TRUE/FALSE read as FALSE (beside text as "", else as 0) and two numbers
+    equal at 15 significant digits made equal."""
     from formulas.functions.operators import logic_input_parser
+    if x is sh.EMPTY and isinstance(y, (bool, np.bool_)):
+        x = False
+    elif y is sh.EMPTY and isinstance(x, (bool, np.bool_)):
+        y = False
     (xt, x), (yt, y) = logic_input_parser(x, y)
     if xt == yt == 0 and x != y:
         x, y = float(x), float(y)
