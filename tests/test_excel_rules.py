@@ -570,6 +570,26 @@ def test_an_empty_cell_compares_as_false_beside_a_logical_value(tmp_path):
                    "B6": True, "B7": True, "B8": False, "B9": 2, "B10": 1, "B11": "off"}
 
 
+def test_text_where_a_logical_value_is_wanted(tmp_path):
+    """Excel reads the text "TRUE"/"FALSE" (any case) as a logical value where IF, NOT,
+    AND, OR and XOR want one, and any other text given directly as #VALUE!: Apache POI's
+    FormulaEvalTestData_Copy.xlsx (saved by Excel) holds "A" for EverythingTests!M732
+    ``IF("tRue","A","B")`` and #VALUE! for J136 ``AND("1",1)`` and I136
+    ``AND(E14,E17,"1")``. Text in a referenced cell or an array is passed over by AND
+    and OR as before; an error among the arguments is the answer. formulas answered
+    #VALUE! for IF("tRue",..) and passed "1" over (TRUE)."""
+    got = recalc(tmp_path, {
+        "A1": "x", "A2": "TRUE",
+        "B1": '=IF("tRue","A","B")', "B2": '=IF("FALSE",1,0)', "B3": '=IF("yes",1,0)',
+        "B4": '=AND("1",1)', "B5": '=AND(TRUE,"x")', "B6": '=OR(FALSE,"true")',
+        "B7": "=AND(A1,TRUE)", "B8": "=IF(A2,1,0)", "B9": '=NOT("TRUE")',
+        "B10": '=AND(1/0,"x")', "B11": "=OR(A1)", "B12": '=XOR(TRUE,"x")'})
+    assert {k: v for k, v in got.items()} == {
+        "B1": "A", "B2": 0, "B3": "#VALUE!", "B4": "#VALUE!", "B5": "#VALUE!",
+        "B6": True, "B7": True, "B8": 1, "B9": False, "B10": "#DIV/0!",
+        "B11": "#VALUE!", "B12": "#VALUE!"}
+
+
 def test_workday_from_a_day_off(tmp_path):
     """Excel's WORKDAY counts from a start that is itself a weekend day or a holiday:
     SheetJS's formula_stress_test.xlsx (saved by Excel) holds ``WORKDAY(C20,C26)`` 41605

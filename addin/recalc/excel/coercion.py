@@ -21,7 +21,7 @@ import functools
 
 import numpy as np
 import schedula as sh
-from formulas.functions import Array
+from formulas.functions import Array, get_error
 from formulas.tokens.operand import XlError
 
 from .parse import number_from_text
@@ -120,6 +120,64 @@ def isref(a):
     FALSE there, e.g. ``=ISREF(E17)`` filled along a row, Excel TRUE in formulas'
     test.xlsx INFORMATION!T17:AE17)."""
     return is_reference(a)
+
+
+def text_as_logical(text: str):
+    """The logical value a text stands for where Excel wants one: TRUE for "TRUE" and
+    FALSE for "FALSE" in any case, None (#VALUE!) for any other text. Excel's values in
+    Apache POI's FormulaEvalTestData_Copy.xlsx: ``IF("tRue","A","B")`` is "A" and
+    ``AND("1",1)`` #VALUE!; POI's OperandResolver.coerceValueToBoolean reads it so."""
+    upper = text.upper()
+    return True if upper == "TRUE" else False if upper == "FALSE" else None
+
+
+def if_(condition, x, y=False):
+    """IF of one condition: text reads as :func:`text_as_logical` (#VALUE! for other
+    text); formulas answered #VALUE! for any text."""
+    if isinstance(condition, str) and not isinstance(condition, XlError):
+        condition = text_as_logical(condition)
+        if condition is None:
+            return XL[VALUE_ERROR]
+    return x if condition else y
+
+
+def not_(value):
+    """NOT of one value: text reads as :func:`text_as_logical` (``NOT("TRUE")`` FALSE,
+    #VALUE! for other text)."""
+    if isinstance(value, str) and not isinstance(value, XlError):
+        value = text_as_logical(value)
+        if value is None:
+            return XL[VALUE_ERROR]
+    return np.logical_not(value)
+
+
+def logical_arguments(func):
+    """AND, OR or XOR (formulas' ``func`` of plain values) with Excel's reading of their
+    arguments: a reference or array gives its TRUE/FALSE and numbers (its text and
+    empty cells are passed over, as formulas does); a text given directly is
+    :func:`text_as_logical` (``AND("1",1)`` is #VALUE!, where formulas passed it over
+    and answered TRUE)."""
+    @functools.wraps(func)
+    def call(*args):
+        out = []
+        for a in args:
+            v = values_of(a) if is_collection(a) else single(a)
+            err = get_error(v)
+            if err:
+                return err  # an error anywhere is the answer, before any text
+            out.append(v)
+        args, out = out, []
+        for v in args:
+            if isinstance(v, np.ndarray):
+                out.append(v)
+                continue
+            if isinstance(v, str) and not isinstance(v, XlError) and v is not sh.EMPTY:
+                v = text_as_logical(v)
+                if v is None:
+                    return XL[VALUE_ERROR]
+            out.append(v)
+        return func(*out)
+    return call
 
 
 #: aggregates whose range arguments give only their numbers and whose direct
@@ -229,6 +287,20 @@ def install(table, put) -> None:
             if alias in table:
                 put(table, alias, numeric_data(table[alias]))
     put(table, "COUNT", count)
+    from formulas.functions import wrap_ufunc
+    from formulas.functions.logic import xand
+    for name, reduce in (("AND", np.logical_and.reduce), ("OR", np.logical_or.reduce),
+                         ("XOR", np.logical_xor.reduce)):
+        for alias in (name, "_XLFN." + name):
+            if alias in table:
+                put(table, alias, logical_arguments(functools.partial(xand, func=reduce)))
+    if isinstance(table.get("IF"), dict):
+        table["IF"] = dict(table["IF"], function=wrap_ufunc(
+            if_, input_parser=lambda *a: a, check_nan=False,
+            check_error=lambda cond, *a: get_error(cond)))
+    if isinstance(table.get("NOT"), dict):
+        table["NOT"] = dict(table["NOT"], function=wrap_ufunc(
+            not_, input_parser=lambda *a: a))
     put(table, "SUMPRODUCT", sumproduct)
     put(table, "N", n_of)
     put(table, "ISNUMBER", isnumber)
