@@ -498,6 +498,25 @@ def test_excel_approximate_lookups_and_switch(lookups, case):
     assert same(lookups[case], LOOKUPS_EXPECTED[case])
 
 
+def test_lookup_wildcards_read_a_tilde_as_countif_does(tmp_path):
+    """Microsoft's "Using wildcard characters in searches": "~ (tilde) followed by ?, *,
+    or ~" finds "a question mark, asterisk, or tilde" -- in MATCH, VLOOKUP, HLOOKUP and
+    XLOOKUP/XMATCH (match mode 2) as in COUNTIF. ``MATCH("gamma~~x",...)`` finds the
+    text gamma~x (LibreOffice 7.4 agrees on every MATCH/VLOOKUP/HLOOKUP case here);
+    formulas' own pattern kept ``~~`` as two tildes and answered #N/A."""
+    got = recalc(tmp_path, {
+        "A1": "Zeta", "A2": "alpha", "A3": "gamma~x", "A4": "a*b", "A5": "a?c",
+        "A6": "a~b", "B1": 10, "B2": 20, "B3": 30, "B4": 40, "B5": 50, "B6": 60,
+        "C1": '=MATCH("gamma~~x",A1:A6,0)', "C2": '=VLOOKUP("gamma~~x",A1:B6,2,FALSE)',
+        "C3": '=MATCH("a~*b",A1:A6,0)', "C4": '=MATCH("a~?c",A1:A6,0)',
+        "C5": '=MATCH("a~~b",A1:A6,0)', "C6": '=COUNTIF(A1:A6,"gamma~~x")',
+        "C7": '=XLOOKUP("gamma~~x",A1:A6,B1:B6,"none",2)',
+        "C8": '=XMATCH("a~*b",A1:A6,2,-1)', "C9": '=XMATCH("a*",A1:A6,2,-1)',
+        "C10": '=MATCH("A*C",A1:A6,0)', "C11": '=XLOOKUP("q*",A1:A6,B1:B6,"none",2)'})
+    assert got == {"C1": 3, "C2": 30, "C3": 4, "C4": 5, "C5": 6, "C6": 1, "C7": 30,
+                   "C8": 4, "C9": 6, "C10": 5, "C11": "none"}
+
+
 # Excel's values, from PhpSpreadsheet's tests/data/Calculation/DateTime/YEARFRAC.php
 # (MIT licence): (expected, start, end, basis)
 YEARFRAC_EXCEL = [

@@ -26,7 +26,9 @@
   lower-cased as formulas compares it; the last for XLOOKUP/XMATCH searching from the
   end), not by a scan of the table per value; the answers are formulas' own (first
   match wins, a number never equals text or TRUE/FALSE); a lookup value with a wildcard
-  (``*``, ``?``, ``~``) is formulas' scan. An array a formula computes
+  (``*``, ``?``, ``~``; XLOOKUP/XMATCH in match mode 2) is scanned with the wildcards
+  read as COUNTIF reads them (:func:`wildcard_scan`: ``~~`` a tilde, ``~*`` an
+  asterisk), as Microsoft's "Using wildcard characters" lists them. An array a formula computes
   (``MATCH(1,(A:A="x")*(B:B="y"),0)`` down a column) has its index built per column run
   (:class:`ExactIndex`).
 * VLOOKUP and HLOOKUP with a column or row number below 1 are #VALUE! when the value
@@ -46,6 +48,7 @@
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 from formulas.functions import get_error, wrap_ufunc
@@ -54,6 +57,7 @@ from formulas.tokens.operand import XlError
 from .lookuptables import (INDEXED_TYPES, SCAN, TABLES, first_positions, match_arguments,
                            table_arguments, vector_arguments, xlookup_arguments,
                            xmatch_arguments)
+from .criteria import wildcard_regex
 from .numbers import compare_numbers
 from .values import XL, is_number, is_text
 
@@ -116,6 +120,9 @@ def xmatch(lookup_value_type, lookup_value, lookup_value_raw, lookup_array_index
                                 lookup_array_type, lookup_array)
         if found is not SCAN:
             return found
+        if int(lookup_value_type) == 1 and any(w in lookup_value for w in "*?~"):
+            return wildcard_scan(lookup_value_raw, lookup_array_index, lookup_array_type,
+                                 lookup_array_raw)
         return _ORIGINAL["xmatch"](lookup_value_type, lookup_value, lookup_value_raw,
                                    lookup_array_index, lookup_array_type, lookup_array,
                                    lookup_array_raw, match_type)
@@ -151,11 +158,34 @@ def descending_scan(value, value_type, values: list, types: list):
     return best
 
 
+@functools.lru_cache(maxsize=256)
+def _lookup_pattern(pattern: str):
+    return re.compile(wildcard_regex(pattern) + r"\Z", re.I | re.S).match
+
+
+def wildcard_scan(pattern, positions, types, raw, last: bool = False):
+    """The position of the first (``last``: the last) text matching ``pattern`` with
+    Excel's wildcards, read as COUNTIF reads them (:func:`.criteria.wildcard_regex`:
+    ``~`` takes the next character literally, so ``"gamma~~x"`` finds "gamma~x"), any
+    case (compared as formulas compares it, without case folding: "ß?" does not match
+    "ssa"); #N/A if none. formulas' own pattern left ``~~`` and ``~x`` as written."""
+    match = _lookup_pattern(str(np.ravel(pattern)[0]))
+    items = list(zip(positions.tolist(), types.tolist(), raw.tolist()))
+    for position, kind, value in reversed(items) if last else items:
+        if kind == 1 and match(value):
+            return position
+    return XL["#N/A"]
+
+
 def xxmatch(lookup_value_type, lookup_value, lookup_value_raw, lookup_array_index,
             lookup_array_type, lookup_array, lookup_array_raw, match_mode=0, search_mode=1):
     """formulas' ``xxmatch`` (XMATCH and XLOOKUP; same arguments, text case-folded): an
     exact match (match mode 0) searching first to last (search mode 1) or last to first
     (-1) from the prepared vector's hash index, anything else formulas' own."""
+    if lookup_value is not None and match_mode == 2 and search_mode in (1, -1) and \
+            int(lookup_value_type) == 1:
+        return wildcard_scan(lookup_value_raw, lookup_array_index, lookup_array_type,
+                             lookup_array_raw, last=search_mode == -1)
     if lookup_value is not None and match_mode == 0 and search_mode in (1, -1):
         vector = TABLES.known(lookup_array)
         if vector is not None:
