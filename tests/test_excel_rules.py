@@ -225,6 +225,30 @@ def test_excel_15_digits_and_rounding(numbers, case):
     assert same(numbers[case], NUMBERS_EXPECTED[case])
 
 
+def test_factorials_and_poisson_truncate_their_count(tmp_path):
+    """FACT and FACTDOUBLE give a double up to the largest that fits (Microsoft's FACT
+    page: a non-integer is truncated; FACT(170) 7.257415615308E+306, FACT(171) #NUM!),
+    and POISSON.DIST truncates x ("If x is not an integer, it is truncated"): Excel
+    saved 0.27067056647322535 for ``POISSON.DIST(F6,G6,0)`` with F6 4/3 and G6 2 in
+    ClosedXML's functions-excel-2010.xlsx (Sheet1!B58). formulas gave #VALUE! for FACT(21)
+    and above, 0 for FACTDOUBLE(300) (64-bit overflow) and 0 for a non-integer x."""
+    got = recalc(tmp_path, {
+        "F6": "=4/3", "A1": "=FACT(20)", "A2": "=FACT(21)", "A3": "=FACT(170)",
+        "A4": "=FACT(171)", "A5": "=FACT(5.9)", "A6": "=FACT(-1)",
+        "A7": "=FACTDOUBLE(300)", "A8": "=FACTDOUBLE(301)", "A9": "=FACTDOUBLE(7)",
+        "A10": "=POISSON.DIST(F6,2,0)", "A11": "=POISSON(2.5,3,FALSE)",
+        "A12": "=POISSON.DIST(1.9,2,TRUE)", "A13": "=POISSON.DIST(-1,2,TRUE)"})
+    assert got["A1"] == 2432902008176640000 and got["A2"] == float(51090942171709440000)
+    assert got["A3"] == pytest.approx(7.257415615307999e+306, rel=1e-15)
+    assert (got["A4"], got["A5"], got["A6"]) == ("#NUM!", 120, "#NUM!")
+    assert got["A7"] == pytest.approx(8.154414069380586e+307, rel=1e-15)
+    assert (got["A8"], got["A9"]) == ("#NUM!", 105)
+    assert got["A10"] == pytest.approx(0.27067056647322535, rel=1e-14)
+    assert got["A11"] == pytest.approx(0.22404180765538775, rel=1e-14)  # P(x=2 | 3)
+    assert got["A12"] == pytest.approx(0.4060058497098381, rel=1e-14)   # P(x<=1 | 2)
+    assert got["A13"] == "#NUM!"
+
+
 def test_comparison_down_a_column_is_at_15_digits(tmp_path):
     """The column run's numpy comparison agrees with the cell's: =A1+0.2=B1 over rows
     holding 0.1 and 0.3 is TRUE in every row, as in Excel; a real difference stays."""
