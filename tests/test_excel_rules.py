@@ -597,6 +597,29 @@ def test_datedif_reads_its_unit_in_any_case(tmp_path):
     assert got == {"A1": 9, "A2": 9, "A3": 2, "A4": 2, "A5": "#NUM!", "A6": "#NUM!"}
 
 
+def test_datedif_md_and_days360_at_the_end_of_a_month(tmp_path):
+    """Excel's values in PhpSpreadsheet's tests/data/Calculation/DateTime/DATEDIF.php and
+    DAYS360.php (MIT licence), LibreOffice agreeing: DATEDIF "MD" counts from the start's
+    day in the month before the end's, so it is -2 from 31 January to 1 March 2007
+    (Microsoft's DATEDIF page: "MD" "may result in a negative number") and 20 from 25
+    December 2007 to 17 March 2010; DAYS360's US method makes a start on the last day of
+    February the 30th before it reads the end's 31st: 29 February to 31 March 2000 is
+    30 (33 from 28 February 2000, not the last day; 31 with the European method).
+    formulas answered 1, 22 and 31."""
+    got = recalc(tmp_path, {
+        "A1": '=DATEDIF("2007-1-31","2007-3-1","MD")',
+        "A2": '=DATEDIF("2007-12-25","2010-3-17","MD")',
+        "A3": '=DATEDIF("2007-1-1","2007-1-10","md")',
+        "A4": '=DATEDIF(DATE(2023,12,31),DATE(2025,1,1),"MD")',
+        "A5": '=DAYS360("2000-2-29","2000-3-31")',
+        "A6": '=DAYS360("2000-2-28","2000-3-31")',
+        "A7": '=DAYS360("2000-2-29","2000-3-31",TRUE)',
+        "A8": "=DAYS360(DATE(2023,2,28),DATE(2023,3,31))",
+        "A9": '=DAYS360("2007-1-31","2007-3-1")', "A10": '=DAYS360("2007-1-1","2007-2-28")'})
+    assert got == {"A1": -2, "A2": 20, "A3": 9, "A4": 1, "A5": 30, "A6": 33, "A7": 31,
+                   "A8": 30, "A9": 31, "A10": 57}
+
+
 def test_an_empty_cell_compares_as_false_beside_a_logical_value(tmp_path):
     """Excel compares an empty cell with TRUE/FALSE as FALSE: Apache POI's
     FormulaEvalTestData_Copy.xlsx (saved by Excel) holds TRUE for EverythingTests!N35

@@ -203,11 +203,61 @@ def install(table, put) -> None:
         """formulas' DATEDIF with its unit read in any case, as Excel reads it
         (``DATEDIF(DATE(2024,1,1),DATE(2024,1,10),"d")`` is 9): formulas compared "D"
         before upper-casing the unit, so "d" was #NUM!."""
-        return date.xdatedif(start, end, unit.upper() if isinstance(unit, str) else unit)
+        unit = unit.upper() if isinstance(unit, str) else unit
+        if unit == "MD":
+            return datedif_md(int(start), int(end))
+        return date.xdatedif(start, end, unit)
+    table["DAYS360"] = table["_XLFN.DAYS360"] = wrap_ufunc(
+        days360, input_parser=lambda *a: a, check_error=lambda *a: None)
     table["DATEDIF"] = wrap_ufunc(datedif, input_parser=lambda *a: date.text2num(a))
     date.xtime = time_of_day  # formulas' TIMEVALUE calls it by this name
     table["TIME"] = wrap_ufunc(
         time_of_day, input_parser=lambda *a: map(lambda v: math.floor(float(v)), a))
+
+
+def days360(start_date, end_date, method=False):
+    """DAYS360(start_date, end_date, [method]) with the US method's end of February: a
+    start on the last day of February counts as the 30th before the end's 31st is
+    looked at, so ``DAYS360("2000-2-29","2000-3-31")`` is 30 (Excel's value in
+    PhpSpreadsheet's tests/data/Calculation/DateTime/DAYS360.php; LibreOffice agrees)
+    while a start on 28 February 2000 gives 33; formulas made the start the 30th only
+    after the end had been kept at 31, and answered 31. The European method (``method``
+    TRUE) counts each 31st as the 30th."""
+    import formulas.functions.date as date
+    from formulas.functions import raise_errors
+    raise_errors(start_date)
+    y1, m1, d1 = date.xday(start_date, slice(0, 3))
+    raise_errors(end_date)
+    y2, m2, d2 = date.xday(end_date, slice(0, 3))
+    raise_errors(method)
+    if date._convert2float(method):
+        d1, d2 = min(d1, 30), min(d2, 30)
+    else:
+        if d1 == 31 or _last_of_february(y1, m1, d1):
+            d1 = 30
+        if d2 == 31 and d1 == 30:
+            d2 = 30
+    return 360 * (y2 - y1) + 30 * (m2 - m1) + (d2 - d1)
+
+
+def datedif_md(start: int, end: int):
+    """DATEDIF(start, end, "MD") of whole serials: the end's day less the start's when it
+    is not smaller, else the end's day plus the days of the month before the end's
+    month less the start's day -- which is negative or short when that month is
+    shorter than the start's day, as Microsoft's DATEDIF page warns ("The "MD"
+    argument may result in a negative number, a zero, or an inaccurate result"):
+    ``DATEDIF("2007-1-31","2007-3-1","MD")`` is -2 and ``DATEDIF("2007-12-25",
+    "2010-3-17","MD")`` 20 (Excel's values in PhpSpreadsheet's
+    tests/data/Calculation/DateTime/DATEDIF.php; LibreOffice agrees). formulas stepped
+    the start a month on and answered 1 and 22."""
+    import formulas.functions.date as date
+    if start > end:
+        return XL["#NUM!"]
+    s, e = date._int2date(start), date._int2date(end)
+    if e[2] >= s[2]:
+        return e[2] - s[2]
+    days_before = date._int2date(date.xdate(e[0], e[1], 1) - 1)[2]
+    return e[2] + days_before - s[2]
 
 
 def _scalar_args(func):
