@@ -436,6 +436,20 @@ def test_unichar_as_excel_and_a_surrogate_is_an_error(tmp_path):
                    "A5": "#VALUE!", "A6": "\u2603", "A7": "#VALUE!", "A8": "B"}
 
 
+def test_substitute_of_empty_text_and_a_negative_rept(tmp_path):
+    """SUBSTITUTE with an empty old_text leaves the text as it is: Excel saved
+    "testblankmatch" for ``SUBSTITUTE("testblankmatch","","!",1)`` in Apache POI's
+    FormulaEvalTestData_Copy.xlsx (EverythingTests!P1312); formulas answered #VALUE!
+    there and "xaxbxcx" for ``SUBSTITUTE("abc","","x")``. REPT with a negative count is
+    #VALUE! (LibreOffice agrees), 0 gives "" and 2.9 repeats twice."""
+    got = recalc(tmp_path, {
+        "A1": '=SUBSTITUTE("testblankmatch","","!",1)', "A2": '=SUBSTITUTE("abc","","x")',
+        "A3": '=SUBSTITUTE("abc","","x",0)', "A4": '=SUBSTITUTE("a-b-c","-","+",2)',
+        "A5": '=REPT("ab",-1)', "A6": '=LEN(REPT("ab",0))', "A7": '=REPT("ab",2.9)'})
+    assert got == {"A1": "testblankmatch", "A2": "abc", "A3": "#VALUE!", "A4": "a-b+c",
+                   "A5": "#VALUE!", "A6": 0, "A7": "abab"}
+
+
 def test_search_reads_excels_wildcards(tmp_path):
     """Microsoft's SEARCH page: in find_text "a question mark matches any single character;
     an asterisk matches any sequence of characters", and a tilde before either finds it
