@@ -237,7 +237,8 @@ def test_factorials_and_poisson_truncate_their_count(tmp_path):
         "A4": "=FACT(171)", "A5": "=FACT(5.9)", "A6": "=FACT(-1)",
         "A7": "=FACTDOUBLE(300)", "A8": "=FACTDOUBLE(301)", "A9": "=FACTDOUBLE(7)",
         "A10": "=POISSON.DIST(F6,2,0)", "A11": "=POISSON(2.5,3,FALSE)",
-        "A12": "=POISSON.DIST(1.9,2,TRUE)", "A13": "=POISSON.DIST(-1,2,TRUE)"})
+        "A12": "=POISSON.DIST(1.9,2,TRUE)", "A13": "=POISSON.DIST(-1,2,TRUE)",
+        "A14": "=FACTDOUBLE(-1.1)", "A15": "=FACTDOUBLE(-1)", "A16": "=FACT(-0.5)"})
     assert got["A1"] == 2432902008176640000 and got["A2"] == float(51090942171709440000)
     assert got["A3"] == pytest.approx(7.257415615307999e+306, rel=1e-15)
     assert (got["A4"], got["A5"], got["A6"]) == ("#NUM!", 120, "#NUM!")
@@ -247,6 +248,9 @@ def test_factorials_and_poisson_truncate_their_count(tmp_path):
     assert got["A11"] == pytest.approx(0.22404180765538775, rel=1e-14)  # P(x=2 | 3)
     assert got["A12"] == pytest.approx(0.4060058497098381, rel=1e-14)   # P(x<=1 | 2)
     assert got["A13"] == "#NUM!"
+    # Excel saved #NUM! for FACTDOUBLE(-1.1) and 1 for FACTDOUBLE(-1) in formulas'
+    # test.xlsx ('MATH & TRIG'!T31, V31): the sign is read before truncating
+    assert (got["A14"], got["A15"], got["A16"]) == ("#NUM!", 1, "#NUM!")
 
 
 def test_comparison_down_a_column_is_at_15_digits(tmp_path):
@@ -651,23 +655,21 @@ def test_an_empty_cell_compares_as_false_beside_a_logical_value(tmp_path):
 
 
 def test_text_where_a_logical_value_is_wanted(tmp_path):
-    """Excel reads the text "TRUE"/"FALSE" (any case) as a logical value where IF, NOT,
-    AND, OR and XOR want one, and any other text given directly as #VALUE!: Apache POI's
-    FormulaEvalTestData_Copy.xlsx (saved by Excel) holds "A" for EverythingTests!M732
-    ``IF("tRue","A","B")`` and #VALUE! for J136 ``AND("1",1)`` and I136
-    ``AND(E14,E17,"1")``. Text in a referenced cell or an array is passed over by AND
-    and OR as before; an error among the arguments is the answer. formulas answered
-    #VALUE! for IF("tRue",..) and passed "1" over (TRUE)."""
+    """Excel reads the text "TRUE"/"FALSE" (any case) as a logical value where IF and NOT
+    want one, any other text as #VALUE!: Apache POI's FormulaEvalTestData_Copy.xlsx
+    (saved by Excel) holds "A" for EverythingTests!M732 ``IF("tRue","A","B")``, and
+    formulas' test.xlsx #VALUE! for ``NOT(I20)`` with I20 the text "0" (LOGICAL!X20).
+    AND, OR and XOR pass text over, given directly too: Excel 365 saved TRUE for
+    ``AND(TRUE,"0")`` (formulas' test.xlsx LOGICAL!AT3). formulas answered #VALUE! for
+    IF("tRue",..)."""
     got = recalc(tmp_path, {
-        "A1": "x", "A2": "TRUE",
+        "A1": "x", "A2": "TRUE", "A3": "0",
         "B1": '=IF("tRue","A","B")', "B2": '=IF("FALSE",1,0)', "B3": '=IF("yes",1,0)',
-        "B4": '=AND("1",1)', "B5": '=AND(TRUE,"x")', "B6": '=OR(FALSE,"true")',
-        "B7": "=AND(A1,TRUE)", "B8": "=IF(A2,1,0)", "B9": '=NOT("TRUE")',
-        "B10": '=AND(1/0,"x")', "B11": "=OR(A1)", "B12": '=XOR(TRUE,"x")'})
-    assert {k: v for k, v in got.items()} == {
-        "B1": "A", "B2": 0, "B3": "#VALUE!", "B4": "#VALUE!", "B5": "#VALUE!",
-        "B6": True, "B7": True, "B8": 1, "B9": False, "B10": "#DIV/0!",
-        "B11": "#VALUE!", "B12": "#VALUE!"}
+        "B4": '=AND(TRUE,"0")', "B5": "=AND(A1,TRUE)", "B6": "=IF(A2,1,0)",
+        "B7": '=NOT("TRUE")', "B8": "=NOT(A3)", "B9": '=AND(1/0,"x")', "B10": "=OR(A1)"})
+    assert got == {
+        "B1": "A", "B2": 0, "B3": "#VALUE!", "B4": True, "B5": True, "B6": 1,
+        "B7": False, "B8": "#VALUE!", "B9": "#DIV/0!", "B10": "#VALUE!"}
 
 
 def test_workday_from_a_day_off(tmp_path):

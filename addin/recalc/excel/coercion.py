@@ -123,10 +123,14 @@ def isref(a):
 
 
 def text_as_logical(text: str):
-    """The logical value a text stands for where Excel wants one: TRUE for "TRUE" and
-    FALSE for "FALSE" in any case, None (#VALUE!) for any other text. Excel's values in
-    Apache POI's FormulaEvalTestData_Copy.xlsx: ``IF("tRue","A","B")`` is "A" and
-    ``AND("1",1)`` #VALUE!; POI's OperandResolver.coerceValueToBoolean reads it so."""
+    """The logical value a text stands for where IF and NOT want one: TRUE for "TRUE" and
+    FALSE for "FALSE" in any case, None (#VALUE!) for any other text. Excel's values:
+    ``IF("tRue","A","B")`` is "A" in Apache POI's FormulaEvalTestData_Copy.xlsx
+    (EverythingTests!M732), and NOT of a cell holding the text "0" #VALUE! in formulas'
+    test.xlsx (LOGICAL!X20). AND, OR and XOR pass text over, given directly too, as
+    formulas does: Excel 365 saved TRUE for ``AND(TRUE,"0")`` (formulas' test.xlsx
+    LOGICAL!AT3), though the older Excel of POI's workbook saved #VALUE! for
+    ``AND("1",1)``."""
     upper = text.upper()
     return True if upper == "TRUE" else False if upper == "FALSE" else None
 
@@ -149,35 +153,6 @@ def not_(value):
         if value is None:
             return XL[VALUE_ERROR]
     return np.logical_not(value)
-
-
-def logical_arguments(func):
-    """AND, OR or XOR (formulas' ``func`` of plain values) with Excel's reading of their
-    arguments: a reference or array gives its TRUE/FALSE and numbers (its text and
-    empty cells are passed over, as formulas does); a text given directly is
-    :func:`text_as_logical` (``AND("1",1)`` is #VALUE!, where formulas passed it over
-    and answered TRUE)."""
-    @functools.wraps(func)
-    def call(*args):
-        out = []
-        for a in args:
-            v = values_of(a) if is_collection(a) else single(a)
-            err = get_error(v)
-            if err:
-                return err  # an error anywhere is the answer, before any text
-            out.append(v)
-        args, out = out, []
-        for v in args:
-            if isinstance(v, np.ndarray):
-                out.append(v)
-                continue
-            if isinstance(v, str) and not isinstance(v, XlError) and v is not sh.EMPTY:
-                v = text_as_logical(v)
-                if v is None:
-                    return XL[VALUE_ERROR]
-            out.append(v)
-        return func(*out)
-    return call
 
 
 #: aggregates whose range arguments give only their numbers and whose direct
@@ -288,12 +263,6 @@ def install(table, put) -> None:
                 put(table, alias, numeric_data(table[alias]))
     put(table, "COUNT", count)
     from formulas.functions import wrap_ufunc
-    from formulas.functions.logic import xand
-    for name, reduce in (("AND", np.logical_and.reduce), ("OR", np.logical_or.reduce),
-                         ("XOR", np.logical_xor.reduce)):
-        for alias in (name, "_XLFN." + name):
-            if alias in table:
-                put(table, alias, logical_arguments(functools.partial(xand, func=reduce)))
     if isinstance(table.get("IF"), dict):
         table["IF"] = dict(table["IF"], function=wrap_ufunc(
             if_, input_parser=lambda *a: a, check_nan=False,

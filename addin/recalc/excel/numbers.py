@@ -215,16 +215,19 @@ def fact(number):
     not an integer, it is truncated"; negative #NUM!), as a double: FACT(170) is
     7.257415615308E+306 and FACT(171) #NUM!. formulas returned Python's exact integer,
     which no cell holds past 2^63, so FACT(21) and above were #VALUE!."""
+    if number < 0:  # before truncating: FACT(-0.5) is #NUM!
+        return XL["#NUM!"]
     n = math.trunc(number)
-    if n < 0 or n > LAST_FACTORIAL:
+    if n > LAST_FACTORIAL:
         return XL["#NUM!"]
     return float(math.factorial(n))
 
 
 def factdouble(number):
     """FACTDOUBLE: n(n-2)(n-4)... of ``number`` truncated, 1 for 0 and -1, #NUM! below -1
-    or past a double's range (FACTDOUBLE(300) is 8.15E+307, 301 #NUM!); TRUE/FALSE
-    #VALUE! as formulas had it. formulas multiplied in 64-bit integers, which wrapped:
+    (-1.1 too: formulas' test.xlsx, saved by Excel, 'MATH & TRIG'!T31) or past a
+    double's range (FACTDOUBLE(300) is 8.15E+307, 301 #NUM!); TRUE/FALSE #VALUE! as
+    formulas had it. formulas multiplied in 64-bit integers, which wrapped:
     FACTDOUBLE(300) was 0."""
     from formulas.functions import flatten, raise_errors
     raise_errors(number)
@@ -236,9 +239,9 @@ def factdouble(number):
     x = to_number(x)
     if x is None:
         return XL["#VALUE!"]
-    n = math.trunc(float(x))
-    if n < -1:
+    if float(x) < -1:  # before truncating: Excel's FACTDOUBLE(-1.1) is #NUM!
         return XL["#NUM!"]
+    n = math.trunc(float(x))
     try:
         return float(math.prod(range(n, 0, -2)))
     except OverflowError:
