@@ -638,6 +638,25 @@ def test_datedif_md_and_days360_at_the_end_of_a_month(tmp_path):
                    "A8": 30, "A9": 31, "A10": 57}
 
 
+def test_hour_minute_second_are_one_clock_reading(tmp_path):
+    """SECOND is "an integer in the range 0 (zero) to 59" (Microsoft's SECOND page): the
+    time of day is rounded to the nearest second once and HOUR, MINUTE and SECOND read
+    that one clock time, the one TEXT(x,"hh:mm:ss") shows -- 59.6 seconds after
+    midnight is 0:01:00. formulas floored hours and minutes but rounded seconds and
+    answered SECOND 60 beside MINUTE 0. Whole-second times read as before
+    (PhpSpreadsheet's HOUR/MINUTE/SECOND.php cases agree)."""
+    got = recalc(tmp_path, {
+        "A1": "=TIME(0,0,59)+0.6/86400", "A2": "=TIME(0,0,59)+0.4/86400",
+        "B1": "=SECOND(A1)", "B2": "=MINUTE(A1)", "B3": '=TEXT(A1,"hh:mm:ss")',
+        "B4": "=SECOND(A2)", "B5": "=MINUTE(A2)", "B6": "=HOUR(0.1+0.2)",
+        "B7": "=MINUTE(0.1+0.2)", "B8": "=SECOND(0.2339930556)",
+        "B9": "=HOUR(TIME(23,59,59)+0.6/86400)", "B10": "=HOUR(-0.5)",
+        "B11": '=SECOND("11-Nov-1918 11:15:35")'})
+    assert {k: v for k, v in got.items() if k.startswith("B")} == {
+        "B1": 0, "B2": 1, "B3": "00:01:00", "B4": 59, "B5": 0, "B6": 7, "B7": 12,
+        "B8": 57, "B9": 0, "B10": "#NUM!", "B11": 35}
+
+
 def test_an_empty_cell_compares_as_false_beside_a_logical_value(tmp_path):
     """Excel compares an empty cell with TRUE/FALSE as FALSE: Apache POI's
     FormulaEvalTestData_Copy.xlsx (saved by Excel) holds TRUE for EverythingTests!N35

@@ -207,6 +207,10 @@ def install(table, put) -> None:
         if unit == "MD":
             return datedif_md(int(start), int(end))
         return date.xdatedif(start, end, unit)
+    import functools
+    for n, name in enumerate(("HOUR", "MINUTE", "SECOND")):
+        table[name] = wrap_ufunc(functools.partial(clock_part, n=n),
+                                 input_parser=lambda *a: a)
     table["DAYS360"] = table["_XLFN.DAYS360"] = wrap_ufunc(
         days360, input_parser=lambda *a: a, check_error=lambda *a: None)
     table["DATEDIF"] = wrap_ufunc(datedif, input_parser=lambda *a: date.text2num(a))
@@ -238,6 +242,29 @@ def days360(start_date, end_date, method=False):
         if d2 == 31 and d1 == 30:
             d2 = 30
     return 360 * (y2 - y1) + 30 * (m2 - m1) + (d2 - d1)
+
+
+def clock_part(serial_number, n: int):
+    """HOUR (``n`` 0), MINUTE (1) or SECOND (2) of a serial number, its time of day
+    rounded to the nearest whole second first, so the three always make one clock
+    reading within 0-23, 0-59 and 0-59 (Microsoft's SECOND page: "an integer in the
+    range 0 (zero) to 59"), the reading TEXT(x,"hh:mm:ss") shows: 59.6 seconds after
+    midnight is 0:01:00, MINUTE 1 and SECOND 0. formulas floored the hours and minutes
+    but rounded the seconds, and answered SECOND 60 beside MINUTE 0. A text is read as
+    formulas reads it; a negative number is #NUM!."""
+    import formulas.functions.date as date
+    from formulas.functions import FoundError
+    try:
+        x = float(serial_number)
+    except ValueError:
+        try:
+            return date._text2datetime(serial_number)[3 + n]
+        except FoundError as ex:
+            return ex.err
+    if x < 0:
+        return XL["#NUM!"]
+    total = math.floor((x - math.floor(x)) * 86400 + 0.5) % 86400
+    return (total // 3600, total // 60 % 60, total % 60)[n]
 
 
 def datedif_md(start: int, end: int):
