@@ -17,7 +17,6 @@ without importing ``formulas`` or ``openpyxl``.
 """
 from __future__ import annotations
 
-import difflib
 import importlib
 import math
 import re
@@ -27,6 +26,7 @@ import numpy as np
 from .errors import ExcelError
 from .prefixes import bare_name, spellings
 from .registry import MISSING, REGISTRY
+from .lazyre import lazy_pattern
 
 FUNCTIONS_MODULE = "zvmplan_addin.functions"
 
@@ -53,9 +53,9 @@ def resolve(name: str):
     return REGISTRY.get(bare_name(name))
 
 
-_CALL = re.compile(r"^\s*=?\s*([A-Za-z_][\w.]*)\s*\((.*)\)\s*$", re.S)
+_CALL = lazy_pattern(r"^\s*=?\s*([A-Za-z_][\w.]*)\s*\((.*)\)\s*$", re.S)
 # ASCII digits only: Excel's formula grammar has no full-width or Arabic-Indic digits
-_NUMBER = re.compile(r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?%?$")
+_NUMBER = lazy_pattern(r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?%?$")
 
 
 class _NotLiteral(Exception):
@@ -64,7 +64,7 @@ class _NotLiteral(Exception):
 
 def parse_call(text: str):
     """(function name, [raw argument values]) of a literal call, or None."""
-    m = _CALL.match(text)
+    m = _CALL().match(text)
     if not m:
         return None
     try:
@@ -116,7 +116,7 @@ def _literal(arg: str, in_array: bool = False):
         return s[1:-1].replace('""', '"')
     if s.upper() in ("TRUE", "FALSE"):
         return s.upper() == "TRUE"
-    if _NUMBER.match(s):
+    if _NUMBER().match(s):
         value = float(s.rstrip("%"))
         return value / 100 if s.endswith("%") else value
     if s[0] == "{" and s[-1] == "}" and not in_array:
@@ -127,19 +127,19 @@ def _literal(arg: str, in_array: bool = False):
     raise _NotLiteral
 
 
-_CALLED = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\s*\(")
-_BINDS = re.compile(r"\b(?:_xlfn\.)?(?:LET|LAMBDA)\s*\(", re.I)
+_CALLED = lazy_pattern(r"(?<![\w.])([A-Za-z_][\w.]*)\s*\(")
+_BINDS = lazy_pattern(r"\b(?:_xlfn\.)?(?:LET|LAMBDA)\s*\(", re.I)
 
 
 def called_functions(text: str) -> list[str]:
     """The names called in formula ``text`` (``NAME(`` outside string literals), in order,
     each once; [] for a formula that binds names of its own (LET, LAMBDA)."""
-    if _BINDS.search(text):
+    if _BINDS().search(text):
         return []
     names = []
     for i, piece in enumerate(text.split('"')):
         if i % 2 == 0:  # outside a string ("" inside one splits into two string pieces)
-            names += [m.group(1) for m in _CALLED.finditer(piece)]
+            names += [m.group(1) for m in _CALLED().finditer(piece)]
     return list(dict.fromkeys(names))
 
 
@@ -165,6 +165,7 @@ def outer_function(text: str):
 
 def did_you_mean(name: str) -> str:
     """`` (did you mean CPCPU_PER_MB?)`` for a near miss of a registry name, else ""."""
+    import difflib  # here: only a misspelt name needs it (~1 ms of every start-up)
     close = difflib.get_close_matches(bare_name(name), list(REGISTRY), n=1, cutoff=0.6)
     return f" (did you mean {close[0]}?)" if close else ""
 

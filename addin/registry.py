@@ -36,6 +36,7 @@ from zvmplan.answer import Answer
 from zvmplan.errors import ArgumentTypeError, OutOfRangeError, ZvmplanError
 
 from .errors import CODES, NA, NUM, VALUE, ExcelError, to_excel_error
+from .lazyre import lazy_pattern
 
 # Each function is decorated for classic xlwings only when xlwings is already loaded: its
 # UDF server imports xlwings before the functions module ("Import Functions"), and
@@ -353,7 +354,7 @@ def as_error(value):
 
 # Text that is a number to Excel's VALUE in every locale: optional spaces, a sign, ASCII
 # digits with one "." as decimal point, an exponent, a trailing percent sign.
-_TEXT_NUMBER = re.compile(r" *([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)(%?) *")
+_TEXT_NUMBER = lazy_pattern(r" *([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)(%?) *")
 
 
 def as_number(value, what: str) -> float:
@@ -376,7 +377,7 @@ def as_number(value, what: str) -> float:
     if isinstance(value, (bool, np.bool_)):
         raise ArgumentTypeError(f"{what} must be a number, not TRUE/FALSE")
     if isinstance(value, str):
-        m = _TEXT_NUMBER.fullmatch(value)
+        m = _TEXT_NUMBER().fullmatch(value)
         if m is None:
             hint = ""
             if "," in value:

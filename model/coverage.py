@@ -180,8 +180,8 @@ def _published_000(t: str) -> dict[int, dict[str, float]]:
 def _predict(t: str, keep: tuple[int, ...], size: float) -> dict[str, float]:
     """The model's curve of ``t`` built from the sizes ``keep`` only, at ``size``."""
     drop = tuple(int(s) for s in size_curve(t).sizes if int(s) not in keep)
-    values, _ = size_curve(t, drop).evaluate(np.array([float(size)]))
-    return {m: float(values[m][0]) for m in SIZE_METRICS}
+    values, _ = size_curve(t, drop).evaluate_one(float(size))
+    return {m: values[m] for m in SIZE_METRICS}
 
 
 def _size_error(t: str, keep: tuple[int, ...], size: int, m: str) -> float:
@@ -239,7 +239,7 @@ def ratio_evidence(m: str) -> tuple[tuple[int, float], ...]:
             bound = ratio * cms[s][base]
             if m == "tot_cpusec_per_mb":
                 bound = 1 / bound
-            proj = size_curve("IUCV").evaluate(np.array([float(s)]))[0][m][0]
+            proj = size_curve("IUCV").evaluate_one(float(s))[0][m]
             # CP and total: truth >= bound; MB per CPU-s: truth <= bound
             e = float(np.log(bound / proj))
             if (e > 0) if m != "mb_per_cpusec" else (e < 0):

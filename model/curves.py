@@ -22,7 +22,9 @@ Methods (stated once, quoted by every answer):
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -111,6 +113,42 @@ class SizeCurve:
                  "cp_cpusec_per_mb": cp, "v_cpusec_per_mb": tot - cp,
                  "mb_per_cpusec": 1 / tot, "mb_per_sec": cps / tot}, basis)
 
+    def evaluate_one(self, size: float) -> tuple[dict[str, float], int]:
+        """:meth:`evaluate` at one size (within :attr:`valid`), as floats and one basis
+        code: the same operations on the same numbers (the logarithms and exponentials
+        by numpy on one-element arrays, as there), so the same floats bit for bit, with
+        a handful of numpy calls instead of evaluate's masks (``tests/test_interp_exact``
+        compares the two at every measured size and between)."""
+        s = float(size)
+        lo, hi = float(self.sizes[0]), float(self.sizes[-1])
+        if not (math.isfinite(s) and s > 0):
+            values, basis = self.evaluate(np.array([s]))
+            return {m: float(v[0]) for m, v in values.items()}, int(basis[0])
+        if lo <= s <= hi:
+            ls = np.log(np.array([s]))
+            cp = float(np.exp(pchip(self._logs, self._log_cp, ls))[0])
+            v = float(np.exp(pchip(self._logs, self._log_v, ls))[0])
+            cps = float(pchip(self._logs, self.cpusec_per_sec, ls)[0])
+            code = M_IN if s in self.sizes.tolist() else M_INTERP
+        else:
+            end = 0 if s < lo else len(self.sizes) - 1
+            send = float(self.sizes[end])
+            cp = (self.cp_fit.per_byte + self.cp_fit.per_message / s) * float(self._cp[end]) \
+                / (self.cp_fit.per_byte + self.cp_fit.per_message / send)
+            v = (self.v_fit.per_byte + self.v_fit.per_message / s) * float(self._v[end]) \
+                / (self.v_fit.per_byte + self.v_fit.per_message / send)
+            cps = float(self.cpusec_per_sec[end])
+            code = M_EXTRAP
+        tot = cp + v
+        if not tot:  # numpy's division by zero (inf) is the array path's answer
+            values, basis = self.evaluate(np.array([s]))
+            return {m: float(x[0]) for m, x in values.items()}, int(basis[0])
+        pct = 100 * cp / (cp + v)
+        cp = tot * pct / 100
+        return ({"tot_cpusec_per_mb": tot, "pct_cp": pct, "cpusec_per_sec": cps,
+                 "cp_cpusec_per_mb": cp, "v_cpusec_per_mb": tot - cp,
+                 "mb_per_cpusec": 1 / tot, "mb_per_sec": cps / tot}, code)
+
 
 @dataclass
 class ConnGrid:
@@ -126,7 +164,13 @@ class ConnGrid:
 
     def largest_conns(self) -> float:
         """The largest connection count measured at every MTU: held flat beyond it."""
-        return float(min(c[-1] for c in self.conns.values()))
+        return self._conn_span[1]
+
+    @cached_property
+    def _conn_span(self) -> tuple:
+        """(the smallest count measured at every MTU, the largest), worked out once."""
+        return (max(c[0] for c in self.conns.values()),
+                float(min(c[-1] for c in self.conns.values())))
 
     def check(self, mtu: float, conns: float):
         if not (self.mtus[0] <= mtu <= self.mtus[-1]):
@@ -136,31 +180,42 @@ class ConnGrid:
                 f"({meas}); the sources give no basis to project per-transaction figures beyond them")
         if conns < 1 or conns != int(conns):
             raise OutOfRangeError(f"connections must be a whole number >= 1; got {conns:g}")
-        cmin = max(c[0] for c in self.conns.values())
+        cmin = self._conn_span[0]
         if conns < cmin:
             raise NoDataError(
                 f"{self.transport} {self.workload}: measured only at {cmin:g} or more concurrent "
                 f"connections; no basis for {conns:g}")
 
+    @cached_property
+    def _lists(self) -> tuple:
+        """The grid as Python lists for :meth:`evaluate`: the measured MTUs, and per MTU
+        its counts, their logarithms and each metric's values and their logarithms (the
+        same numpy logarithms evaluate took on every call)."""
+        mtus = self.mtus.tolist()
+        rows = {m: (self.conns[m].tolist(), np.log(self.conns[m]),
+                    {met: (by_mtu[m].tolist(), np.log(by_mtu[m]))
+                     for met, by_mtu in self.values.items() if m in by_mtu}) for m in mtus}
+        return mtus, rows, np.log(self.mtus)
+
     def evaluate(self, metric: str, mtu: float, conns: float) -> tuple[float, int, int]:
         """Value, MTU basis code and connections basis code at one (MTU, connections)."""
-        by_mtu = self.values[metric]
+        mtus, rows, log_mtus = self._lists
         vals = []
         cbasis = M_IN
-        for m in self.mtus:
-            c = self.conns[m]
-            y = by_mtu[m]
+        for m in mtus:
+            c, log_c, by_metric = rows[m]
+            y, log_y = by_metric[metric]
             if conns in c:
-                vals.append(float(y[np.searchsorted(c, conns)]))
+                vals.append(y[c.index(conns)])
             elif conns > c[-1]:
-                vals.append(float(y[-1]))
+                vals.append(y[-1])
                 cbasis = M_EXTRAP
             else:
-                vals.append(float(np.exp(pchip(np.log(c), np.log(y), np.log(conns)))))
+                vals.append(float(np.exp(pchip(log_c, log_y, np.log(conns)))))
                 cbasis = max(cbasis, M_INTERP)
-        if mtu in self.mtus:
-            return vals[int(np.searchsorted(self.mtus, mtu))], M_IN, cbasis
-        value = float(np.exp(pchip(np.log(self.mtus), np.log(vals), np.log(mtu))))
+        if mtu in mtus:
+            return vals[mtus.index(mtu)], M_IN, cbasis
+        value = float(np.exp(pchip(log_mtus, np.log(vals), np.log(mtu))))
         return value, M_INTERP, cbasis
 
     def evaluate_many(self, metric: str, mtu: np.ndarray, conns: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 
 DATA_DIR = Path(__file__).with_name("data")
@@ -81,6 +81,11 @@ def headers() -> dict[str, dict[str, str]]:
     return {p.name: _headers(p) for p in sorted(DATA_DIR.glob(PUBLISHED))}
 
 
+#: the columns of every published table, in the order :class:`Record` takes them
+COLUMNS = ("table", "row", "column", "value", "text", "unit", "metric", "transport", "workload",
+           "level", "size_bytes", "connections", "accounting", "stat", "role")
+
+
 @lru_cache(maxsize=None)
 def records() -> tuple[Record, ...]:
     """Every published number, in file order."""
@@ -88,18 +93,16 @@ def records() -> tuple[Record, ...]:
     for path in sorted(DATA_DIR.glob(PUBLISHED)):
         with path.open(encoding="utf-8") as fh:
             lines = fh.readlines()  # the header lines, then the table: each file read once
-        body = [line for line in lines if not line.startswith("#")]
+        body = csv.reader([line for line in lines if not line.startswith("#")])
         doc = _parse_headers(lines)["document"]
         name = path.name
-        for r in csv.DictReader(body):
-            out.append(Record(
-                file=name, document=doc, table=r["table"], row=r["row"],
-                column=r["column"], value=float(r["value"]), text=r["text"], unit=r["unit"],
-                metric=r["metric"], transport=r["transport"], workload=r["workload"],
-                level=r["level"],
-                size_bytes=int(r["size_bytes"]) if r["size_bytes"] else None,
-                connections=int(r["connections"]) if r["connections"] else None,
-                accounting=r["accounting"], stat=r["stat"], role=r["role"]))
+        header = next(body)
+        columns = itemgetter(*(header.index(c) for c in COLUMNS))  # by name, as DictReader
+        for (table, row, column, value, text, unit, metric, transport, workload, level, size,
+             conns, accounting, stat, role) in map(columns, body):
+            out.append(Record(name, doc, table, row, column, float(value), text, unit, metric,
+                              transport, workload, level, int(size) if size else None,
+                              int(conns) if conns else None, accounting, stat, role))
     return tuple(out)
 
 

@@ -132,16 +132,22 @@ class ImpossibleError(OutOfRangeError):
 
 #: the HiperSockets MTU allowed on each maximum frame size [KB -> bytes]
 def hipersockets_frames() -> dict[int, float]:
+    return dict(_hipersockets_frames())
+
+
+@lru_cache(maxsize=None)
+def _hipersockets_frames() -> tuple[tuple[int, float], ...]:
+    """(frame KB, MTU) of :func:`hipersockets_frames`, by frame size, read once."""
     out = {}
     for (t, q), (v, _, _) in limits().items():
         if t == "HIPERSOCKETS" and q.startswith("mtu_on_"):
             out[int(q.removeprefix("mtu_on_").removesuffix("KB_frame"))] = v
-    return dict(sorted(out.items()))
+    return tuple(sorted(out.items()))
 
 
 def hipersockets_frame_kb(mtu: float) -> int:
     """Smallest HiperSockets maximum frame size [KB] whose MTU allows ``mtu`` bytes."""
-    for kb, largest in hipersockets_frames().items():
+    for kb, largest in _hipersockets_frames():
         if mtu <= largest:
             return kb
     raise ImpossibleError(

@@ -4,6 +4,8 @@ numpy only (the model must run in xlwings Lite, where only numpy is assumed).
 """
 from __future__ import annotations
 
+import math
+from bisect import bisect_right
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +31,10 @@ def pchip(x: np.ndarray, y: np.ndarray, xq) -> np.ndarray:
     xq = np.asarray(xq, float)
     if y.ndim == 1:
         shape = xq.shape
+        if xq.size == 1:  # one query (the model's scalar calls): Python floats, same value
+            one = _pchip_one(x.tolist(), y.tolist(), float(xq.reshape(-1)[0]))
+            if one is not None:
+                return np.array(one).reshape(shape)
         flat = xq.reshape(-1)
         return _pchip_columns(x, y[:, None], flat, np.zeros(flat.shape, int)).reshape(shape)
     return _pchip_columns(x, y, xq, np.arange(y.shape[1]))
@@ -59,6 +65,67 @@ def _pchip_columns(x, y, xq, cols):
     h11 = t * t * (t - 1)
     return (h00 * y[i, cols] + h10 * h[i] * d[i, cols] + h01 * y[i + 1, cols]
             + h11 * h[i] * d[i + 1, cols])
+
+
+def _pchip_one(x: list, y: list, q: float) -> float | None:
+    """:func:`_pchip_columns` at one query point on one curve, in Python floats: the same
+    IEEE operations in the same order (``u ** 2`` is numpy's ``u * u``), so the same float
+    bit for bit, without numpy's per-call cost on arrays of a few points. None when a
+    number on the way is not finite (numpy's NaN and division rules then apply): the
+    caller takes the array path. ``tests/test_interp_exact.py`` compares the two."""
+    n = len(x)
+    try:
+        h = [b - a for a, b in zip(x, x[1:])]
+        delta = [(b - a) / w for a, b, w in zip(y, y[1:], h)]
+    except ZeroDivisionError:
+        return None
+    i = min(max(bisect_right(x, q) - 1, 0), n - 2)
+    try:
+        d0, d1 = _slope_one(h, delta, i), _slope_one(h, delta, i + 1)
+    except ZeroDivisionError:
+        return None
+    t = (q - x[i]) / h[i]
+    u = 1 - t
+    h00 = (1 + 2 * t) * (u * u)
+    h10 = t * (u * u)
+    h01 = t * t * (3 - 2 * t)
+    h11 = t * t * (t - 1)
+    value = h00 * y[i] + h10 * h[i] * d0 + h01 * y[i + 1] + h11 * h[i] * d1
+    if not (math.isfinite(value) and math.isfinite(d0) and math.isfinite(d1)):
+        return None
+    return value
+
+
+def _slope_one(h: list, delta: list, k: int) -> float:
+    """The Fritsch-Carlson slope at point ``k`` of :func:`_pchip_columns`, in floats."""
+    n = len(h) + 1
+    if n == 2:
+        return delta[0]
+    if k == 0:
+        return _end_slope_one(h[0], h[1], delta[0], delta[1])
+    if k == n - 1:
+        return _end_slope_one(h[-1], h[-2], delta[-1], delta[-2])
+    left, right = delta[k - 1], delta[k]
+    if not left * right > 0:
+        return 0.0
+    w1 = 2 * h[k] + h[k - 1]
+    w2 = h[k] + 2 * h[k - 1]
+    return (w1 + w2) / (w1 / left + w2 / right)
+
+
+def _sign(v: float) -> float:
+    """``np.sign`` of a float (NaN for NaN)."""
+    return (v > 0) - (v < 0) if v == v else math.nan
+
+
+def _end_slope_one(h0, h1, m0, m1) -> float:
+    """:func:`_end_slope` in floats."""
+    d = ((2 * h0 + h1) * m0 - h0 * m1) / (h0 + h1)
+    if _sign(d) != _sign(m0):
+        d = 0.0
+    if _sign(m0) != _sign(m1) and abs(d) > abs(3 * m0):
+        d = 3 * m0
+    return d
 
 
 def _end_slope(h0, h1, m0, m1):

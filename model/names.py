@@ -11,7 +11,6 @@ Names are what a planner types; lookups are case-insensitive and accept aliases.
 """
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
 from .errors import ArgumentTypeError, NoDataError, UnknownNameError
@@ -139,6 +138,7 @@ def _lookup(value, index: dict[str, str], what: str, valid) -> str:
         return index[key]
     hint = ""
     if key:
+        import difflib  # here: only an unknown name needs it (~1 ms of every start-up)
         close = difflib.get_close_matches(key, list(index), n=1, cutoff=0.6)
         if close:
             hint = f"; did you mean {index[close[0]]}?"
@@ -157,12 +157,15 @@ def transport(value) -> str:
     ...     print(exc)
     VSWITCH is beyond the sources: the z/VM virtual switch (VSWITCH) is not measured in any source (000-004); measured: CMS_IUCV, IUCV, VCTC, ESCON_CTC, LCS, OSA_GBE, HIPERSOCKETS, GUEST_LAN
     """
+    if type(value) is str and value in _TRANSPORT_TEXT:  # text read before
+        return _TRANSPORT_TEXT[value]
     if isinstance(value, str) and value.isascii():
         key = value.strip().upper().replace("-", "_").replace(" ", "_")
         if key in UNMEASURED_TRANSPORTS:
             raise NoDataError(f"{key} is beyond the sources: {UNMEASURED_TRANSPORTS[key]}; "
                               f"measured: {', '.join(TRANSPORTS)}")
-    return _lookup(value, _TRANSPORT_INDEX, "transport", TRANSPORTS)
+    return _remember(_TRANSPORT_TEXT, value, _lookup(value, _TRANSPORT_INDEX, "transport",
+                                                     TRANSPORTS))
 
 
 def workload(value) -> str:
@@ -187,6 +190,8 @@ def level(value) -> str:
     ...     print(exc)
     z/VM 5.1.0 is beyond the sources (newest 4.4.0): no source measured it, and nothing is carried past the newest measured level; valid: 3.1.0, 4.1.0, 4.2.0, 4.3.0, 4.4.0
     """
+    if type(value) is str and value in _LEVEL_TEXT:  # text read before
+        return _LEVEL_TEXT[value]
     if isinstance(value, bool) or value is None:
         raise ArgumentTypeError(f"z/VM level must be one of {', '.join(LEVELS)}; got {value!r}")
     if isinstance(value, (int, float)):
@@ -206,4 +211,19 @@ def level(value) -> str:
                           f"valid: {', '.join(LEVELS)}")
     if text not in LEVELS:
         raise UnknownNameError(f"unknown z/VM level {value!r}; valid: {', '.join(LEVELS)}")
-    return text
+    return _remember(_LEVEL_TEXT, value, text)
+
+
+#: text (exactly a str) already read as a transport or a level, with its canonical name: a
+#: workbook asks with the same few texts in every cell; a refused text is read again each
+#: time (its error is raised afresh), and at most _REMEMBERED texts are kept
+_TRANSPORT_TEXT: dict[str, str] = {}
+_LEVEL_TEXT: dict[str, str] = {}
+_REMEMBERED = 1024
+
+
+def _remember(memo: dict, value, name: str) -> str:
+    """``name``, kept in ``memo`` as what the text ``value`` reads as."""
+    if type(value) is str and len(memo) < _REMEMBERED:
+        memo[value] = name
+    return name

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import numpy as np
-
 from . import coverage, names
 from .answer import Answer, inverse
 from .bands import BAND_ROUNDING, rounding_band
@@ -19,7 +17,7 @@ from .tables import TABLE_000, published_record, size_curve
 
 def stream_answer(t: str, s: float, m: str) -> Answer:
     curve = size_curve(t)
-    if not curve.check(np.array([s]))[0]:
+    if not curve.valid[0] <= s <= curve.valid[1]:  # curve.check, for one size
         raise curve.range_error(s)
     unit = names.UNITS[m]
     rec = published_record(document="000", transport=t, size_bytes=int(s), metric=m) \
@@ -27,8 +25,7 @@ def stream_answer(t: str, s: float, m: str) -> Answer:
     if rec is not None and rec.table in (TABLE_000[t], "Table 6"):
         return Answer(rec.value, unit, "measured", (rec.ref,), rel_band=rounding_band(rec),
                       band_rule=(BAND_ROUNDING,))
-    values, basis = curve.evaluate(np.array([s]))
-    code = int(basis[0])
+    values, code = curve.evaluate_one(s)
     table = f"000 {TABLE_000[t]}"
     if code == M_IN:
         how = {"tot_cpusec_per_mb": "1 / (MB/CPU-sec)",
@@ -36,7 +33,7 @@ def stream_answer(t: str, s: float, m: str) -> Answer:
         eff = one(document="000", transport=t, table=TABLE_000[t], size_bytes=int(s),
                   metric="mb_per_cpusec")
         tot_band = inverse(rounding_band(eff))
-        value = float(values[m][0])
+        value = values[m]
         if m == "tot_cpusec_per_mb":
             rel = tot_band
         else:
@@ -55,7 +52,7 @@ def stream_answer(t: str, s: float, m: str) -> Answer:
     sources = (f"{table} (all sizes)",) + (
         ("cost fit per transport: python scripts/projection_report.py",) if code == M_EXTRAP else ())
     rel, rule = _size_band(t, m, code, s > curve.sizes[-1])
-    return Answer(float(values[m][0]), unit, BASIS_NAMES[code], sources, method, notes,
+    return Answer(values[m], unit, BASIS_NAMES[code], sources, method, notes,
                   rel_band=rel, band_rule=(rule,))
 
 

@@ -82,7 +82,13 @@ def published_record(**where):
 
 
 def table_003(t, w, mtu) -> int:
-    r = find(document="003", transport=t, workload=w, size_bytes=int(mtu), stat="value")[0]
+    return _table_003(t, w, int(mtu))
+
+
+@lru_cache(maxsize=None)
+def _table_003(t: str, w: str, size: int) -> int:
+    """The number of the 003 table of ``t`` ``w`` at MTU ``size``."""
+    r = find(document="003", transport=t, workload=w, size_bytes=size, stat="value")[0]
     return int(r.table.split()[1])
 
 

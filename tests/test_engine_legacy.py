@@ -51,12 +51,78 @@ def test_a_value_parameter_reads_the_ranges_cell_in_the_formulas_row_or_column(t
 def test_if_returns_the_reference_it_is_given(tmp_path):
     """IF returns the reference of its chosen branch: as a legacy formula's result it is
     intersected (koala's basic.xlsx: ``=IF(A1>1,B1:B3,0)`` in P1 and P2 shows 0 when
-    A1 is 1), given to SUM it is summed whole."""
+    A1 is 1), also through an IF inside it (Q3: B3*2; Q6 beside the range), given to SUM it is summed whole
+    (P7, also through CHOOSE); LibreOffice gives the same."""
     got = recalc_cells(tmp_path, {
         "A1": 2, "B1": 10, "B2": 20, "B3": 30,
         "P1": "=IF(A1>1,B1:B3,0)", "P2": "=IF(A1>1,B1:B3,0)", "P3": "=IF(A1>5,B1:B3,0)",
-        "P4": "=SUM(IF(A1>1,B1:B3,0))", "P5": "=IF(A1>1,B1:B3,0)*2"})
-    assert got == {"P1": 10, "P2": 20, "P3": 0, "P4": 60, "P5": "#VALUE!"}
+        "P4": "=SUM(IF(A1>1,B1:B3,0))", "P5": "=IF(A1>1,B1:B3,0)*2",
+        "Q3": "=IF(A1>1,IF(A1>0,B1:B3,0),0)*2", "Q6": "=IF(A1>1,IF(A1>0,B1:B3,0),0)*2",
+        "P7": "=SUM(IF(A1>1,CHOOSE(1,B1:B3),0))"})
+    assert got == {"P1": 10, "P2": 20, "P3": 0, "P4": 60, "P5": "#VALUE!", "Q3": 60,
+                   "Q6": "#VALUE!", "P7": 60}
+
+
+def test_index_offset_indirect_give_a_reference_read_as_its_one_cell(tmp_path):
+    """INDEX, OFFSET and INDIRECT return a reference. Where a legacy formula reads it as one
+    value -- the formula's result, an operator's operand, a value parameter, what IF or
+    CHOOSE returns -- Excel intersects it with the formula's row or column, as it does a
+    range written in the formula: Microsoft's "Implicit intersection operator: @" ("if the
+    value is a range, then return the value from the cell on the same row or column as the
+    formula"; such functions are shown with ``@`` in Excel 365). ``=INDEX(B1:B8,0)`` in C3
+    is B3 (30), beside the range (row 20) #VALUE!; given to SUM, MAX, COUNTIF or
+    SUMPRODUCT it stays whole; ISREF of it is TRUE. LibreOffice computes every one of
+    these cells alike. (Before: each showed B1's 10, and ISREF FALSE.)"""
+    cells = {f"B{r}": 10 * r for r in range(1, 9)}
+    cells.update({"G12": 1, "H12": 2, "I12": 3, "J12": 4, "K12": 5})
+    formulas = {
+        "C3": "=INDEX(B1:B8,0)", "D3": "=OFFSET(B1,0,0,8,1)", "E3": "=INDEX(B1:B8,0)*1",
+        "F3": "=IF(TRUE,INDEX(B1:B8,0))", "G3": "=SUM(INDEX(B1:B8,0)*1)",
+        "H3": "=SUM(INDEX(B1:B8,0))", "I3": '=INDIRECT("B1:B8")+0', "J3": "=INDEX(B:B,0)",
+        "K3": "=INDEX(B1:C8,0,1)", "L3": "=CHOOSE(1,OFFSET(B1,0,0,8,1))",
+        "M3": "=ISREF(INDEX(B1:B8,0))", "N3": "=ROWS(INDEX(B1:B8,0))",
+        "O3": "=ABS(INDEX(B1:B8,0))", "P3": '=INDEX(B1:B8,0)&"x"',
+        "Q3": "=SUMPRODUCT(INDEX(B1:B8,0)*1)", "R3": "=MAX(INDEX(B1:B8,0))",
+        "S3": '=COUNTIF(INDEX(B1:B8,0),">30")', "T3": "=-INDEX(B1:B8,0)",
+        "U3": "=ISREF(INDEX(B1:B8,0)*1)",
+        "C20": "=INDEX(B1:B8,0)", "D20": "=OFFSET(B1,0,0,8,1)", "E20": "=INDEX(B1:B8,0)*1",
+        "F20": "=IFERROR(INDEX(B1:B8,0),-1)", "G20": "=INDEX(B:B,0)+1",
+        "I14": "=INDEX(G12:K12,0)", "J14": "=INDEX(G12:K12,1,0)+0",
+        "K14": "=OFFSET(G12,0,0,1,5)", "Q14": "=INDEX(G12:K12,0)"}
+    got = recalc_cells(tmp_path, {**cells, **formulas})
+    assert got == {
+        "C3": 30, "D3": 30, "E3": 30, "F3": 30, "G3": 30, "H3": 360, "I3": 30, "J3": 30,
+        "K3": 30, "L3": 30, "M3": True, "N3": 8, "O3": 30, "P3": "30x", "Q3": 360,
+        "R3": 80, "S3": 5, "T3": -30, "U3": False,
+        "C20": "#VALUE!", "D20": "#VALUE!", "E20": "#VALUE!", "F20": -1, "G20": 1,
+        "I14": 3, "J14": 4, "K14": 5, "Q14": "#VALUE!"}
+
+
+def test_a_reference_cut_per_cell_down_a_column_and_whole_in_an_array_formula(tmp_path):
+    """The same INDEX filled down a column (one compiled shape for every cell, never
+    computed once for all of them) reads each row's cell, also where the position is a
+    cell's value, 0 in some rows (INDEX gives the whole column there: those rows read
+    their own cell, the others the cell at the position); entered as an array formula
+    (Ctrl+Shift+Enter) over C1:C4 it is the whole column, not cut."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    for r in range(1, 9):
+        ws[f"B{r}"] = 10 * r
+        ws[f"D{r}"] = "=INDEX($B$1:$B$8,0)*2"
+        ws[f"E{r}"] = "=OFFSET($B$1,0,0,8,1)"
+        ws[f"G{r}"] = (0, 2, 5, 0)[r % 4]
+        ws[f"F{r}"] = f"=INDEX($B$1:$B$8,G{r})"
+    ws["D9"] = "=INDEX($B$1:$B$8,0)*2"
+    ws["C1"] = ArrayFormula("C1:C4", "=INDEX(B1:B8,0)")
+    path = save(wb, tmp_path / "in.xlsx")
+    engine.calc(path, tmp_path / "out.xlsx")
+    out = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)["Plan"]
+    assert [out[f"D{r}"].value for r in range(1, 10)] == \
+        [20 * r for r in range(1, 9)] + ["#VALUE!"]
+    assert [out[f"E{r}"].value for r in range(1, 9)] == [10 * r for r in range(1, 9)]
+    assert [out[f"C{r}"].value for r in range(1, 5)] == [10, 20, 30, 40]
+    assert [out[f"F{r}"].value for r in range(1, 9)] == [20, 50, 30, 40, 20, 50, 70, 80]
 
 
 def test_a_one_cell_array_formula_shows_the_top_left_element(tmp_path):

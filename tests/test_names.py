@@ -3,7 +3,7 @@ unknown name's error lists the valid ones and suggests the closest."""
 import pytest
 
 from zvmplan import names
-from zvmplan.errors import UnknownNameError
+from zvmplan.errors import NoDataError, UnknownNameError
 from zvmplan_addin.functions import REGISTRY
 
 
@@ -80,3 +80,27 @@ def test_fill_says_beyond_the_sources_without_a_typo_hint():
         assert "did you mean" not in str(err.value)
     with pytest.raises(fill.FillError, match="did you mean IUCV"):
         fill._name("transport", "IUVC", "links.csv row 1")
+
+
+def test_a_text_read_again_reads_the_same_and_a_refused_one_is_refused_again():
+    """Transport and level texts are remembered once read (a workbook asks with the same
+    few in every cell): a remembered text gives the same name; a refused text is read
+    afresh each time and refused with the same message; a number is never remembered."""
+    for value, want in (("iucv", "IUCV"), (" osa-gbe ", "OSA_GBE"), ("HiperSockets", "HIPERSOCKETS")):
+        assert names.transport(value) == want and names.transport(value) == want
+        assert names._TRANSPORT_TEXT[value] == want
+    for value, want in (("4.4", "4.4.0"), ("z/VM 4.3.0", "4.3.0")):
+        assert names.level(value) == want and names.level(value) == want
+    assert names.level(4.4) == "4.4.0" and 4.4 not in names._LEVEL_TEXT
+    for bad, error in (("vswitch", NoDataError), ("iucvx", UnknownNameError)):
+        messages = set()
+        for _ in range(2):
+            with pytest.raises(error) as exc:
+                names.transport(bad)
+            messages.add(str(exc.value))
+        assert len(messages) == 1 and bad not in names._TRANSPORT_TEXT
+    for bad, error in (("5.1.0", NoDataError), ("4.36", UnknownNameError)):
+        for _ in range(2):
+            with pytest.raises(error):
+                names.level(bad)
+        assert bad not in names._LEVEL_TEXT

@@ -124,7 +124,8 @@ code = main(["calc", sys.argv[1], "-o", sys.argv[2]])  # with the summary read b
 print(json.dumps({"code": code, "loaded": sorted(
     m for m in ("zvmplan_workbook.fill", "zvmplan_workbook.render", "zvmplan_workbook.report",
                 "zvmplan_workbook.template", "zvmplan_addin.export_lite", "scipy.special",
-                "scipy.stats", "openpyxl", "numpy.ma", "urllib.request")
+                "scipy.stats", "openpyxl", "numpy.ma", "urllib.request", "numpy.random",
+                "difflib")
     if m in sys.modules)}))
 """
 
@@ -133,8 +134,10 @@ def test_calc_loads_no_plugin_and_help_lists_every_command(tmp_path):
     """``zvmplan calc`` on the template computes it and prints its summary (exit 0)
     without importing the command line's plugins (fill, render, report, template,
     export-lite), the scipy.special package, openpyxl (the plan is read back by
-    :mod:`zvmplan_workbook.readback`), ``numpy.ma`` (``np.unique`` imports it) or
-    ``urllib.request`` (``xml.sax.saxutils`` does): ~0.1 CPU-s of start-up in all;
+    :mod:`zvmplan_workbook.readback`), ``numpy.ma`` (``np.unique`` imports it),
+    ``urllib.request`` (``xml.sax.saxutils`` does), ``numpy.random`` (formulas' RAND) or
+    ``difflib`` (a misspelt name's "did you mean"):
+    ~0.1 CPU-s of start-up in all;
     ``zvmplan --help`` still lists the plugins' commands."""
     from pathlib import Path
     template = Path(__file__).parent.parent / "workbook" / "zvmplan_template.xlsx"
@@ -169,3 +172,137 @@ def test_student_t_falls_back_to_the_scipy_special_package():
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["name"] == "scipy.special" and got["loaded"] is True
     assert got["ppf"] == pytest.approx(2.228138852, abs=5e-10)
+
+
+_CHILD_BLAS = r"""
+import json, os, sys
+seen = {}
+class Spy:  # notes the environment as numpy (and with it OpenBLAS) starts to load
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name == "numpy" and "numpy" not in seen:
+            seen["numpy"] = os.environ.get("OPENBLAS_THREAD_TIMEOUT")
+        return None
+sys.meta_path.insert(0, Spy)
+import zvmplan_addin.cli
+print(json.dumps(seen))
+"""
+
+_CHILD_BLAS_VALUES = r"""
+import numpy as np
+rng = np.random.default_rng(19)
+a, b = rng.random(3_000_000), rng.random(3_000_000)
+m = rng.random((400, 400))
+print(float(a @ b).hex(), (m @ m).tobytes().hex()[:4000], np.linalg.solve(m, a[:400]).tobytes().hex())
+"""
+
+
+def _env_without_blas_settings() -> dict:
+    import os
+    return {k: v for k, v in os.environ.items() if not k.startswith(("OPENBLAS_", "OMP_"))}
+
+
+@pytest.mark.parametrize("given, expected", [(None, "4"), ("12", "12")])
+def test_the_command_line_lets_idle_blas_workers_sleep(given, expected):
+    """``zvmplan`` sets OPENBLAS_THREAD_TIMEOUT to 4 (OpenBLAS's least: an idle worker
+    thread sleeps at once instead of spinning ~0.1 s of CPU after its start and after each
+    job, ~0.04 CPU-s of a template calc) before numpy, and with it OpenBLAS, is loaded;
+    a value the user set is kept."""
+    env = _env_without_blas_settings()
+    if given is not None:
+        env["OPENBLAS_THREAD_TIMEOUT"] = given
+    out = subprocess.run([sys.executable, "-c", _CHILD_BLAS], capture_output=True, text=True,
+                         check=True, timeout=120, env=env)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {"numpy": expected}
+
+
+def test_blas_results_do_not_depend_on_how_long_idle_workers_spin():
+    """The setting changes when an idle OpenBLAS thread sleeps, never how many threads
+    share a job: a 3-million-term dot product, a 400x400 matrix product and a solve
+    (large enough for OpenBLAS to split them among its threads) give the same bits with
+    and without it."""
+    runs = []
+    for extra in ({}, {"OPENBLAS_THREAD_TIMEOUT": "4"}):
+        env = {**_env_without_blas_settings(), **extra}
+        runs.append(subprocess.run([sys.executable, "-c", _CHILD_BLAS_VALUES],
+                                   capture_output=True, text=True, check=True, timeout=120,
+                                   env=env).stdout)
+    assert runs[0] == runs[1] and len(runs[0]) > 4000
+
+
+_CHILD_RAND = r"""
+import json, sys
+import zvmplan_addin.recalc.install  # first: its formulas imports wait for the stand-ins
+from zvmplan_addin.recalc import evaluate_formula
+out = {"sum": float(evaluate_formula("=SUM(1,2)")),
+       "loaded": sorted(m for m in ("numpy.random", "scipy.stats") if m in sys.modules)}
+first = float(evaluate_formula("=RAND()"))
+out["first_in_unit"] = 0.0 <= first < 1.0
+out["loaded_after_rand"] = "numpy.random" in sys.modules
+import numpy as np
+np.random.seed(19)
+rand = float(evaluate_formula("=RAND()"))
+np.random.seed(19)
+out["same_generator"] = rand == float(np.random.rand())
+print(json.dumps(out))
+"""
+
+
+def test_numpy_random_is_imported_only_when_rand_is_called():
+    """formulas reads ``np.random.rand`` at its math module's top (for RAND); the engine
+    imports that module (and SciPy's users) with a stand-in, so SUM is computed without
+    loading ``numpy.random`` or ``scipy.stats`` even when
+    :mod:`zvmplan_addin.recalc.install` is imported first; RAND loads it on its first call
+    and draws from numpy's global generator, as formulas' RAND does: after the same seed,
+    the same number as ``np.random.rand()``."""
+    out = subprocess.run([sys.executable, "-c", _CHILD_RAND], capture_output=True, text=True,
+                         check=True, timeout=120)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got == {"sum": 3.0, "loaded": [], "first_in_unit": True,
+                   "loaded_after_rand": True, "same_generator": True}
+
+
+_CHILD_PATTERNS = r"""
+import json, sys
+from zvmplan_addin.cli import main
+code = main(["calc", sys.argv[1], "-o", sys.argv[2], "-q"])
+lazy, compiled = [], []
+for name, module in list(sys.modules.items()):
+    if name.startswith("zvmplan"):
+        for attr, value in vars(module).items():
+            inner = getattr(value, "__wrapped__", None)
+            if hasattr(value, "cache_info") and inner is not None and \
+                    inner.__code__.co_filename.endswith("lazyre.py"):
+                lazy.append(f"{name}.{attr}")
+                if value.cache_info().currsize:
+                    compiled.append(f"{name}.{attr}")
+print(json.dumps({"code": code, "lazy": sorted(lazy), "compiled": compiled}))
+"""
+
+
+def test_calc_of_the_template_compiles_none_of_the_lazy_patterns(tmp_path):
+    """The regular expressions for what the template does not contain (defined names,
+    3-D and external references, tables, ANCHORARRAY, entities and _xHHHH_ escapes,
+    the fast sheet reader's cell token...) are compiled on first use
+    (:mod:`zvmplan_addin.lazyre`): a template calc compiles none of them."""
+    from pathlib import Path
+    template = Path(__file__).parent.parent / "workbook" / "zvmplan_template.xlsx"
+    out = subprocess.run([sys.executable, "-c", _CHILD_PATTERNS, str(template),
+                          str(tmp_path / "out.xlsx")], capture_output=True, text=True,
+                         check=True, timeout=300)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["code"] == 0 and got["compiled"] == []
+    assert {"zvmplan_addin.recalc.names._WORD", "zvmplan_addin.recalc.threed.THREE_D",
+            "zvmplan_addin.xlsx.fastsheet._TOKEN", "zvmplan_addin.recalc.read._ANCHOR"} \
+        <= set(got["lazy"])
+
+
+def test_a_lazy_pattern_is_compiled_once_with_its_flags():
+    """``lazy_pattern`` gives the pattern ``re.compile`` gives, flags included, and the
+    same object on every call."""
+    import re
+
+    from zvmplan_addin.lazyre import lazy_pattern
+    word = lazy_pattern(r"lambda\s*\(", re.I)
+    assert word() is word() and word().pattern == r"lambda\s*\(" and word().flags & re.I
+    assert word().match("LAMBDA (x)") and not word().match("LAMBDAX")

@@ -5,6 +5,7 @@ once and comes here for what it cannot do."""
 from __future__ import annotations
 
 import logging
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -12,11 +13,13 @@ import schedula as sh
 from formulas.ranges import Ranges
 
 from . import shapes, sparse
-from .compile import Compiled, FormulaCompiler, rect_of
+from .compile import Compiled, FormulaCompiler
+from .legacy import intersection, keeping_whole, reading_at
 from .options import Options
 from .program import CONST, HOST, LIT, NAME, MISSING, REF, UNION, Template
 from .read import Nodes
 from .runlog import RunLog
+from .shapes import rect_of
 from .values import XL, filled, fit, host_ranges, make_ranges, plain_result, same, scalar
 
 log = logging.getLogger("zvmplan_addin.recalc")
@@ -44,24 +47,6 @@ class Results:
 
 LEGACY = ("plain", "shared")  # formulas stored without t="array": Excel's legacy evaluation
 DYNAMIC = "dynamic"  # a formula entered as in Excel 365 (zvmplan eval): arrays spill
-
-
-def intersection(rect, row: int, col: int):
-    """Excel's implicit intersection of ``rect`` with the cell (``row``, ``col``) that
-    reads it: a column gives its cell in that row, a row its cell in that column, a
-    block the cell at both; None (#VALUE! in Excel) when the cell is beside it."""
-    sheet, r1, c1, r2, c2 = rect
-    if r1 == r2 and c1 == c2:
-        return rect
-    if r1 != r2:
-        if not r1 <= row <= r2:
-            return None
-        r1 = r2 = row
-    if c1 != c2:
-        if not c1 <= col <= c2:
-            return None
-        c1 = c2 = col
-    return (sheet, r1, c1, r2, c2)
 
 
 class CellEvaluator:
@@ -166,16 +151,22 @@ class CellEvaluator:
         nodes, results, reasons = self.nodes, self.results, self.log.reasons
         reasons.cell = nodes.n_label[i]
         ran = t
+        # INDEX, OFFSET, INDIRECT giving a range where a legacy cell reads one value
+        cell = nullcontext() if not t.cuts else keeping_whole() \
+            if i >= nodes.cells or nodes.n_kind[i] not in LEGACY or nodes.n_area[i] is not None \
+            else reading_at(nodes.n_row[i], nodes.n_col[i], self.ranges)
         try:
-            if self.options.check and not t.checked and t.literals and t.shareable:
-                result = self._first_generic(i, t)
-            elif t.exact_only:
-                exact = ran = results.exact.get(i) or self.compiler.compile(i, None, exact=True)
-                results.exact[i] = exact
-                result = exact.run(self.args(i, exact)) if exact.pipe is not None else \
-                    XL["#VALUE!"]
-            else:
-                result = t.run(self.args(i, t))
+            with cell:
+                if self.options.check and not t.checked and t.literals and t.shareable:
+                    result = self._first_generic(i, t)
+                elif t.exact_only:
+                    exact = ran = results.exact.get(i) or \
+                        self.compiler.compile(i, None, exact=True)
+                    results.exact[i] = exact
+                    result = exact.run(self.args(i, exact)) if exact.pipe is not None else \
+                        XL["#VALUE!"]
+                else:
+                    result = t.run(self.args(i, t))
         finally:
             reasons.cell = None
         if i < nodes.cells and nodes.n_area[i] is None and nodes.n_kind[i] in LEGACY and \

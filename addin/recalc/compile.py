@@ -24,10 +24,11 @@ from .program import (CONST, COPY_SUFFIX, HOST, LIT, NAME, RAW, REF, UNION, Comp
                       DeferredPipe, NotStraight, Program, Template, host_as_input)
 from .read import Nodes
 from .runlog import RunLog
-from .startup import defer_scipy
+from .shapes import rect_of
+from .startup import defer_heavy_imports
 from .values import XL, quote
 
-defer_scipy()  # before formulas builds its function table (just below)
+defer_heavy_imports()  # before formulas builds its function table (just below)
 
 _UNSEEN = object()
 _LITERAL = re.compile(re.escape(shapes.LITERAL_PREFIX) + r"([0-9]+)_")
@@ -343,6 +344,9 @@ class FormulaCompiler:
         shareable = shp is not None and not _range_operators(tokens)
         index = _slot_index(shp)
         plan, private, unknown = self._plan(s, pipe, refs, index, moved, exact)
+        cut = legacy.intersected_results(pipe) if names & legacy.REFERENCE_RESULTS \
+            else frozenset()
+        legacy.cut_results(pipe, cut)  # before the program copies the functions
         dups = [] if shp is None else \
             [(j, index[rect]) for j, rect in enumerate(shp.rects) if index[rect] != j]
         unsupported = unsupported | unknown
@@ -356,7 +360,7 @@ class FormulaCompiler:
                         literals=not exact, geometry=_geometry_inputs(pipe),
                         intersect=legacy.intersected_inputs(pipe),
                         unknown=legacy.unknown_readers(pipe),
-                        spills=_calls_registry(names),
+                        spills=_calls_registry(names), cuts=bool(cut),
                         dynamic=bool(names & dynamic.DYNAMIC) or _colon_operator(tokens),
                         columnar=not (names & NOT_COLUMNAR) and
                         all(kind != HOST for kind, _ in plan))
@@ -527,14 +531,6 @@ def _scatter(into: list, ids: np.ndarray, values: list) -> None:
 
 def _value_error():
     return XL["#VALUE!"]
-
-
-def rect_of(rng: dict) -> tuple:
-    """formulas' range dict -> (SHEET, r1, c1, r2, c2), r1 <= r2 and c1 <= c2 (formulas
-    keeps the ends as written: ``A$5:A1`` is r1=5, r2=1)."""
-    r1, r2 = sorted((int(rng["r1"]) or 1, int(rng["r2"])))
-    c1, c2 = sorted((int(rng["n1"]) or 1, int(rng["n2"])))
-    return (shapes.sheet_key(rng.get("sheet_id") or rng.get("sheet") or ""), r1, c1, r2, c2)
 
 
 def _colon_operator(tokens) -> bool:

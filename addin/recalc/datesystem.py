@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
-import re
 
 import numpy as np
 import schedula as sh
@@ -29,6 +28,7 @@ from formulas.ranges import Ranges
 from .during import during
 from ..prefixes import spellings
 from .values import XL
+from ..lazyre import lazy_pattern
 
 OFFSET_1904 = 1462          # serial of 1904-01-01 in the 1900 date system [days]
 _ACTIVE: contextvars.ContextVar[bool] = contextvars.ContextVar("zvmplan_date1904",
@@ -44,7 +44,7 @@ SERIAL_FUNCTIONS = {
     "EDATE": ((0,), True), "EOMONTH": ((0,), True), "WORKDAY": ((0, 2), True),
     "WORKDAY.INTL": ((0, 3), True),
 }
-_QUOTED = re.compile(r'"[^"]*"|\[[^\]]*\]|\\.|_.|\*.')
+_QUOTED = lazy_pattern(r'"[^"]*"|\[[^\]]*\]|\\.|_.|\*.')
 
 
 @contextlib.contextmanager
@@ -102,7 +102,7 @@ def _date_format(fmt) -> bool:
         fmt = fmt.reshape(-1)[0] if fmt.size else ""
     if not isinstance(fmt, str):
         return False
-    codes = _QUOTED.sub("", fmt).lower()
+    codes = _QUOTED().sub("", fmt).lower()
     if "y" in codes or "d" in codes:
         return True
     return "m" in codes and "h" not in codes and "s" not in codes

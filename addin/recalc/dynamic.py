@@ -33,6 +33,7 @@ from ..prefixes import spellings
 from ..xlsx.references import MAX_COL, MAX_ROW, REFERENCE, reference_parts
 from . import shapes
 from .values import XL, one_value
+from ..lazyre import lazy_pattern
 
 _ACTIVE: contextvars.ContextVar = contextvars.ContextVar("zvmplan_dynamic", default=None)
 DYNAMIC = frozenset(spelled for name in ("OFFSET", "INDIRECT")
@@ -212,7 +213,7 @@ RANGE_OPERATOR = re.compile(rf":(?:(?<=\):)|(?<=\s:)|\s*{_CALL})")
 #: the literals :data:`RANGE_OPERATOR` matches, spaces after the colon aside
 RANGE_OPERATOR_LITERALS = ["):", " :"] + [f":{p}{name}(" for name in REFERENCE_FUNCTIONS
                                           for p in ("", "_XLFN.")]
-_SPACE_IT = re.compile(rf"\)\s*:\s*|\s*:\s*(?={_CALL})", re.I)
+_SPACE_IT = lazy_pattern(rf"\)\s*:\s*|\s*:\s*(?={_CALL})", re.I)
 
 
 def spaced_range_operators(text: str) -> str:
@@ -231,7 +232,7 @@ def spaced_range_operators(text: str) -> str:
     pieces = text.split('"')
     for k in range(0, len(pieces), 2):  # outside string literals
         if ":" in pieces[k]:
-            pieces[k] = _SPACE_IT.sub(lambda m: ") : " if m.group(0)[0] == ")" else " : ",
+            pieces[k] = _SPACE_IT().sub(lambda m: ") : " if m.group(0)[0] == ")" else " : ",
                                       pieces[k])
     return '"'.join(pieces)
 

@@ -12,8 +12,9 @@ import re
 
 from ..xlsx.cells import parse_area
 from .values import FXlError
+from ..lazyre import lazy_pattern
 
-_EXTERNAL = re.compile(r"""(?<![\w.'])
+_EXTERNAL = lazy_pattern(r"""(?<![\w.'])
     (?:'\[(?P<qbook>[0-9]+)\](?P<qsheet>(?:[^']|'')+)'|\[(?P<book>[0-9]+)\](?P<sheet>[^\W\d][\w.]*))
     !(?P<ref>\$?[A-Za-z]{1,3}\$?[0-9]{1,7}(?::\$?[A-Za-z]{1,3}\$?[0-9]{1,7})?)
     (?![\w.(!])""", re.X)
@@ -37,7 +38,7 @@ class ExternalRefs:
         pieces = text.split('"')
         for k in range(0, len(pieces), 2):
             if "[" in pieces[k]:
-                pieces[k] = _EXTERNAL.sub(self._replace, pieces[k])
+                pieces[k] = _EXTERNAL().sub(self._replace, pieces[k])
         return '"'.join(pieces)
 
     def _replace(self, m) -> str:

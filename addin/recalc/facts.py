@@ -24,11 +24,12 @@ import re
 
 from .during import during
 from . import shapes
+from ..lazyre import lazy_pattern
 
 _ACTIVE: contextvars.ContextVar["BookFacts | None"] = contextvars.ContextVar(
     "zvmplan_book_facts", default=None)
 #: a call of SUBTOTAL or AGGREGATE in a formula's text
-_NESTED = re.compile(r"(?<![A-Za-z0-9_.])(?:_xlfn\.)?(?:SUBTOTAL|AGGREGATE)\s*\(", re.I)
+_NESTED = lazy_pattern(r"(?<![A-Za-z0-9_.])(?:_xlfn\.)?(?:SUBTOTAL|AGGREGATE)\s*\(", re.I)
 _EMPTY: frozenset = frozenset()
 
 
@@ -70,7 +71,7 @@ class BookFacts:
         if self._nested is None:
             nested: dict = {}
             for s, r, c, text, area in self._formula_cells():
-                if _NESTED.search(text):
+                if _NESTED().search(text):
                     cells = nested.setdefault(self._keys[s], set())
                     if area is None:
                         cells.add((r, c))

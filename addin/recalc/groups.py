@@ -190,10 +190,31 @@ def _prefix(s, first, r1, c1, r2, c2):
     return ("prefix", s, first[1], r2, first[2], first[4], first[0])
 
 
-def slot_owners(index: CellIndex, slot) -> np.ndarray:
+def slot_owners(index: CellIndex, slot, last: bool = False) -> np.ndarray:
     """The formula nodes filling the cells a "cells", "rows" or "prefix" slot reads
     (-1 for none), one gather per column of the slot (for "prefix", the formula cells
-    of the tallest of its ranges)."""
+    of the tallest of its ranges). Worked out once per slot object of at most
+    :data:`KEEP_OWNERS` cells: the group's check (:func:`_slots`) and the evaluation
+    order ask the same slot of the same index; the answer is kept on the index, with the
+    slot (so its id is not reused), until a ``last`` ask. A longer slot is worked out at
+    each ask (numpy does it in few steps, and keeping it would add to the peak memory of
+    a large sheet). Read only: callers never write into it."""
+    kept = index.__dict__.setdefault("_slot_owners", {})
+    got = kept.pop(id(slot), None) if last else kept.get(id(slot))
+    if got is not None and got[0] is slot:
+        return got[1]
+    owners = _slot_owners(index, slot)
+    if not last and owners.size <= KEEP_OWNERS:
+        kept[id(slot)] = (slot, owners)
+    return owners
+
+
+#: the longest slot (cells) whose owners :func:`slot_owners` keeps between its asks
+KEEP_OWNERS = 4096
+
+
+def _slot_owners(index: CellIndex, slot) -> np.ndarray:
+    """:func:`slot_owners`, worked out."""
     if slot[0] == "prefix":
         _, s, r1, rows, c1, c2, sheet = slot
         return index.ids_in((sheet, r1, c1, int(rows.max()), c2))

@@ -33,9 +33,6 @@ import numpy as np
 import schedula as sh
 from formulas.functions import Array, get_functions, wrap_func
 from formulas.functions import is_not_empty
-from formulas.functions.math import xsum
-from formulas.functions.stat import _convert as _average_a_value
-from formulas.functions.stat import xfunc
 from formulas.functions.operators import OPERATORS
 from formulas.ranges import Ranges
 from formulas.tokens.operand import Empty, Error, XlError as FXlError, _index2col
@@ -45,8 +42,10 @@ from ..errors import ExcelError
 from ..calls import excel_names, load_functions
 from ..registry import REGISTRY
 from . import datesystem, dynamic, excel, formulacells, parsecost, rangememo, scalar, sparse
+from .excel.values import ReferenceValues
 from .runlog import note
-from .startup import defer_scipy
+from .shapes import rect_of
+from .startup import defer_heavy_imports
 from .values import MAX_TEXT, XL, one_value, range_cells
 
 # what the registry takes for an argument left out (F(1,,2)): its MISSING if it has one
@@ -167,7 +166,7 @@ def _whole_value(rng: Ranges):
 def install_functions() -> int:
     """Put every registry function into formulas' function table under each of its
     :func:`~zvmplan_addin.calls.excel_names`; returns how many functions."""
-    defer_scipy()  # formulas' function table without SciPy until a formula needs it
+    defer_heavy_imports()  # formulas' function table without SciPy and numpy.random
     parsecost.install()  # its parser without two steps quadratic in a formula's length
     rangememo.install()  # a reference's parts worked out once, not once per formula
     load_functions()
@@ -178,6 +177,7 @@ def install_functions() -> int:
     _average_left_to_right(table)
     excel.install(table, left_out=SKIPPED)  # Excel's rules where formulas differs
     scalar.install(OPERATORS)  # after excel.install put its operators in
+    scalar.install_functions(table)  # IF, ABS ... as formulas made them: the same shortcut
     for name, entry in list(table.items()):
         if isinstance(entry, dict):
             if not getattr(entry["function"], "_zvm_finite", False):
@@ -213,6 +213,9 @@ def sum_left_to_right(*args):
     order, NaN left out as xsum leaves it out."""
     numbers = _plain_numbers(args)
     if numbers is None:
+        # formulas' math module, imported here (by then install_functions has imported
+        # it): at this module's top it would come before defer_heavy_imports
+        from formulas.functions.math import xsum
         return xsum(*args, func=left_to_right_sum)
     return left_to_right_sum(numbers[~np.isnan(numbers)])
 
@@ -222,6 +225,8 @@ def _average_left_to_right(table) -> None:
     :func:`left_to_right_mean` instead of ``np.mean``, once."""
     if getattr(table["AVERAGE"], "_zvm_left_to_right", False):
         return
+    # imported here, after install_functions' defer_heavy_imports
+    from formulas.functions.stat import _convert as _average_a_value, xfunc
     for name, func in (
             ("AVERAGE", functools.partial(xfunc, func=left_to_right_mean, default=None)),
             ("AVERAGEA", functools.partial(xfunc, convert=_average_a_value,
@@ -364,6 +369,8 @@ def _geometry_functions(table) -> None:
     entry = table["INDEX"]
     if not getattr(entry["function"], "_zvm_geometry", False):
         def index(compiling, array, *args, _original=entry["function"]):
+            area = rect_of(array.ranges[0]) \
+                if isinstance(array, Ranges) and len(array.ranges) == 1 else None
             if not isinstance(array, Ranges):
                 value = one_value(array)
                 if isinstance(value, FXlError):  # Excel: INDEX(NA(),1,1) is #N/A, not #REF!
@@ -379,7 +386,7 @@ def _geometry_functions(table) -> None:
                         c is not None and rows[1] >= c > cols[1]:
                     return sh.EMPTY
                 array = Ranges((held,), array.values)
-            whole = _whole_row_or_column(array, args)
+            whole = _whole_row_or_column(array, args, area)
             if whole is not None:
                 return whole
             if not compiling:
@@ -459,11 +466,15 @@ def _one_cell(array, args):
 _POSITION = frozenset({int, float, np.int64, np.int32, np.float64})
 
 
-def _whole_row_or_column(array, args):
+def _whole_row_or_column(array, args, area=None):
     """INDEX with a row or column number 0: Excel's whole column (``INDEX(A1:C3,0,2)``),
     whole row (``INDEX(K1:M1,1,0)``) or whole array, as an array of values (#REF! past
     the array's edge); None for any other call (formulas' INDEX reads 0 as 1, so a
-    legacy array formula ``{=INDEX(K1:M1,1,0)}`` over H1:J1 showed K1 three times)."""
+    legacy array formula ``{=INDEX(K1:M1,1,0)}`` over H1:J1 showed K1 three times).
+    ``area``: the rectangle of the one-area reference given (before a whole column is
+    cut to the used rows); the answer then is a :class:`~.legacy.ReferenceValues`
+    carrying the rectangle of the reference Excel's INDEX gives, which a legacy cell
+    reads as one value (:func:`~.legacy.one_cell_of`)."""
     if not args or len(args) > 2:
         return None
     r, c = _number(args[0]), _number(args[1]) if len(args) == 2 else None
@@ -481,7 +492,15 @@ def _whole_row_or_column(array, args):
         return XL["#REF!"]
     rows = slice(None) if r == 0 else slice(r - 1, r)
     cols = slice(None) if c == 0 else slice(c - 1, c)
-    return value[rows, cols].copy().view(Array)
+    if area is None:
+        return value[rows, cols].copy().view(Array)
+    got = value[rows, cols].copy().view(ReferenceValues)
+    sheet, r1, c1, r2, c2 = area
+    if ((r2 - r1 + 1) == 1) == (h == 1) and ((c2 - c1 + 1) == 1) == (w == 1):
+        # (the one-row or one-column reading of a cut column is that of the whole)
+        got.rect = (sheet, r1 if r == 0 else r1 + r - 1, c1 if c == 0 else c1 + c - 1,
+                    r2 if r == 0 else r1 + r - 1, c2 if c == 0 else c1 + c - 1)
+    return got
 
 
 def _is_left_out(v) -> bool:

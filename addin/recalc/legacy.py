@@ -16,7 +16,12 @@ it is given
 * as the value ``IF`` or ``CHOOSE`` returns (they return the reference itself), where
   that value is the formula's result or an operator's operand
   (``=IF(A1>1,B1:B3,0)`` in P2 reads B2);
-* as the whole formula (``=A1:A5`` in row 3 shows A3).
+* as the whole formula (``=A1:A5`` in row 3 shows A3);
+* as the reference INDEX, OFFSET or INDIRECT gives, in those same places
+  (:func:`intersected_results`): ``=INDEX(B1:B8,0)`` in C3 shows B3 and
+  ``=OFFSET(B1,0,0,8,1)+1`` in C3 is B3+1, ``#VALUE!`` in row 20; given to SUM they stay
+  whole. The reference is made only as the formula runs, so it is cut there, at the
+  cell being evaluated (:func:`reading_at`).
 
 A function's argument that Excel evaluates as an array (SUMPRODUCT's, MMULT's, and
 under the functions this module does not know: INDEX's, MATCH's, ...) is left whole,
@@ -36,8 +41,20 @@ by Excel: ``ABS(K9:N9)`` in N96 is 345, ``COLUMN(B11:D11)`` in G252 is 2), Sheet
 """
 from __future__ import annotations
 
+import contextvars
+import functools
+
+import numpy as np
+
+from formulas.ranges import Ranges
+from formulas.tokens.operand import XlError
+
 from ..prefixes import bare_name
-from .program import COPY_SUFFIX
+from .during import during
+from .excel.values import ReferenceValues
+from .program import COPY_SUFFIX, NotStraight
+from .shapes import rect_of
+from .values import XL
 
 # formulas' operators: a reference they read in a legacy formula is implicitly intersected
 OPERATORS = frozenset(("+", "-", "*", "/", "^", "&", "=", "<>", "<", ">", "<=", ">=", "u-",
@@ -50,6 +67,24 @@ VALUE_CONTEXT = frozenset((
     "LN", "LOG", "LOG10", "MOD", "POWER", "SIGN", "TEXT", "LEN", "LEFT", "RIGHT", "MID",
     "UPPER", "LOWER", "TRIM", "VALUE", "CONCATENATE", "ISNUMBER", "ISTEXT", "ISBLANK",
     "ISERROR", "ISERR", "ISNA", "ISLOGICAL", "N", "T", "DATE", "YEAR", "MONTH", "DAY"))
+
+
+def intersection(rect, row: int, col: int):
+    """Excel's implicit intersection of ``rect`` with the cell (``row``, ``col``) that
+    reads it: a column gives its cell in that row, a row its cell in that column, a
+    block the cell at both; None (#VALUE! in Excel) when the cell is beside it."""
+    sheet, r1, c1, r2, c2 = rect
+    if r1 == r2 and c1 == c2:
+        return rect
+    if r1 != r2:
+        if not r1 <= row <= r2:
+            return None
+        r1 = r2 = row
+    if c1 != c2:
+        if not c1 <= col <= c2:
+            return None
+        c1 = c2 = col
+    return (sheet, r1, c1, r2, c2)
 
 
 def _classes(table: str) -> dict[str, str]:
@@ -173,18 +208,35 @@ def _value_context(pipe, node, depth: int, memo: dict | None) -> bool:
     return True
 
 
-def _read_as_one_value(pipe, node, memo: dict | None = None) -> bool:
+def _returned_through(name: str, positions: list) -> bool:
+    """Does IF or CHOOSE ``name`` return what it reads at ``positions``?"""
+    bare = _bare(name)
+    if bare not in _RETURNED or not positions:
+        return False
+    returned = _RETURNED[bare]
+    return all(k in returned if returned else k >= 1 for k in positions)
+
+
+def _read_as_one_value(pipe, node, memo: dict | None = None, depth: int = 0) -> bool:
     """Is function ``node``'s result the formula's result, or read only by operators and
-    value parameters (themselves in a value context)? A reference IF or CHOOSE returns
-    is then implicitly intersected; given to SUM it stays whole."""
+    value parameters (themselves in a value context), also through IF and CHOOSE
+    returning it (``=IF(A1,INDEX(B1:B8,0),0)``)? A reference IF, CHOOSE, INDEX, OFFSET or
+    INDIRECT returns is then implicitly intersected; given to SUM it stays whole."""
+    if depth > 64:
+        return False
     succ, dsp = pipe.dsp.dmap.succ, pipe.dsp
     for data in succ.get(node, ()):
         for reader in succ.get(data, ()):
             name = _name(reader)
             if name is None:
                 return False
+            positions = _positions(dsp, reader, data)
+            if _returned_through(name, positions):
+                if not _read_as_one_value(pipe, reader, memo, depth + 1):
+                    return False
+                continue
             if name not in OPERATORS and not all(
-                    parameter_class(name, k) == "V" for k in _positions(dsp, reader, data)):
+                    parameter_class(name, k) == "V" for k in positions):
                 return False
             if not value_context(pipe, reader, 0, memo):
                 return False
@@ -199,13 +251,102 @@ def _intersects(pipe, reader, key, memo: dict | None = None) -> bool:
     if name in OPERATORS:
         return value_context(pipe, reader, 0, memo)
     positions = _positions(pipe.dsp, reader, key)
-    bare = _bare(name)
-    if bare in _RETURNED:
-        returned = _RETURNED[bare]
-        if all(k in returned if returned else k >= 1 for k in positions):
-            return _read_as_one_value(pipe, reader, memo)
+    if _returned_through(name, positions):
+        return _read_as_one_value(pipe, reader, memo)
     return bool(positions) and all(parameter_class(name, k) == "V" for k in positions) \
         and value_context(pipe, reader, 0, memo)
+
+
+# functions whose result is a reference made as the formula runs
+REFERENCE_RESULTS = frozenset(("INDEX", "OFFSET", "INDIRECT"))
+# (row, column, ranges(rect) -> its value as formulas passes a reference) of the legacy
+# formula cell being evaluated; WHOLE for an array formula, a dynamic-array formula or a
+# defined name; None for a column of cells run at once (.columnar)
+_CELL: contextvars.ContextVar = contextvars.ContextVar("zvmplan_legacy_cell", default=None)
+WHOLE = "whole"
+
+
+def reading_at(row: int, col: int, ranges):
+    """While the block runs, a reference INDEX, OFFSET or INDIRECT gives where the legacy
+    formula of the cell at (``row``, ``col``) reads one value is cut to its one cell there;
+    ``ranges(rect)`` gives that cell's value as formulas passes a reference."""
+    return during(_CELL, (row, col, ranges))
+
+
+def keeping_whole():
+    """While the block runs, such a reference stays whole (a formula that is not legacy)."""
+    return during(_CELL, WHOLE)
+
+
+def intersected_results(pipe) -> frozenset:
+    """The function nodes of ``pipe`` -- INDEX, OFFSET, INDIRECT -- whose reference a
+    legacy formula reads as one value (see the module's docstring)."""
+    memo: dict = {}
+    return frozenset(
+        node for node, attrs in pipe.dsp.nodes.items()
+        if attrs.get("type") == "function" and _name(node) is not None
+        and _bare(_name(node)) in REFERENCE_RESULTS
+        and _read_as_one_value(pipe, node, memo))
+
+
+def cut_results(pipe, nodes: frozenset) -> None:
+    """Make each function node of ``nodes`` give its reference cut to the evaluated
+    legacy cell's row or column (:func:`one_cell_of`); marked ``_zvm_per_cell``, so it is
+    never computed once for several cells."""
+    for node in nodes:
+        attrs = pipe.dsp.nodes[node]
+        func = attrs["function"]
+        if getattr(func, "_zvm_per_cell", False):
+            continue
+
+        def cut(*args, _func=func):
+            return one_cell_of(_func(*args))
+        functools.update_wrapper(cut, func)
+        cut._zvm_per_cell = True
+        attrs["function"] = cut
+
+
+def may_give_several_cells(positions) -> bool:
+    """Could INDEX with these ``positions`` (its arguments after the range: values, or
+    columns of them) give a reference of several cells, cut only cell by cell? Yes
+    unless each is a number >= 1 or an error (0, an empty cell, text or TRUE/FALSE
+    may read as a whole row or column)."""
+    for pos in positions:
+        if isinstance(pos, Ranges):
+            pos = pos.value
+        for x in np.asarray(pos, dtype=object).ravel().tolist():
+            if isinstance(x, XlError):
+                continue
+            if isinstance(x, (bool, np.bool_)) or \
+                    not isinstance(x, (int, float, np.integer, np.floating)) or not x >= 1:
+                return True
+    return False
+
+
+def one_cell_of(result):
+    """A reference ``result`` as the legacy cell being evaluated reads it: its one cell in
+    that cell's row (a column) or column (a row), #VALUE! beside it or for a reference of
+    several areas; anything else, or a formula that is not legacy, unchanged. Run for a
+    column of cells at once, a reference of several cells raises
+    :class:`~.program.NotStraight`: the column is then evaluated cell by cell."""
+    cell = _CELL.get()
+    if cell is WHOLE:
+        return result
+    if isinstance(result, ReferenceValues) and "rect" in result.__dict__:
+        rect = result.rect
+    elif not isinstance(result, Ranges) or not result.ranges:
+        return result
+    elif len(result.ranges) != 1:
+        return XL["#VALUE!"]
+    else:
+        rect = rect_of(result.ranges[0])
+    if rect[1] == rect[3] and rect[2] == rect[4]:
+        return result
+    if cell is None:  # cells run as one column: each cell is cut alone (columns.py)
+        raise NotStraight("a reference of several cells read as one value")
+    row, col, ranges = cell
+    cut = intersection(rect, row, col)
+    return XL["#VALUE!"] if cut is None else ranges(cut)
 
 
 def intersected_inputs(pipe) -> frozenset:

@@ -25,22 +25,23 @@ import re
 
 from ..xlsx.references import translate
 from . import shapes
+from ..lazyre import lazy_pattern
 
 # A word that may be a name: not part of a longer word, number, reference, error literal,
 # structured reference or function call; optionally qualified by its sheet. After ":" only
 # when a cell's row number is before it (``B2:E5:f`` is B2:E5 to the range named f, as
 # Excel reads it; ``A:f`` is columns A to F).
-_WORD = re.compile(r"""
+_WORD = lazy_pattern(r"""
     (?P<error>\#(?:N/A|NULL!|DIV/0!|VALUE!|REF!|NAME\?|NUM!|GETTING_DATA|SPILL!|CALC!))|
     (?<![\w.\\$!'\]\#\[@?])(?<!(?<!\d):)
     (?P<sheet>(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?
     (?P<name>[^\W\d][\w.\\?]*|\\[\w.\\?]*)
     (?![\w.\\?(!\[\]$:])
     """, re.VERBOSE)
-_OWN_BOOK = re.compile(r"(?<![\w\]])\[0\]!")   # [0]!Name: a name of this workbook
-_SINGLE = re.compile(r"""(?:'(?:[^']|'')+'|[^\W\d][\w.]*)![$A-Za-z0-9:]+|-?[0-9.]+(?:[eE][+-]?[0-9]+)?
+_OWN_BOOK = lazy_pattern(r"(?<![\w\]])\[0\]!")   # [0]!Name: a name of this workbook
+_SINGLE = lazy_pattern(r"""(?:'(?:[^']|'')+'|[^\W\d][\w.]*)![$A-Za-z0-9:]+|-?[0-9.]+(?:[eE][+-]?[0-9]+)?
                          |"(?:[^"]|"")*"|\{[^}]*\}|\#[A-Z/0!?]+[!?A]?|TRUE|FALSE""", re.X | re.I)
-_LAMBDA = re.compile(r"\s*(?:_xlfn\.)?LAMBDA\s*\(", re.I)
+_LAMBDA = lazy_pattern(r"\s*(?:_xlfn\.)?LAMBDA\s*\(", re.I)
 MAX_DEPTH = 32          # names within names, deeper than any real workbook
 
 
@@ -70,7 +71,7 @@ class NameTable:
         formula calls as a function (``=MYLAMBDA(2,1)``): these are not replaced but
         evaluated as names of their own."""
         return [(sheet, name, text) for (sheet, name), text in self.table.items()
-                if _LAMBDA.match(text)]
+                if _LAMBDA().match(text)]
 
     def inline(self, text: str, sheet: int, row: int, col: int) -> str:
         """``text`` (a formula without its ``=``, in cell (``row``, ``col``) of sheet
@@ -88,9 +89,9 @@ class NameTable:
             if not piece:
                 continue
             if "[0]!" in piece:
-                piece = pieces[k] = _OWN_BOOK.sub("", piece)
+                piece = pieces[k] = _OWN_BOOK().sub("", piece)
                 changed = True
-            new = _WORD.sub(lambda m: self._replace(m, sheet, row, col, seen), piece)
+            new = _WORD().sub(lambda m: self._replace(m, sheet, row, col, seen), piece)
             if new is not piece and new != piece:
                 pieces[k], changed = new, True
         return '"'.join(pieces) if changed else text
@@ -118,7 +119,7 @@ class NameTable:
         inner = self._inline(moved, key[0] if key[0] is not None else sheet, row, col,
                              seen + (key,))
         after_colon = m.start() > 0 and m.string[m.start() - 1] == ":"  # A1:name
-        return inner if _SINGLE.fullmatch(inner.strip()) and not after_colon else f"({inner})"
+        return inner if _SINGLE().fullmatch(inner.strip()) and not after_colon else f"({inner})"
 
 
 __all__ = ["NameTable", "MAX_DEPTH"]

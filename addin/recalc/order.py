@@ -89,7 +89,7 @@ class EvaluationOrder:
                     elif kind == REF and slot[0] == "same":
                         found |= units_in(slot[1])
                     elif kind == REF:
-                        owners = slot_owners(index, slot)
+                        owners = slot_owners(index, slot, last=True)
                         found.update(unique(unit_of[owners[owners >= 0]]).tolist())
                 names = code.name_deps[first]
             found.update(int(unit_of[nid]) for nid in names if nid is not None)

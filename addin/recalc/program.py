@@ -191,7 +191,8 @@ class Program:
                 if self.names[node["outputs"][0]] in VOLATILE:
                     self.volatile.add(node["outputs"][0])
                     self.impure.add(node["outputs"][0])
-                elif COMPILING in node.get("extra_inputs", {}):
+                elif COMPILING in node.get("extra_inputs", {}) or \
+                        getattr(node["function"], "_zvm_per_cell", False):
                     self.impure.add(node["outputs"][0])
             else:
                 raise NotStraight(v)
@@ -250,6 +251,7 @@ class Template:
     intersect: frozenset = frozenset()  # plan positions a legacy formula reads intersected
     unknown: Any = None              # plan position -> a function not known to .legacy reading it
     spills: bool = False             # calls a zvmplan function: a plain formula's array spills
+    cuts: bool = False               # a legacy cell cuts INDEX/OFFSET/INDIRECT's reference
     dynamic: bool = False            # calls OFFSET or INDIRECT: references made as it runs
     columnar: bool = True            # may run as a column: reads no position (ROW, OFFSET, ...)
 

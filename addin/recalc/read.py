@@ -26,6 +26,7 @@ from .tables import TableRefs
 from .facts import BookFacts
 from .runlog import RunLog
 from .values import display, filled, input_value
+from ..lazyre import lazy_pattern
 
 DENSE_LIMIT = DENSE_CELLS  # cells in a sheet's bounding box held as a dense grid
 
@@ -564,7 +565,7 @@ _SLICE = 32_768  # texts joined at once by _holding
 
 _REF_END = r"""(?:(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?(?:\#REF!|\$?[A-Za-z]{1,3}\$?[0-9]+
                |\$?[A-Za-z]{1,3}(?![\w(])|\$?[0-9]+(?![\w.]))"""
-_DEAD_RANGE = re.compile(rf"(?:(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?\#REF!:{_REF_END}"
+_DEAD_RANGE = lazy_pattern(rf"(?:(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?\#REF!:{_REF_END}"
                          rf"|(?<![\w.$'!]){_REF_END}:(?:(?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?\#REF!",
                          re.X)
 
@@ -578,14 +579,14 @@ def dead_ranges(text: str) -> str:
     pieces = text.split('"')
     for k in range(0, len(pieces), 2):  # outside string literals
         while "#REF!" in pieces[k]:
-            new = _DEAD_RANGE.sub("#REF!", pieces[k])
+            new = _DEAD_RANGE().sub("#REF!", pieces[k])
             if new == pieces[k]:
                 break
             pieces[k] = new
     return '"'.join(pieces)
 
 
-_ANCHOR = re.compile(r"_xlfn\.ANCHORARRAY\(\s*((?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?"
+_ANCHOR = lazy_pattern(r"_xlfn\.ANCHORARRAY\(\s*((?:'(?:[^']|'')+'|[^\W\d][\w.]*)!)?"
                      r"\$?([A-Za-z]{1,3})\$?([0-9]+)\s*\)", re.I)
 
 
@@ -607,7 +608,7 @@ class SpilledRanges:
             return text
         pieces = text.split('"')
         for k in range(0, len(pieces), 2):  # outside string literals
-            pieces[k] = _ANCHOR.sub(lambda m: self._range(m, s), pieces[k])
+            pieces[k] = _ANCHOR().sub(lambda m: self._range(m, s), pieces[k])
         return '"'.join(pieces)
 
     def _range(self, m, s: int) -> str:

@@ -1,5 +1,6 @@
-"""formulas' operators (``+``, ``-``, ``=``, ``&`` ...) called on single values without
-their array machinery.
+"""formulas' operators (``+``, ``-``, ``=``, ``&`` ...) and its ``wrap_ufunc`` functions
+(``IF``, ``ABS`` ...: :func:`install_functions`) called on single values without their
+array machinery.
 
 Each operator in formulas' table is three wrappers deep: the outer one reads each
 ``Ranges`` argument's value (``parse_ranges``), the middle one turns an exception into
@@ -33,6 +34,7 @@ element's type and value, errors by identity.
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 
 import numpy as np
@@ -100,6 +102,7 @@ def scalar_operator(op, name: str | None = None):
     if parts is None:
         return op
     parse, evaluate, otype = parts["args_parser"], parts["safe_eval"], parts["otype"]
+    plain_parse = parse is _default_args_parser()
     arrays = name in arrayops.OPERATORS
 
     def call(*args, **kwargs):
@@ -116,18 +119,28 @@ def scalar_operator(op, name: str | None = None):
                     return whole
             return op(*args)
         try:
-            values = tuple(parse(*got))
             cell = False
             elements = []
-            for v in values:
-                if type(v) in SCALAR_TYPES:
-                    elements.append(v)
-                elif _one_value(v):
-                    cell = cell or v.ndim == 2
-                    elements.append(np.ndarray.item(v))  # an object array's very object
-                else:
-                    return op(*args)
-            with np.errstate(divide="ignore", invalid="ignore"):
+            if plain_parse:  # replace_empty on each, as the default args_parser does
+                for v in got:
+                    if type(v) in SCALAR_TYPES:
+                        elements.append(0 if v is sh.EMPTY else v)
+                    elif _one_value(v):
+                        cell = cell or v.ndim == 2
+                        elements.append(_empty_as_zero(np.ndarray.item(v)))
+                    else:
+                        return op(*args)
+            else:
+                for v in parse(*got):
+                    if type(v) in SCALAR_TYPES:
+                        elements.append(v)
+                    elif _one_value(v):
+                        cell = cell or v.ndim == 2
+                        elements.append(np.ndarray.item(v))  # an object array's very object
+                    else:
+                        return op(*args)
+            # an overflow raises here and goes the general way, which warns of it once
+            with np.errstate(divide="ignore", invalid="ignore", over="raise"):
                 r = evaluate(*elements)
         except Exception:  # noqa: BLE001 - the general way decides what it gives
             return op(*args)
@@ -144,6 +157,20 @@ def scalar_operator(op, name: str | None = None):
     functools.update_wrapper(call, op)  # its marks (_zvm_excel ...) kept
     call._zvm_scalar = True
     return call
+
+
+@functools.lru_cache(maxsize=None)
+def _default_args_parser():
+    """``wrap_ufunc``'s default ``args_parser`` (``replace_empty`` on each argument)."""
+    return inspect.signature(wrap_ufunc).parameters["args_parser"].default
+
+
+def _empty_as_zero(element):
+    """The element of a one-value object array after formulas' ``replace_empty`` (its
+    ``empty`` 0): replaced when the array ``contains`` the empty cell (``element ==
+    EMPTY``) and ``np.where``'s mask (``EMPTY == element``) holds, the two comparisons
+    numpy makes, in its order; an exception goes the general way."""
+    return 0 if element == sh.EMPTY and sh.EMPTY == element else element
 
 
 def _single_values(args) -> list | None:
@@ -180,3 +207,31 @@ def install(operators) -> None:
     take, with its shortcut (idempotent)."""
     for name, op in list(operators.items()):
         operators[name] = scalar_operator(op, name)
+
+
+#: functions of formulas' table given the single-value shortcut (:func:`install_functions`):
+#: pure ones a plan uses often, each compared with formulas' own path by
+#: ``tests/test_scalar_functions.py``
+SCALAR_FUNCTIONS = frozenset({
+    "IF", "IFERROR", "IFNA", "_XLFN.IFNA", "NOT", "ABS", "SIGN", "INT", "TRUNC", "ROUND",
+    "ROUNDUP", "ROUNDDOWN", "MOD", "SQRT", "EXP", "LN", "LOG10", "POWER", "LEFT", "RIGHT",
+    "MID", "LEN", "UPPER", "LOWER", "EXACT", "FIND", "SEARCH", "SUBSTITUTE", "REPT",
+    "CONCATENATE", "_XLFN.CONCATENATE"})
+
+
+def install_functions(table) -> list[str]:
+    """The same single-value shortcut for each function of :data:`SCALAR_FUNCTIONS` in
+    formulas' function ``table`` that is formulas' own ``wrap_ufunc`` as it stands (the
+    three wrappers and the default ``return_func``; a function zvmplan's Excel rules
+    replaced or wrapped is not, and is left as it is); a dict entry keeps its other keys
+    (``solve_cycle``). The names taken; idempotent."""
+    taken = []
+    for name in sorted(SCALAR_FUNCTIONS & set(table)):
+        entry = table[name]
+        func = entry["function"] if isinstance(entry, dict) else entry
+        fast = scalar_operator(func)
+        if fast is func:
+            continue
+        table[name] = {**entry, "function": fast} if isinstance(entry, dict) else fast
+        taken.append(name)
+    return taken

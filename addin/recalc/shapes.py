@@ -44,6 +44,14 @@ def sheet_key(name: str) -> str:
 _COLS: dict[str, int] = {}  # column letters (with any $) -> number
 
 
+def rect_of(rng: dict) -> tuple:
+    """formulas' range dict -> (SHEET, r1, c1, r2, c2), r1 <= r2 and c1 <= c2 (formulas
+    keeps the ends as written: ``A$5:A1`` is r1=5, r2=1)."""
+    r1, r2 = sorted((int(rng["r1"]) or 1, int(rng["r2"])))
+    c1, c2 = sorted((int(rng["n1"]) or 1, int(rng["n2"])))
+    return (sheet_key(rng.get("sheet_id") or rng.get("sheet") or ""), r1, c1, r2, c2)
+
+
 def shape(text: str, sheet: str, row: int, col: int, generic: bool = False,
           scope: str = "", spans: list | None = None) -> Shape | None:
     """The shape of formula ``text`` (without its leading ``=``) held in cell (``row``,

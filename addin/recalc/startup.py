@@ -14,6 +14,13 @@ place of ``scipy.stats``, ``scipy.linalg`` and ``scipy.interpolate``; the stand-
 function computes exactly what it would have; a formula that never calls one of them
 never loads SciPy. If SciPy is already loaded, or ``formulas`` has already imported its
 statistics module, nothing is done.
+
+Likewise ``formulas.functions.math`` reads ``np.random.rand`` at its top (for RAND), which
+imports ``numpy.random`` (its bit generators, ``secrets``, ``hmac``: ~0.01 CPU-s) for a
+function few workbooks call: :func:`defer_numpy_random` imports that module while a
+stand-in answers ``np.random``, and RAND gets a function that calls ``numpy.random.rand``
+itself, imported on its first call (the same generator, the same numbers).
+:func:`defer_heavy_imports` does both.
 """
 from __future__ import annotations
 
@@ -185,3 +192,54 @@ def defer_scipy() -> bool:
             if sys.modules.get(name) is module:
                 del sys.modules[name]
     return True
+
+
+RANDOM = "numpy.random"
+MATH_MODULE = "formulas.functions.math"
+
+
+def _rand(*args):
+    """``numpy.random.rand``, imported on its first call (RAND)."""
+    import numpy.random
+    return numpy.random.rand(*args)
+
+
+_rand.__name__ = _rand.__qualname__ = "rand"
+
+
+class _DeferredRandom(types.ModuleType):
+    """Stands for ``numpy.random`` as ``np.random`` while ``formulas``' math module is
+    imported: ``rand`` is :func:`_rand`; any other attribute imports the real module (the
+    stand-in steps aside first) and answers from it."""
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        if attr == "rand":
+            return _rand
+        if np.__dict__.get("random") is self:
+            del np.random
+        return getattr(importlib.import_module(RANDOM), attr)
+
+
+def defer_numpy_random() -> bool:
+    """Import ``formulas``' math module with ``numpy.random`` deferred (see the module
+    docstring); True if the stand-in was used. Nothing is done if ``numpy.random`` or
+    that module is loaded already."""
+    if RANDOM in sys.modules or MATH_MODULE in sys.modules or "random" in np.__dict__:
+        return False
+    standin = _DeferredRandom(RANDOM)
+    np.random = standin  # numpy's __getattr__ is not asked while this is set
+    try:
+        importlib.import_module(MATH_MODULE)
+    finally:
+        if np.__dict__.get("random") is standin:
+            del np.random
+    return True
+
+
+def defer_heavy_imports() -> None:
+    """``formulas``' function modules imported with ``numpy.random``
+    (:func:`defer_numpy_random`) and SciPy (:func:`defer_scipy`) deferred."""
+    defer_numpy_random()
+    defer_scipy()

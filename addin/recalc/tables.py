@@ -19,8 +19,9 @@ import re
 
 from ..xlsx.cells import col_letters
 from .values import display
+from ..lazyre import lazy_pattern
 
-_START = re.compile(r"(?<![\w.\\\]])((?:[A-Za-z_\\][\w.\\]*)?)\[")
+_START = lazy_pattern(r"(?<![\w.\\\]])((?:[A-Za-z_\\][\w.\\]*)?)\[")
 _SPECIAL = {"#ALL", "#DATA", "#HEADERS", "#TOTALS", "#THIS ROW"}
 
 
@@ -56,7 +57,7 @@ class TableRefs:
 
     def _inline(self, piece: str, sheet: int, row: int, col: int) -> str:
         out, pos = [], 0
-        for m in _START.finditer(piece):
+        for m in _START().finditer(piece):
             if m.start() < pos:
                 continue
             end = _closing(piece, m.end() - 1)

@@ -19,6 +19,7 @@ import re
 from ..prefixes import bare_name
 from .shapes import sheet_key
 from .values import quote
+from ..lazyre import lazy_pattern
 
 #: the functions Excel lets a 3-D reference be an argument of
 ACCEPTING = frozenset((
@@ -31,7 +32,7 @@ _CELL = r"\$?[A-Za-z]{1,3}\$?[0-9]{1,7}"
 _AREA = (rf"{_CELL}(?::{_CELL})?|\$?[A-Za-z]{{1,3}}:\$?[A-Za-z]{{1,3}}"
          r"|\$?[0-9]{1,7}:\$?[0-9]{1,7}")
 #: ``First:Last!ref`` or ``'First:Last'!ref``
-THREE_D = re.compile(rf"""(?<![\w.$:!'\]\#])
+THREE_D = lazy_pattern(rf"""(?<![\w.$:!'\]\#])
     (?:'(?P<q1>(?:[^':]|''){{1,31}}):(?P<q2>(?:[^':]|''){{1,31}})'|(?P<p1>{_NAME}):(?P<p2>{_NAME}))
     !(?P<ref>{_AREA})(?![\w.(!:\[])""", re.X)
 def maybe(sheet_names) -> re.Pattern:
@@ -73,7 +74,7 @@ class ThreeD:
         masked = '"'.join(piece if k % 2 == 0 else " " * len(piece)
                           for k, piece in enumerate(text.split('"')))
         out, pos = [], 0
-        for m in THREE_D.finditer(masked):
+        for m in THREE_D().finditer(masked):
             sheets = self._sheets(m)
             if sheets is None or not _whole_argument(masked, m.start(), m.end()):
                 continue

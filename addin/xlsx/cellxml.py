@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 from . import xml as xmlparse
 from .cells import a1, parse_area
 from .sheet import XlError
+from ..lazyre import lazy_pattern
 
 
 class CellUpdate(NamedTuple):
@@ -22,7 +23,7 @@ class CellUpdate(NamedTuple):
 _ILLEGAL_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0d\x0e-\x1f\ufffe\uffff]")
 _ILLEGAL_BUT_NUL = re.compile(r"[\x01-\x08\x0b\x0c\x0d\x0e-\x1f\ufffe\uffff]")
 # a text that itself reads as an escape: its "_" is written _x005F_ (as Excel does)
-_LOOKS_ESCAPED = re.compile(r"_(?=x[0-9A-Fa-f]{4}_)")
+_LOOKS_ESCAPED = lazy_pattern(r"_(?=x[0-9A-Fa-f]{4}_)")
 
 
 def escape_text(s: str, keep_nul: bool = False) -> str:
@@ -31,7 +32,7 @@ def escape_text(s: str, keep_nul: bool = False) -> str:
     turns into LF), as Excel's ``_xHHHH_``; a literal ``_x0041_`` in the text as
     ``_x005F_x0041_``, so it is not read as "A" (NUL kept as it is with ``keep_nul``)."""
     if "_x" in s:
-        s = _LOOKS_ESCAPED.sub("_x005F_", s)
+        s = _LOOKS_ESCAPED().sub("_x005F_", s)
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     illegal = _ILLEGAL_BUT_NUL if keep_nul else _ILLEGAL_XML
     if illegal.search(s):

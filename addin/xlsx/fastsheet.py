@@ -27,12 +27,11 @@ It is only ever a faster way to the general reader's answer:
 """
 from __future__ import annotations
 
-import re
-
 from . import sheet as S
 from .cellread import ATTR as _ATTR, Kinds as _Kinds, attrs as _attrs, value as _value
+from ..lazyre import lazy_pattern
 
-_TOKEN = re.compile(
+_TOKEN = lazy_pattern(
     rb'<c r="([A-Z]{1,3})([0-9]{1,7})"((?:' + _ATTR + rb')*)'      # 1 letters 2 digits 3 attrs
     rb'(?: ?/>|>'
     rb'(?:<f((?:' + _ATTR + rb')*)(?: ?/>|>([^<]*)</f>))?'          # 4 <f> attrs 5 <f> text
@@ -133,8 +132,9 @@ def _read_cells(data: bytes, body: int, stop: int, name: str, strings: list, val
     unescaped = S._unescaped
     in_row = False
     row = 0
+    row_number = _ROW_R()
     max_row = max_col = 0
-    for m in _TOKEN.finditer(data, body, stop):
+    for m in _TOKEN().finditer(data, body, stop):
         letters, digits, attrs, f_attrs, f_raw, v_el, v_raw, is_raw, row_attrs, row_end, \
             empty_row, other = m.groups()
         if letters is not None:
@@ -210,7 +210,7 @@ def _read_cells(data: bytes, body: int, stop: int, name: str, strings: list, val
             return None             # a row inside a row
         if row_attrs is not None:
             in_row = True
-            rm = _ROW_R.match(row_attrs)
+            rm = row_number.match(row_attrs)
             if rm is not None and b"hidden" not in row_attrs:
                 row = int(rm.group(1))
                 continue
@@ -227,7 +227,7 @@ def _read_cells(data: bytes, body: int, stop: int, name: str, strings: list, val
     return layout, max_row, max_col, (cells_left, others_left)
 
 
-_ROW_R = re.compile(rb' r="([0-9]+)"')
+_ROW_R = lazy_pattern(rb' r="([0-9]+)"')
 
 
 class _Columns(dict):

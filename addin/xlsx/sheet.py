@@ -30,6 +30,7 @@ from .cells import col_number, parse_area
 from .errors import UnsafeWorkbookError, one_line
 from .package import XlsxPackage
 from .references import translate
+from ..lazyre import lazy_pattern
 
 #: cells in all the sheets of a workbook together, whatever the memory (:mod:`.size`,
 #: which defines it): a budget shared by the sheets, so that many sheets each under it
@@ -380,9 +381,9 @@ def read_shared_strings(data: bytes, name: str) -> list[str]:
     return out
 
 
-_OOXML_ESC = re.compile(r"_x([0-9A-Fa-f]{4})_")
+_OOXML_ESC = lazy_pattern(r"_x([0-9A-Fa-f]{4})_")
 # the references XML itself defines (expat has refused any other)
-_ENTITY = re.compile(r"&(#x[0-9A-Fa-f]+|#[0-9]+|lt|gt|amp|quot|apos);")
+_ENTITY = lazy_pattern(r"&(#x[0-9A-Fa-f]+|#[0-9]+|lt|gt|amp|quot|apos);")
 _ENTITIES = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
 
 
@@ -395,7 +396,7 @@ def _entity(m: re.Match) -> str:
 
 def unescape_ooxml(s: str) -> str:
     """SpreadsheetML's ``_xHHHH_`` escapes of characters XML cannot hold."""
-    return _OOXML_ESC.sub(lambda m: chr(int(m.group(1), 16)), s) if "_x" in s else s
+    return _OOXML_ESC().sub(lambda m: chr(int(m.group(1), 16)), s) if "_x" in s else s
 
 
 class PartText(str):
@@ -959,7 +960,7 @@ def _decoded(raw: bytes) -> str:
 def _unescaped(s: str) -> str:
     """Text with the references XML defines replaced (expat has refused any other)."""
     if "&#" in s:
-        return _ENTITY.sub(_entity, s)
+        return _ENTITY().sub(_entity, s)
     # each "&" starts one of these five; "&amp;" goes last so that the "&" it gives back
     # is never read as the start of another
     return (s.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"')

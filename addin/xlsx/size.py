@@ -39,6 +39,7 @@ import re
 from dataclasses import dataclass
 
 from .errors import UnsafeWorkbookError
+from ..lazyre import lazy_pattern
 
 #: cells in all the sheets together, whatever the memory (:data:`.sheet.MAX_CELLS`): about
 #: 200 CPU-s of work at the 10 us a cell measured on the 100,000-row planner sheet (1.4
@@ -138,15 +139,15 @@ def bounding_cells(data: bytes, whole: bool = True) -> int | None:
     # no dimension (openpyxl's write-only mode writes none): the last row's number times
     # the widest cell reference in the first and last 64 KB
     tail = data[-2**16:]
-    refs = _CELL_REFS.findall(data, 0, 2**16) + _CELL_REFS.findall(tail)
-    rows = _ROW_NUMBER.findall(tail)
+    refs = _CELL_REFS().findall(data, 0, 2**16) + _CELL_REFS().findall(tail)
+    rows = _ROW_NUMBER().findall(tail)
     if not rows or not refs:
         return None
     return int(rows[-1]) * max(_col(letters) for letters in refs)
 
 
-_ROW_NUMBER = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?row\s[^>]*?\br=[\"'](\d{1,7})[\"']")
-_CELL_REFS = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c\s[^>]*?\br=[\"']([A-Z]{1,3})\d")
+_ROW_NUMBER = lazy_pattern(rb"<(?:[A-Za-z_][\w.-]*:)?row\s[^>]*?\br=[\"'](\d{1,7})[\"']")
+_CELL_REFS = lazy_pattern(rb"<(?:[A-Za-z_][\w.-]*:)?c\s[^>]*?\br=[\"']([A-Z]{1,3})\d")
 
 
 def _col(letters: bytes) -> int:

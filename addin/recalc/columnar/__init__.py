@@ -76,6 +76,7 @@ from ...calls import resolve
 from ...errors import ExcelError
 from ...prefixes import spellings
 from ..excel.numbers import near_zero_column
+from ..legacy import may_give_several_cells
 from ..program import MISSING, NotStraight, Program
 from ..values import NOT_ONE, one_value
 from .conditional import FUNCTIONS as CONDITIONAL_FUNCTIONS, conditional_step
@@ -186,6 +187,9 @@ def _column_step(name, func, inputs, values, column, n, note, memo=None, codes=N
     that gives formulas' answer for each cell: numpy (:func:`_fast`), a zvmplan function
     or an elementwise function once per distinct argument combination, formulas' own
     elementwise call on the whole columns, and else :func:`_per_distinct`."""
+    if getattr(func, "_zvm_per_cell", False) and \
+            may_give_several_cells([values[k] for k in inputs[2:]]):
+        raise NotStraight(name)  # INDEX(B1:B8,0) read as one value: cut cell by cell
     if any(column.get(k) == PREFIX_COLUMN for k in inputs):  # a running total
         result = prefix_step(name, [values[k] for k in inputs],
                              [column.get(k) for k in inputs], n, func=func)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import re
 
 import numpy as np
@@ -71,11 +72,6 @@ def text_of(v) -> str:
     return str(v)
 
 
-_WIN1252 = {n: bytes([n]).decode("cp1252", errors="ignore") or chr(n)
-            for n in range(1, 256)}
-_CODES = {ch: n for n, ch in _WIN1252.items()}
-_MAC_ROMAN = {n: bytes([n]).decode("mac_roman") for n in range(1, 256)}
-_MAC_CODES = {ch: n for n, ch in _MAC_ROMAN.items()}
 _MAC: contextvars.ContextVar[bool] = contextvars.ContextVar("zvmplan_mac_roman",
                                                             default=False)
 
@@ -92,7 +88,20 @@ def mac_roman(active: bool):
 
 
 def _charset() -> tuple[dict, dict]:
-    return (_MAC_ROMAN, _MAC_CODES) if _MAC.get() else (_WIN1252, _CODES)
+    return _character_tables(_MAC.get())
+
+
+@functools.cache
+def _character_tables(mac: bool) -> tuple[dict, dict]:
+    """CHAR's table (code 1-255 to character) and CODE's (character to code) for
+    Windows-1252 (a code it leaves undefined stands for itself) or, if ``mac``, Mac
+    Roman; built on first use, not at every start-up."""
+    if mac:
+        chars = {n: bytes([n]).decode("mac_roman") for n in range(1, 256)}
+    else:
+        chars = {n: bytes([n]).decode("cp1252", errors="ignore") or chr(n)
+                 for n in range(1, 256)}
+    return chars, {ch: n for n, ch in chars.items()}
 
 
 def char(number):

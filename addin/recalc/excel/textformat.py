@@ -54,6 +54,7 @@ from formulas.tokens.operand import XlError
 from .numberformat import FormatError, fraction, number, round_half_up
 from .parse import number_from_text, serial_date
 from .values import XL, each, error, is_collection, is_number, single, values_of
+from ...lazyre import lazy_pattern
 
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
            "September", "October", "November", "December")
@@ -81,13 +82,13 @@ def _sections(code: str) -> list[str]:
     return out
 
 
-_COND = re.compile(r"\[\s*(<=|>=|<>|<|>|=)\s*(-?[0-9.]+)\s*\]")
+_COND = lazy_pattern(r"\[\s*(<=|>=|<>|<|>|=)\s*(-?[0-9.]+)\s*\]")
 
 
 def _condition(section: str):
     """(test, section without it) for a ``[>100]``-style condition (spaces allowed
     inside: ``[< 10]``); (None, section) without one."""
-    m = _COND.search(section)
+    m = _COND().search(section)
     if m is None:
         return None, section
     op, x = m.group(1), float(m.group(2))

@@ -36,8 +36,18 @@ class CellSlice(np.ndarray):
     still a reference, as the cell alone would see it."""
 
 
+class ReferenceValues(Array):
+    """The values of a reference INDEX gives whole (``INDEX(B1:B8,0)``: column B of the
+    range) with the reference's rectangle, :attr:`rect`: a reference for ISREF, and cut
+    to one cell where a legacy cell reads it as one value
+    (:func:`~zvmplan_addin.recalc.legacy.one_cell_of`). Otherwise it is the array it
+    always was; an array computed from it, or a part of it, has no rectangle."""
+    rect = None
+
+
 def is_reference(a) -> bool:
-    return isinstance(a, (Ranges, CellSlice))
+    return isinstance(a, (Ranges, CellSlice)) or \
+        isinstance(a, ReferenceValues) and "rect" in a.__dict__
 
 
 def is_collection(a) -> bool:
