@@ -225,6 +225,34 @@ def test_excel_15_digits_and_rounding(numbers, case):
     assert same(numbers[case], NUMBERS_EXPECTED[case])
 
 
+def test_factorials_and_poisson_truncate_their_count(tmp_path):
+    """FACT and FACTDOUBLE give a double up to the largest that fits (Microsoft's FACT
+    page: a non-integer is truncated; FACT(170) 7.257415615308E+306, FACT(171) #NUM!),
+    and POISSON.DIST truncates x ("If x is not an integer, it is truncated"): Excel
+    saved 0.27067056647322535 for ``POISSON.DIST(F6,G6,0)`` with F6 4/3 and G6 2 in
+    ClosedXML's functions-excel-2010.xlsx (Sheet1!B58). formulas gave #VALUE! for FACT(21)
+    and above, 0 for FACTDOUBLE(300) (64-bit overflow) and 0 for a non-integer x."""
+    got = recalc(tmp_path, {
+        "F6": "=4/3", "A1": "=FACT(20)", "A2": "=FACT(21)", "A3": "=FACT(170)",
+        "A4": "=FACT(171)", "A5": "=FACT(5.9)", "A6": "=FACT(-1)",
+        "A7": "=FACTDOUBLE(300)", "A8": "=FACTDOUBLE(301)", "A9": "=FACTDOUBLE(7)",
+        "A10": "=POISSON.DIST(F6,2,0)", "A11": "=POISSON(2.5,3,FALSE)",
+        "A12": "=POISSON.DIST(1.9,2,TRUE)", "A13": "=POISSON.DIST(-1,2,TRUE)",
+        "A14": "=FACTDOUBLE(-1.1)", "A15": "=FACTDOUBLE(-1)", "A16": "=FACT(-0.5)"})
+    assert got["A1"] == 2432902008176640000 and got["A2"] == float(51090942171709440000)
+    assert got["A3"] == pytest.approx(7.257415615307999e+306, rel=1e-15)
+    assert (got["A4"], got["A5"], got["A6"]) == ("#NUM!", 120, "#NUM!")
+    assert got["A7"] == pytest.approx(8.154414069380586e+307, rel=1e-15)
+    assert (got["A8"], got["A9"]) == ("#NUM!", 105)
+    assert got["A10"] == pytest.approx(0.27067056647322535, rel=1e-14)
+    assert got["A11"] == pytest.approx(0.22404180765538775, rel=1e-14)  # P(x=2 | 3)
+    assert got["A12"] == pytest.approx(0.4060058497098381, rel=1e-14)   # P(x<=1 | 2)
+    assert got["A13"] == "#NUM!"
+    # Excel saved #NUM! for FACTDOUBLE(-1.1) and 1 for FACTDOUBLE(-1) in formulas'
+    # test.xlsx ('MATH & TRIG'!T31, V31): the sign is read before truncating
+    assert (got["A14"], got["A15"], got["A16"]) == ("#NUM!", 1, "#NUM!")
+
+
 def test_comparison_down_a_column_is_at_15_digits(tmp_path):
     """The column run's numpy comparison agrees with the cell's: =A1+0.2=B1 over rows
     holding 0.1 and 0.3 is TRUE in every row, as in Excel; a real difference stays."""
@@ -412,6 +440,20 @@ def test_unichar_as_excel_and_a_surrogate_is_an_error(tmp_path):
                    "A5": "#VALUE!", "A6": "\u2603", "A7": "#VALUE!", "A8": "B"}
 
 
+def test_substitute_of_empty_text_and_a_negative_rept(tmp_path):
+    """SUBSTITUTE with an empty old_text leaves the text as it is: Excel saved
+    "testblankmatch" for ``SUBSTITUTE("testblankmatch","","!",1)`` in Apache POI's
+    FormulaEvalTestData_Copy.xlsx (EverythingTests!P1312); formulas answered #VALUE!
+    there and "xaxbxcx" for ``SUBSTITUTE("abc","","x")``. REPT with a negative count is
+    #VALUE! (LibreOffice agrees), 0 gives "" and 2.9 repeats twice."""
+    got = recalc(tmp_path, {
+        "A1": '=SUBSTITUTE("testblankmatch","","!",1)', "A2": '=SUBSTITUTE("abc","","x")',
+        "A3": '=SUBSTITUTE("abc","","x",0)', "A4": '=SUBSTITUTE("a-b-c","-","+",2)',
+        "A5": '=REPT("ab",-1)', "A6": '=LEN(REPT("ab",0))', "A7": '=REPT("ab",2.9)'})
+    assert got == {"A1": "testblankmatch", "A2": "abc", "A3": "#VALUE!", "A4": "a-b+c",
+                   "A5": "#VALUE!", "A6": 0, "A7": "abab"}
+
+
 def test_search_reads_excels_wildcards(tmp_path):
     """Microsoft's SEARCH page: in find_text "a question mark matches any single character;
     an asterisk matches any sequence of characters", and a tilde before either finds it
@@ -435,7 +477,13 @@ def test_search_reads_excels_wildcards(tmp_path):
 
 
 LOOKUPS_DATA = {"A1": "x", "A2": 1, "A3": "y", "A4": "x", "A5": 3,
-                "B1": 10, "B2": 20, "B3": 30, "B4": 40, "B5": 50}
+                "B1": 10, "B2": 20, "B3": 30, "B4": 40, "B5": 50,
+                # the header row of Apache POI's FormulaEvalTestData_Copy.xlsx
+                # EverythingTests!C6:G6 (unsorted) and B6:H6 with a row under it
+                "D1": "DOUBLE", "D2": "BLANK", "D3": "STRING", "D4": "REF",
+                "D5": "AREA (rows)", "E1": "INTEGRAL", "F1": "DOUBLE", "G1": "BLANK",
+                "H1": "STRING", "I1": "REF", "J1": "AREA (rows)", "E2": "a", "F2": "b",
+                "G2": "c", "H2": "hit", "I2": "e", "J2": "f", "K2": "g"}
 LOOKUPS = {
     "last_x_idiom": '=LOOKUP(2,1/(A1:A5="x"),B1:B5)',
     "last_number_idiom": "=MATCH(9.99E+307,A1:A5)",
@@ -447,7 +495,8 @@ LOOKUPS = {
     "descending_exact": "=MATCH(2.1,{4.1,2.1,3.1,1.1},-1)",
     "lookup_unsorted": '=LOOKUP(4,{4.1,2.1,3.1,1.1},{"L","ML","MR","R"})',
     "lookup_empty_text": '=LOOKUP(1,{1,"",3,4},{"L","ML","MR","R"})',
-    "equal_text_goes_on": '=MATCH("ß",{"ß","ss"})',
+    "equal_text_ends": '=LOOKUP("DOUBLE",D1:D5,B1:B5)',
+    "equal_text_first_probe": '=HLOOKUP("STRING",E1:K2,2,TRUE)',
     "descending": "=MATCH(3,{5,4,3,2,1},-1)",
     "descending_on_ascending": "=MATCH(0.5,{0;1;2;3;4},-1)",
     "descending_on_ascending_equal": "=MATCH(0,{0;1;2;3;4},-1)",
@@ -462,7 +511,7 @@ LOOKUPS_EXPECTED = {
     "last_x_idiom": 40, "last_number_idiom": 5, "last_text_idiom": 4,
     "unsorted_first_exact": 4, "unsorted_second_exact": 2, "unsorted_not_found": "#N/A",
     "unsorted_descending": 1, "descending_exact": 2, "lookup_unsorted": "R",
-    "lookup_empty_text": "L", "equal_text_goes_on": 2, "descending": 3,
+    "lookup_empty_text": "L", "equal_text_ends": 10, "equal_text_first_probe": "hit", "descending": 3,
     "descending_on_ascending": "#N/A", "descending_on_ascending_equal": 1,
     "below_first": "#N/A", "vlookup_between": 30,
     "exact": 2, "switch_case": 1, "switch_type": "number",
@@ -482,8 +531,32 @@ def test_excel_approximate_lookups_and_switch(lookups, case):
     answers; other types are passed over (the LOOKUP(2,1/(...)) and 9.99E+307 idioms
     find the last match); MATCH with -1 reads from the first value while they are not
     smaller (pycel's lookup.xlsx, saved by Excel: ``MATCH(0.5,{0;1;2;3;4},-1)`` #N/A,
-    ``MATCH(0,...,-1)`` 1); SWITCH compares text without regard to case."""
+    ``MATCH(0,...,-1)`` 1); equal text ends the search as an equal number does (Apache
+    POI's FormulaEvalTestData_Copy.xlsx, saved by Excel: EverythingTests!E872
+    ``LOOKUP("DOUBLE",C6:G6,C9:G9)`` is 1.1, the first column, and G716
+    ``HLOOKUP("STRING",$B$6:$H$12,6,TRUE)`` the "STRING" column; the search went on to
+    the right and answered the blank after "BLANK", 0, and "blanksIncl");
+    SWITCH compares text without regard to case."""
     assert same(lookups[case], LOOKUPS_EXPECTED[case])
+
+
+def test_lookup_wildcards_read_a_tilde_as_countif_does(tmp_path):
+    """Microsoft's "Using wildcard characters in searches": "~ (tilde) followed by ?, *,
+    or ~" finds "a question mark, asterisk, or tilde" -- in MATCH, VLOOKUP, HLOOKUP and
+    XLOOKUP/XMATCH (match mode 2) as in COUNTIF. ``MATCH("gamma~~x",...)`` finds the
+    text gamma~x (LibreOffice 7.4 agrees on every MATCH/VLOOKUP/HLOOKUP case here);
+    formulas' own pattern kept ``~~`` as two tildes and answered #N/A."""
+    got = recalc(tmp_path, {
+        "A1": "Zeta", "A2": "alpha", "A3": "gamma~x", "A4": "a*b", "A5": "a?c",
+        "A6": "a~b", "B1": 10, "B2": 20, "B3": 30, "B4": 40, "B5": 50, "B6": 60,
+        "C1": '=MATCH("gamma~~x",A1:A6,0)', "C2": '=VLOOKUP("gamma~~x",A1:B6,2,FALSE)',
+        "C3": '=MATCH("a~*b",A1:A6,0)', "C4": '=MATCH("a~?c",A1:A6,0)',
+        "C5": '=MATCH("a~~b",A1:A6,0)', "C6": '=COUNTIF(A1:A6,"gamma~~x")',
+        "C7": '=XLOOKUP("gamma~~x",A1:A6,B1:B6,"none",2)',
+        "C8": '=XMATCH("a~*b",A1:A6,2,-1)', "C9": '=XMATCH("a*",A1:A6,2,-1)',
+        "C10": '=MATCH("A*C",A1:A6,0)', "C11": '=XLOOKUP("q*",A1:A6,B1:B6,"none",2)'})
+    assert got == {"C1": 3, "C2": 30, "C3": 4, "C4": 5, "C5": 6, "C6": 1, "C7": 30,
+                   "C8": 4, "C9": 6, "C10": 5, "C11": "none"}
 
 
 # Excel's values, from PhpSpreadsheet's tests/data/Calculation/DateTime/YEARFRAC.php
@@ -540,6 +613,112 @@ def test_datedif_reads_its_unit_in_any_case(tmp_path):
         "A5": '=DATEDIF(DATE(2024,1,10),DATE(2024,1,1),"d")',
         "A6": '=DATEDIF(DATE(2024,1,1),DATE(2024,1,10),"x")'})
     assert got == {"A1": 9, "A2": 9, "A3": 2, "A4": 2, "A5": "#NUM!", "A6": "#NUM!"}
+
+
+def test_datedif_md_and_days360_at_the_end_of_a_month(tmp_path):
+    """Excel's values in PhpSpreadsheet's tests/data/Calculation/DateTime/DATEDIF.php and
+    DAYS360.php (MIT licence), LibreOffice agreeing: DATEDIF "MD" counts from the start's
+    day in the month before the end's, so it is -2 from 31 January to 1 March 2007
+    (Microsoft's DATEDIF page: "MD" "may result in a negative number") and 20 from 25
+    December 2007 to 17 March 2010; DAYS360's US method makes a start on the last day of
+    February the 30th before it reads the end's 31st: 29 February to 31 March 2000 is
+    30 (33 from 28 February 2000, not the last day; 31 with the European method).
+    formulas answered 1, 22 and 31."""
+    got = recalc(tmp_path, {
+        "A1": '=DATEDIF("2007-1-31","2007-3-1","MD")',
+        "A2": '=DATEDIF("2007-12-25","2010-3-17","MD")',
+        "A3": '=DATEDIF("2007-1-1","2007-1-10","md")',
+        "A4": '=DATEDIF(DATE(2023,12,31),DATE(2025,1,1),"MD")',
+        "A5": '=DAYS360("2000-2-29","2000-3-31")',
+        "A6": '=DAYS360("2000-2-28","2000-3-31")',
+        "A7": '=DAYS360("2000-2-29","2000-3-31",TRUE)',
+        "A8": "=DAYS360(DATE(2023,2,28),DATE(2023,3,31))",
+        "A9": '=DAYS360("2007-1-31","2007-3-1")', "A10": '=DAYS360("2007-1-1","2007-2-28")'})
+    assert got == {"A1": -2, "A2": 20, "A3": 9, "A4": 1, "A5": 30, "A6": 33, "A7": 31,
+                   "A8": 30, "A9": 31, "A10": 57}
+
+
+def test_hour_minute_second_are_one_clock_reading(tmp_path):
+    """SECOND is "an integer in the range 0 (zero) to 59" (Microsoft's SECOND page): the
+    time of day is rounded to the nearest second once and HOUR, MINUTE and SECOND read
+    that one clock time, the one TEXT(x,"hh:mm:ss") shows -- 59.6 seconds after
+    midnight is 0:01:00. formulas floored hours and minutes but rounded seconds and
+    answered SECOND 60 beside MINUTE 0. Whole-second times read as before
+    (PhpSpreadsheet's HOUR/MINUTE/SECOND.php cases agree)."""
+    got = recalc(tmp_path, {
+        "A1": "=TIME(0,0,59)+0.6/86400", "A2": "=TIME(0,0,59)+0.4/86400",
+        "B1": "=SECOND(A1)", "B2": "=MINUTE(A1)", "B3": '=TEXT(A1,"hh:mm:ss")',
+        "B4": "=SECOND(A2)", "B5": "=MINUTE(A2)", "B6": "=HOUR(0.1+0.2)",
+        "B7": "=MINUTE(0.1+0.2)", "B8": "=SECOND(0.2339930556)",
+        "B9": "=HOUR(TIME(23,59,59)+0.6/86400)", "B10": "=HOUR(-0.5)",
+        "B11": '=SECOND("11-Nov-1918 11:15:35")'})
+    assert {k: v for k, v in got.items() if k.startswith("B")} == {
+        "B1": 0, "B2": 1, "B3": "00:01:00", "B4": 59, "B5": 0, "B6": 7, "B7": 12,
+        "B8": 57, "B9": 0, "B10": "#NUM!", "B11": 35}
+
+
+def test_an_empty_cell_compares_as_false_beside_a_logical_value(tmp_path):
+    """Excel compares an empty cell with TRUE/FALSE as FALSE: Apache POI's
+    FormulaEvalTestData_Copy.xlsx (saved by Excel) holds TRUE for EverythingTests!N35
+    ``=FALSE=D7``, D7 empty. Beside a number it is 0 and beside text "" as before;
+    COUNTIF(...,FALSE) still counts only the cells that hold FALSE. formulas read the
+    empty cell as 0, which is below every logical value, so ``=A1=FALSE`` was FALSE."""
+    got = recalc(tmp_path, {
+        "A2": False, "A3": True,
+        "B1": "=A1=FALSE", "B2": "=FALSE=A1", "B3": "=A1<>FALSE", "B4": "=A1<TRUE",
+        "B5": "=A1>FALSE", "B6": "=A1=0", "B7": '=A1=""', "B8": "=A1=TRUE",
+        "B9": "=SUMPRODUCT(--(A1:A3=FALSE))", "B10": "=COUNTIF(A1:A3,FALSE)",
+        "B11": "=IF(A1=FALSE,\"off\",\"on\")"})
+    assert got == {"B1": True, "B2": True, "B3": False, "B4": True, "B5": False,
+                   "B6": True, "B7": True, "B8": False, "B9": 2, "B10": 1, "B11": "off"}
+
+
+def test_text_where_a_logical_value_is_wanted(tmp_path):
+    """Excel reads the text "TRUE"/"FALSE" (any case) as a logical value where IF and NOT
+    want one, any other text as #VALUE!: Apache POI's FormulaEvalTestData_Copy.xlsx
+    (saved by Excel) holds "A" for EverythingTests!M732 ``IF("tRue","A","B")``, and
+    formulas' test.xlsx #VALUE! for ``NOT(I20)`` with I20 the text "0" (LOGICAL!X20).
+    AND, OR and XOR pass text over, given directly too: Excel 365 saved TRUE for
+    ``AND(TRUE,"0")`` (formulas' test.xlsx LOGICAL!AT3). formulas answered #VALUE! for
+    IF("tRue",..)."""
+    got = recalc(tmp_path, {
+        "A1": "x", "A2": "TRUE", "A3": "0",
+        "B1": '=IF("tRue","A","B")', "B2": '=IF("FALSE",1,0)', "B3": '=IF("yes",1,0)',
+        "B4": '=AND(TRUE,"0")', "B5": "=AND(A1,TRUE)", "B6": "=IF(A2,1,0)",
+        "B7": '=NOT("TRUE")', "B8": "=NOT(A3)", "B9": '=AND(1/0,"x")', "B10": "=OR(A1)"})
+    assert got == {
+        "B1": "A", "B2": 0, "B3": "#VALUE!", "B4": True, "B5": True, "B6": 1,
+        "B7": False, "B8": "#VALUE!", "B9": "#DIV/0!", "B10": "#VALUE!"}
+
+
+def test_workday_from_a_day_off(tmp_path):
+    """Excel's WORKDAY counts from a start that is itself a weekend day or a holiday:
+    SheetJS's formula_stress_test.xlsx (saved by Excel) holds ``WORKDAY(C20,C26)`` 41605
+    for a Sunday start (9 June 2013) and 123 days, and ClosedXML's
+    functions-excel-2010.xlsx holds, from Tuesday 11 March 2014 with holidays 16 and 20
+    March, 4 April and 1 January, ``WORKDAY.INTL(F44,24,,G44:G47)`` 41745 (a weekend left
+    out is 1), 41740 with weekend 13 (Tuesday off: the start is a day off) and 41754
+    with "0101010". The first working day after the start is day 1 (before it for
+    negative days), 0 days is the start itself, and days are truncated (Microsoft's
+    WORKDAY page). formulas answered #VALUE! for every start on a day off and #NUM!
+    for a weekend left out."""
+    got = recalc(tmp_path, {
+        "G1": "=DATE(2014,3,16)", "G2": "=DATE(2014,4,4)", "G3": "=DATE(2014,3,20)",
+        "G4": "=DATE(2014,1,1)", "F1": "=DATE(2014,3,11)",
+        "A1": "=WORKDAY(DATE(2013,6,9),123)",
+        "A2": "=WORKDAY.INTL(F1,24,,G1:G4)", "A3": "=WORKDAY.INTL(F1,24,13,G1:G4)",
+        "A4": '=WORKDAY.INTL(F1,24,"0101010",G1:G4)',
+        "A5": "=WORKDAY(DATE(2024,3,2),1)",      # Saturday -> Monday 4 March 2024
+        "A6": "=WORKDAY(DATE(2024,3,2),-1)",     # -> Friday 1 March
+        "A7": "=WORKDAY(DATE(2024,3,2),0)",      # the start itself
+        "A8": "=WORKDAY(DATE(2024,3,2),2.7)",    # 2 days: Tuesday 5 March
+        "A9": "=WORKDAY(DATE(2024,12,25),1,DATE(2024,12,25))",  # a holiday start
+        "A10": "=WORKDAY.INTL(F1,24,0)", "A11": '=WORKDAY.INTL(F1,1,"1111111")',
+        "A12": "=WORKDAY(DATE(2024,3,4),5)"})    # a Monday: as before
+    assert {k: v for k, v in got.items() if k.startswith("A")} == {
+        "A1": 41605, "A2": 41745, "A3": 41740, "A4": 41754, "A5": 45355, "A6": 45352,
+        "A7": 45353, "A8": 45356, "A9": 45652, "A10": "#NUM!", "A11": "#VALUE!",
+        "A12": 45362}
 
 
 #: apache poi's test-data/spreadsheet/FormulaEvalTestData_Copy.xlsx (Apache License 2.0),

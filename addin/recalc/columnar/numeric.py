@@ -12,6 +12,7 @@ import schedula as sh
 from formulas.ranges import Ranges
 from formulas.tokens.operand import XlError as FXlError
 
+from ..excel.coercion import text_as_logical
 from ..excel.numbers import compare_columns
 from ..values import MAX_TEXT, XL, one_value
 from .vectors import _column_list
@@ -116,6 +117,7 @@ def _fast_if(condition, x, y=False, *, n, plain=None):
 def _any_if(condition, x, y=False, *, n):
     """``IF`` over columns of any values, element by element as formulas' IF does it (an
     empty cell is 0 in each argument; an error condition is its result, a text condition
+    :func:`~..excel.coercion.text_as_logical`: "TRUE"/"FALSE" in any case, else
     #VALUE!), with a plain ``map`` over the elements instead of formulas' wrapper per
     element. None (formulas decides) for an input that is not a column or one value,
     or a result formulas would turn into #NUM! or #VALUE! (a number that is not finite,
@@ -162,7 +164,9 @@ def _if_one(condition, x, y):
     if isinstance(condition, FXlError):
         return condition
     if isinstance(condition, str):
-        return XL["#VALUE!"]
+        condition = text_as_logical(condition)
+        if condition is None:
+            return XL["#VALUE!"]
     picked = x if condition else y
     return 0 if picked is sh.EMPTY else picked
 

@@ -21,7 +21,7 @@ import functools
 
 import numpy as np
 import schedula as sh
-from formulas.functions import Array
+from formulas.functions import Array, get_error
 from formulas.tokens.operand import XlError
 
 from .parse import number_from_text
@@ -120,6 +120,39 @@ def isref(a):
     FALSE there, e.g. ``=ISREF(E17)`` filled along a row, Excel TRUE in formulas'
     test.xlsx INFORMATION!T17:AE17)."""
     return is_reference(a)
+
+
+def text_as_logical(text: str):
+    """The logical value a text stands for where IF and NOT want one: TRUE for "TRUE" and
+    FALSE for "FALSE" in any case, None (#VALUE!) for any other text. Excel's values:
+    ``IF("tRue","A","B")`` is "A" in Apache POI's FormulaEvalTestData_Copy.xlsx
+    (EverythingTests!M732), and NOT of a cell holding the text "0" #VALUE! in formulas'
+    test.xlsx (LOGICAL!X20). AND, OR and XOR pass text over, given directly too, as
+    formulas does: Excel 365 saved TRUE for ``AND(TRUE,"0")`` (formulas' test.xlsx
+    LOGICAL!AT3), though the older Excel of POI's workbook saved #VALUE! for
+    ``AND("1",1)``."""
+    upper = text.upper()
+    return True if upper == "TRUE" else False if upper == "FALSE" else None
+
+
+def if_(condition, x, y=False):
+    """IF of one condition: text reads as :func:`text_as_logical` (#VALUE! for other
+    text); formulas answered #VALUE! for any text."""
+    if isinstance(condition, str) and not isinstance(condition, XlError):
+        condition = text_as_logical(condition)
+        if condition is None:
+            return XL[VALUE_ERROR]
+    return x if condition else y
+
+
+def not_(value):
+    """NOT of one value: text reads as :func:`text_as_logical` (``NOT("TRUE")`` FALSE,
+    #VALUE! for other text)."""
+    if isinstance(value, str) and not isinstance(value, XlError):
+        value = text_as_logical(value)
+        if value is None:
+            return XL[VALUE_ERROR]
+    return np.logical_not(value)
 
 
 #: aggregates whose range arguments give only their numbers and whose direct
@@ -229,6 +262,14 @@ def install(table, put) -> None:
             if alias in table:
                 put(table, alias, numeric_data(table[alias]))
     put(table, "COUNT", count)
+    from formulas.functions import wrap_ufunc
+    if isinstance(table.get("IF"), dict):
+        table["IF"] = dict(table["IF"], function=wrap_ufunc(
+            if_, input_parser=lambda *a: a, check_nan=False,
+            check_error=lambda cond, *a: get_error(cond)))
+    if isinstance(table.get("NOT"), dict):
+        table["NOT"] = dict(table["NOT"], function=wrap_ufunc(
+            not_, input_parser=lambda *a: a))
     put(table, "SUMPRODUCT", sumproduct)
     put(table, "N", n_of)
     put(table, "ISNUMBER", isnumber)

@@ -5,8 +5,12 @@
   on: :func:`descending_scan`) (Microsoft: "the values in the lookup_array
   must be placed in ascending order"; on data that is not, the answer is where the
   halving leads). The search (:func:`binary_search`) probes the middle of the range,
-  rounded down; an equal number or logical value ends it (equal text does not: the
-  search goes on to the right, so ``MATCH("ß",{"ß","ss"})`` is 2); a value of another
+  rounded down; an equal value ends it, text as a number (Apache POI's
+  FormulaEvalTestData_Copy.xlsx, saved by Excel: ``LOOKUP("DOUBLE",C6:G6,C9:G9)`` is
+  C9, the first probe that holds "DOUBLE" once the search has dropped the right half,
+  and ``HLOOKUP("STRING",$B$6:$H$12,6,TRUE)`` the column of "STRING", the first probe;
+  the rule that equal text goes on to the right, taken from formulas' own expectation
+  ``MATCH("ß",{"ß","ss"})`` 2, no workbook saved by Excel shows); a value of another
   type than the lookup value (text among numbers, an error, an empty cell) is passed
   over toward the larger values (to the right in ascending order, to the left in
   descending order) until a comparable one is found in the range, else that half is
@@ -22,7 +26,9 @@
   lower-cased as formulas compares it; the last for XLOOKUP/XMATCH searching from the
   end), not by a scan of the table per value; the answers are formulas' own (first
   match wins, a number never equals text or TRUE/FALSE); a lookup value with a wildcard
-  (``*``, ``?``, ``~``) is formulas' scan. An array a formula computes
+  (``*``, ``?``, ``~``; XLOOKUP/XMATCH in match mode 2) is scanned with the wildcards
+  read as COUNTIF reads them (:func:`wildcard_scan`: ``~~`` a tilde, ``~*`` an
+  asterisk), as Microsoft's "Using wildcard characters" lists them. An array a formula computes
   (``MATCH(1,(A:A="x")*(B:B="y"),0)`` down a column) has its index built per column run
   (:class:`ExactIndex`).
 * VLOOKUP and HLOOKUP with a column or row number below 1 are #VALUE! when the value
@@ -42,6 +48,7 @@
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 from formulas.functions import get_error, wrap_ufunc
@@ -50,6 +57,7 @@ from formulas.tokens.operand import XlError
 from .lookuptables import (INDEXED_TYPES, SCAN, TABLES, first_positions, match_arguments,
                            table_arguments, vector_arguments, xlookup_arguments,
                            xmatch_arguments)
+from .criteria import wildcard_regex
 from .numbers import compare_numbers
 from .values import XL, is_number, is_text
 
@@ -83,10 +91,8 @@ def binary_search(value, value_type, values: list, types: list, ascending: bool)
                 lo = mid + 1
                 continue
         c = order(values[j])
-        if c == 0:
-            if value_type != 1:  # an equal number or logical value ends the search
-                return j
-            c = -1 if ascending else 1  # equal text: the search goes on to the right
+        if c == 0:  # an equal value ends the search
+            return j
         if ascending:
             if c < 0:
                 best, lo = j, j + 1
@@ -114,6 +120,9 @@ def xmatch(lookup_value_type, lookup_value, lookup_value_raw, lookup_array_index
                                 lookup_array_type, lookup_array)
         if found is not SCAN:
             return found
+        if int(lookup_value_type) == 1 and any(w in lookup_value for w in "*?~"):
+            return wildcard_scan(lookup_value_raw, lookup_array_index, lookup_array_type,
+                                 lookup_array_raw)
         return _ORIGINAL["xmatch"](lookup_value_type, lookup_value, lookup_value_raw,
                                    lookup_array_index, lookup_array_type, lookup_array,
                                    lookup_array_raw, match_type)
@@ -149,11 +158,34 @@ def descending_scan(value, value_type, values: list, types: list):
     return best
 
 
+@functools.lru_cache(maxsize=256)
+def _lookup_pattern(pattern: str):
+    return re.compile(wildcard_regex(pattern) + r"\Z", re.I | re.S).match
+
+
+def wildcard_scan(pattern, positions, types, raw, last: bool = False):
+    """The position of the first (``last``: the last) text matching ``pattern`` with
+    Excel's wildcards, read as COUNTIF reads them (:func:`.criteria.wildcard_regex`:
+    ``~`` takes the next character literally, so ``"gamma~~x"`` finds "gamma~x"), any
+    case (compared as formulas compares it, without case folding: "ß?" does not match
+    "ssa"); #N/A if none. formulas' own pattern left ``~~`` and ``~x`` as written."""
+    match = _lookup_pattern(str(np.ravel(pattern)[0]))
+    items = list(zip(positions.tolist(), types.tolist(), raw.tolist()))
+    for position, kind, value in reversed(items) if last else items:
+        if kind == 1 and match(value):
+            return position
+    return XL["#N/A"]
+
+
 def xxmatch(lookup_value_type, lookup_value, lookup_value_raw, lookup_array_index,
             lookup_array_type, lookup_array, lookup_array_raw, match_mode=0, search_mode=1):
     """formulas' ``xxmatch`` (XMATCH and XLOOKUP; same arguments, text case-folded): an
     exact match (match mode 0) searching first to last (search mode 1) or last to first
     (-1) from the prepared vector's hash index, anything else formulas' own."""
+    if lookup_value is not None and match_mode == 2 and search_mode in (1, -1) and \
+            int(lookup_value_type) == 1:
+        return wildcard_scan(lookup_value_raw, lookup_array_index, lookup_array_type,
+                             lookup_array_raw, last=search_mode == -1)
     if lookup_value is not None and match_mode == 0 and search_mode in (1, -1):
         vector = TABLES.known(lookup_array)
         if vector is not None:

@@ -14,6 +14,11 @@ keeps 15 significant digits of precision. So:
   a negative number as Microsoft's documentation of each says (``FLOOR.MATH(-2.5)`` is
   -3, ``CEILING.MATH(-5.5)`` is -5, ``FLOOR.PRECISE(-3.2,-1)`` is -4);
 * ``0^0`` is #NUM! (Microsoft's POWER documentation) and ``0^-1`` #DIV/0!;
+* FACT, FACTDOUBLE and POISSON.DIST truncate their count to a whole number and answer
+  a double (:func:`fact`, :func:`factdouble`, :func:`poisson`);
+* a comparison reads an empty cell as the other operand's type: "" beside text, FALSE
+  beside TRUE/FALSE (``=FALSE=D7`` with D7 empty is TRUE: Excel's saved value in Apache
+  POI's FormulaEvalTestData_Copy.xlsx EverythingTests!N35), else 0;
 * an arithmetic operator coerces text as VALUE reads it (``"1,234"+0`` is 1234) and a
   text that is not a number is #VALUE!;
 * RANDBETWEEN returns a whole number from ``bottom`` rounded up to ``top`` rounded down;
@@ -201,6 +206,61 @@ def randbetween(bottom, top):
         float(low + math.floor(np.random.rand() * (high - low + 1)))
 
 
+#: the largest n whose factorial is a finite double: FACT(171) is #NUM! in Excel
+LAST_FACTORIAL = 170
+
+
+def fact(number):
+    """FACT: the factorial of ``number`` truncated (Microsoft's FACT page: "If number is
+    not an integer, it is truncated"; negative #NUM!), as a double: FACT(170) is
+    7.257415615308E+306 and FACT(171) #NUM!. formulas returned Python's exact integer,
+    which no cell holds past 2^63, so FACT(21) and above were #VALUE!."""
+    if number < 0:  # before truncating: FACT(-0.5) is #NUM!
+        return XL["#NUM!"]
+    n = math.trunc(number)
+    if n > LAST_FACTORIAL:
+        return XL["#NUM!"]
+    return float(math.factorial(n))
+
+
+def factdouble(number):
+    """FACTDOUBLE: n(n-2)(n-4)... of ``number`` truncated, 1 for 0 and -1, #NUM! below -1
+    (-1.1 too: formulas' test.xlsx, saved by Excel, 'MATH & TRIG'!T31) or past a
+    double's range (FACTDOUBLE(300) is 8.15E+307, 301 #NUM!); TRUE/FALSE #VALUE! as
+    formulas had it. formulas multiplied in 64-bit integers, which wrapped:
+    FACTDOUBLE(300) was 0."""
+    from formulas.functions import flatten, raise_errors
+    raise_errors(number)
+    x = next(flatten(number, None))
+    if x is sh.EMPTY:
+        x = 0
+    if isinstance(x, (bool, np.bool_)):
+        return XL["#VALUE!"]
+    x = to_number(x)
+    if x is None:
+        return XL["#VALUE!"]
+    if float(x) < -1:  # before truncating: Excel's FACTDOUBLE(-1.1) is #NUM!
+        return XL["#NUM!"]
+    n = math.trunc(float(x))
+    try:
+        return float(math.prod(range(n, 0, -2)))
+    except OverflowError:
+        return XL["#NUM!"]
+
+
+def poisson(x, mean, cumulative):
+    """POISSON.DIST (and POISSON) with ``x`` truncated (Microsoft's POISSON.DIST page:
+    "If x is not an integer, it is truncated"): ``POISSON.DIST(F6,G6,0)`` with F6 4/3
+    and G6 2 is 0.2706705664732254, Excel's saved value in ClosedXML's
+    functions-excel-2010.xlsx Sheet1!B58; scipy's probability of a non-integer count,
+    which formulas returned, is 0. x or mean below 0 is #NUM!."""
+    from scipy import stats
+    if x < 0 or mean < 0:
+        return XL["#NUM!"]
+    k = math.floor(x)
+    return float(stats.poisson.cdf(k, mean) if cumulative else stats.poisson.pmf(k, mean))
+
+
 def _as_numbers(*values):
     """Each argument as an arithmetic operator or a math function reads it."""
     out = []
@@ -245,7 +305,14 @@ _ARITHMETIC = {
 
 
 def _logic_input(x, y):
+    """A comparison's operands as formulas' ``logic_input_parser`` types them, an empty
+    cell beside TRUE/FALSE read as FALSE (beside text as "", else as 0) and two numbers
+    equal at 15 significant digits made equal."""
     from formulas.functions.operators import logic_input_parser
+    if x is sh.EMPTY and isinstance(y, (bool, np.bool_)):
+        x = False
+    elif y is sh.EMPTY and isinstance(x, (bool, np.bool_)):
+        y = False
     (xt, x), (yt, y) = logic_input_parser(x, y)
     if xt == yt == 0 and x != y:
         x, y = float(x), float(y)
@@ -415,6 +482,17 @@ def install(table, put) -> None:
         table[name]._zvm_excel = True
     table["RANDBETWEEN"] = _ufunc(randbetween)
     table["RANDBETWEEN"]._zvm_excel = True
+    table["FACT"] = _ufunc(fact)
+    table["FACT"]._zvm_excel = True
+    from formulas.functions import wrap_func
+    table["FACTDOUBLE"] = wrap_func(factdouble)
+    table["FACTDOUBLE"]._zvm_excel = True
+    from formulas.functions.stat import _convert_args, _parse_cumulative
+    entry = wrap_ufunc(poisson, input_parser=lambda *a: tuple(
+        map(_convert_args, a[:-1])) + tuple(map(_parse_cumulative, a[-1:])))
+    entry._zvm_excel = True
+    for name in ("POISSON", "POISSON.DIST", "_XLFN.POISSON.DIST"):
+        table[name] = entry
     from formulas.functions.operators import OPERATORS
     install_operators(OPERATORS)
     install_double_negation(OPERATORS)

@@ -18,7 +18,12 @@
   of characters. If you want to find an actual question mark or asterisk, type a tilde
   (~) before the character"), as COUNTIF's criteria do; formulas searched for them
   literally (``SEARCH("a*c","xabc")`` was #VALUE!, Excel's 2), and reads a number in
-  ``within_text`` as the General format shows it.
+  ``within_text`` as the General format shows it;
+* SUBSTITUTE with an empty ``old_text`` returns the text unchanged (Excel's saved
+  "testblankmatch" for ``SUBSTITUTE("testblankmatch","","!",1)`` in Apache POI's
+  FormulaEvalTestData_Copy.xlsx EverythingTests!P1312; formulas put the new text between
+  every two characters, or answered #VALUE! with an instance number);
+* REPT with a negative count is #VALUE! (LibreOffice agrees; formulas gave "").
 """
 from __future__ import annotations
 
@@ -221,12 +226,36 @@ FUNCTIONS = {
 }
 
 
+def substitute(text, old_text, new_text, instance_num=None):
+    """SUBSTITUTE: formulas' own, but an empty ``old_text`` leaves the text as it is."""
+    import formulas.functions.text as ftext
+    if text_of(old_text) == "":
+        if instance_num is not None and (isinstance(instance_num, (bool, np.bool_, str))
+                                         or instance_num < 1):
+            return XL["#VALUE!"]
+        return text_of(text)
+    return ftext.xsubstitute(text, old_text, new_text, instance_num)
+
+
+def rept(text, number_times):
+    """REPT: formulas' own, #VALUE! for a negative count."""
+    import formulas.functions.text as ftext
+    from formulas.functions import replace_empty
+    if float(replace_empty(number_times)) < 0:
+        return XL["#VALUE!"]
+    return ftext.xrept(text, number_times)
+
+
 def install(table, put) -> None:
     import formulas.functions.operators as operators
     import formulas.functions.text as text
     text._str = operators._str = text_of
     for name, func in FUNCTIONS.items():
         put(table, name, func)
-    from formulas.functions import wrap_ufunc
+    from formulas.functions import replace_empty, wrap_ufunc
+    table["SUBSTITUTE"] = wrap_ufunc(
+        substitute, input_parser=lambda *a: a,
+        args_parser=lambda *a: (replace_empty(v, "") for v in a))
+    table["REPT"] = wrap_ufunc(rept, **text._kw0)
     # formulas' own wrapping of its SEARCH (arguments, arrays, errors), our single values
     table["SEARCH"] = table["SEARCHB"] = wrap_ufunc(search, **text._kw0)
