@@ -8,6 +8,7 @@ neither the text "1" nor TRUE, an error or an empty cell in the table matches no
 (Microsoft's MATCH, VLOOKUP, HLOOKUP, XMATCH and XLOOKUP pages)."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from builders import one_sheet_book
@@ -168,3 +169,21 @@ def test_a_column_number_below_one_is_value_error():
     engine = _run(one_sheet_book(formulas, values), Options())
     assert _column(engine, 4, range(1, 8)) == ["#VALUE!", "#VALUE!", NA, "#REF!", 6.0, NA,
                                                "#VALUE!"]
+
+
+def test_a_prepared_vector_is_dropped_with_its_table():
+    """formulas' preparation hands back the searched values as a view of the table
+    (``raw``); kept as such, the cached vector kept its table alive, so the weak
+    reference never dropped it and up to 256 tables stayed in memory after their run
+    (and a later test saw them). Freed table, no vector left; the answers the same."""
+    import gc
+
+    from formulas.functions import Array
+    table = np.array([["b", "a", "c", "a"]], dtype=object).view(Array)
+    before = set(lookuptables.TABLES.by_table)
+    vector = lookuptables.TABLES.vector(table, None, lookuptables._lower)
+    assert vector.raw.tolist() == ["b", "a", "c", "a"]
+    assert lookuptables.TABLES.vector(table, None, lookuptables._lower) is vector
+    del vector, table
+    gc.collect()
+    assert set(lookuptables.TABLES.by_table) <= before

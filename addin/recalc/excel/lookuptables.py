@@ -128,6 +128,7 @@ class _Tables:
         if got is not None and got[0]() is table:
             return got[1]
         vector = _prepare(_searched(table, which), fold)
+        _let_go_of(vector, table)
         if len(self.by_table) >= MAX_TABLES:
             self.clear()
         try:
@@ -157,6 +158,21 @@ class _Tables:
 
 
 TABLES = _Tables()
+
+
+def _let_go_of(vector: Vector, table: np.ndarray) -> None:
+    """Copy each array of ``vector`` that is a view of ``table`` (formulas' ``raw`` is
+    one): kept in :data:`TABLES`, a view would keep the table alive, so its weak
+    reference would never drop the vector (up to :data:`MAX_TABLES` tables held after
+    their run)."""
+    for field in ("index", "types", "values", "raw"):
+        x = getattr(vector, field)
+        base = x
+        while isinstance(base, np.ndarray):
+            if base is table:
+                setattr(vector, field, x.copy())
+                break
+            base = base.base
 
 
 def _searched(table: np.ndarray, which):
