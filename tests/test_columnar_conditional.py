@@ -265,3 +265,68 @@ def test_an_overflow_is_left_to_the_engine(tmp_path, monkeypatch):
     assert results[0] == results[1]
     ws = values_of(tmp_path / "out.xlsx")
     assert ws["D3"].value == "#NUM!" and ws["D2"].value == 10.0
+
+
+def test_ordered_counts_are_the_matchers_counts():
+    """A criterion that orders by a number (``">"&C2``: :func:`criteria.numeric_order`)
+    picks exactly the numbers the matcher picks -- never text, numeric text, TRUE/FALSE,
+    an error or the empty cell, and numbers equal at 15 significant digits as equal --
+    so the count from the sorted numbers (:func:`criteria.count_ordered`) is the
+    matcher's count, for every ordering and operand."""
+    import random
+
+    import schedula as sh
+    from zvmplan_addin.recalc.excel.values import XL
+    rng = random.Random(3)
+    near = [5.0, 5.000000000000001, 4.999999999999999, 5.00000000000001, -0.0, 0.0, 1e-300,
+            -1e300, 123456789012345.6, 123456789012345.7]
+    values = near + [rng.uniform(-10, 10) for _ in range(300)] + \
+        [rng.randint(-5, 5) for _ in range(50)] + \
+        ["5", "7", "abc", "", True, False, sh.EMPTY, XL["#N/A"], "1/1/2024", 45292]
+    numbers = sorted(v for v in values if criteria.is_number(v))
+    operands = [str(v) for v in near] + ["5", "0", "-0", "1E-300", "1/1/2024", "7.5", "1e3",
+                                         "123456789012345.65", "-3", "4.9999999999999995"]
+    checked = 0
+    for op in (">", ">=", "<", "<="):
+        for operand in operands:
+            criterion = op + operand
+            order = criteria.numeric_order(criterion)
+            assert order is not None and order[0] == op, criterion
+            hit = criteria.matcher(criterion)
+            assert criteria.count_ordered(numbers, *order) == \
+                sum(bool(hit(v)) for v in values), criterion
+            checked += 1
+    assert checked == 80
+    for c in (">abc", "=5", "5", "<>5", ">", ">=TRUE", ">#N/A", 5, True, None):
+        assert criteria.numeric_order(c) is None, c
+
+
+def test_a_rank_by_countif_is_one_sort(tmp_path, monkeypatch):
+    """``=COUNTIF($C$2:$C$N,">"&C2)+1`` (the rank idiom) and ``"<="&C2`` over a range
+    holding numbers, ties, numbers equal at 15 digits, numeric text, text, TRUE, errors
+    and empty cells: each cell gets its own call's count (ZVMPLAN_ENGINE_CHECK), from the
+    group path, and the written values are those evaluated cell by cell. (It was one
+    scan of the range a cell: 2,000 rows 6.6 CPU-s, 4,000 rows 25.8.)"""
+    specials = {3: "5", 5: "abc", 7: True, 9: "=NA()", 11: None, 13: 0.30000000000000004,
+                14: 0.3, 15: 0.1 + 0.2, 17: '=""'}
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    for r in range(2, 62):
+        v = specials.get(r, round((r * 7919) % 23 / 4, 2))
+        if v is not None:
+            ws[f"C{r}"] = v
+        ws[f"D{r}"] = f'=COUNTIF($C$2:$C$61,">"&C{r})+1'
+        ws[f"E{r}"] = f'=COUNTIF($C$2:$C$61,"<="&C{r})'
+        ws[f"F{r}"] = f'=COUNTIFS($C$2:$C$61,">="&(C{r}-1))'
+    path = save(wb, tmp_path / "in.xlsx")
+    seen = _spy(monkeypatch)
+    monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
+    e = _engine(path)
+    assert e.column_mismatches == []
+    assert [ok for _, ok in seen] == [True, True, True]
+    monkeypatch.delenv("ZVMPLAN_ENGINE_CHECK")
+    results = _both_ways(path, tmp_path, monkeypatch)
+    assert results[0] == results[1]
+    ws = values_of(tmp_path / "out.xlsx")
+    assert ws["D13"].value == ws["D14"].value == ws["D15"].value  # 0.3 three ways

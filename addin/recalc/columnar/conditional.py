@@ -16,6 +16,11 @@ on its rows given to :func:`~..excel.criteria.aggregate`, the very arithmetic of
 cell's own call (Excel and the engine add the picked numbers left to right in the order
 of the range; the first error picked is the answer; text and TRUE/FALSE are passed over).
 
+A COUNTIF (or COUNTIFS of one range) whose criterion orders by a number (``">"&C2``, the
+rank idiom: :func:`~..excel.criteria.numeric_order`) picks only numbers: its count comes
+from the range's numbers sorted once, by two binary searches at 15 significant digits
+(:func:`_ordered_counts`).
+
 What the keys cannot say is left to the engine's own call (:func:`~.distinct._per_distinct`,
 once per distinct combination of the cells' criteria): a cell whose criterion has an
 operator, a wildcard, is ``""``, an error or an empty cell is computed so, the others
@@ -101,7 +106,9 @@ def conditional_step(name, func, inputs, values, column, n, note) -> np.ndarray 
         wanted.append(keys)
     cells = list(zip(*wanted))
     exact = [k for k, combo in enumerate(cells) if None not in combo]
-    if not exact:
+    ordered = _ordered_counts(ranges[0], args[pairs[0][1]], kinds[pairs[0][1]], n, exact) \
+        if kind == "count" and len(pairs) == 1 else {}
+    if not exact and not ordered:
         return None
     answers = _group_answers(row_keys, {cells[k] for k in exact}, kind, target)
     if not all(math.isfinite(v) for v in answers.values() if type(v) is float):
@@ -115,13 +122,40 @@ def conditional_step(name, func, inputs, values, column, n, note) -> np.ndarray 
                 none = 0 if kind == "count" else _criteria.aggregate(kind, [])
             got = none
         out[k] = got
-    if len(exact) < n:
-        rest = np.setdiff1d(np.arange(n), exact)
+    for k, got in ordered.items():
+        out[k] = got
+    if len(exact) + len(ordered) < n:
+        rest = np.setdiff1d(np.arange(n), exact + list(ordered))
         got = _by_the_engine(func, inputs, values, column, rest, note)
         if got is None:
             return None
         out[rest] = got
     return out.reshape(n, 1)
+
+
+def _ordered_counts(rng: np.ndarray, arg, kind, n: int, exact: list) -> dict:
+    """COUNTIF(S) of one range: cell -> its count, for each cell not in ``exact`` whose
+    criterion is an ordering of a number (:func:`~..excel.criteria.numeric_order`:
+    ``">"&C2``, the rank idiom), from the range's numbers sorted once and two binary
+    searches a cell (only numbers pass such a criterion); {} when there is none."""
+    if kind is None:
+        one = single(values_of(arg) if is_collection(arg) else arg)
+        criteria = None if isinstance(one, np.ndarray) else [one] * n
+    else:
+        criteria = arg.reshape(-1).tolist()
+    if criteria is None:
+        return {}
+    skip = set(exact)
+    asks = {}
+    for k, criterion in enumerate(criteria):
+        if k not in skip:
+            order = _criteria.numeric_order(criterion)
+            if order is not None:
+                asks[k] = order
+    if not asks:
+        return {}
+    numbers = sorted(v for v in rng.reshape(-1).tolist() if _criteria.is_number(v))
+    return {k: _criteria.count_ordered(numbers, op, x) for k, (op, x) in asks.items()}
 
 
 def _layout(layout: str, count: int):

@@ -25,6 +25,7 @@ its top-left corner over the criteria range's shape); otherwise #VALUE!.
 """
 from __future__ import annotations
 
+import bisect
 import functools
 import operator
 import re
@@ -119,6 +120,31 @@ def _split(text: str) -> tuple[str, str]:
     """(the criterion's operator, "" for none; its operand)."""
     op = next((o for o in _OPERATORS if text.startswith(o)), "")
     return op, text[len(op):]
+
+
+def numeric_order(criterion) -> tuple | None:
+    """``(op, x)`` when ``criterion`` picks exactly the numbers ``v`` with
+    ``compare_numbers(v, x) op 0`` -- a text of an ordering operator and a number
+    (``">5"``, ``"<=1E3"``, ``">="&A2`` of a number): :func:`matcher`'s reading of it,
+    which no text, TRUE/FALSE, error or empty cell passes --; None for any other."""
+    if type(criterion) is not str:
+        return None
+    op, operand = _split(criterion)
+    if op not in _ORDER or operand == "":
+        return None
+    number = number_from_text(operand)
+    return None if number is None else (op, number)
+
+
+def count_ordered(numbers: list, op: str, x) -> int:
+    """How many of ``numbers`` (sorted ascending) compare to ``x`` by ``op`` at 15
+    significant digits (:func:`~.numbers.compare_numbers`, which grows with the number
+    compared: two binary searches)."""
+    at = lambda v: compare_numbers(v, x)  # noqa: E731
+    below = bisect.bisect_left(numbers, 0, key=at)      # first not less than x
+    not_above = bisect.bisect_left(numbers, 1, key=at)  # first greater than x
+    n = len(numbers)
+    return {">": n - not_above, ">=": n - below, "<": below, "<=": not_above}[op]
 
 
 def text_key(text: str) -> str:
