@@ -1041,16 +1041,21 @@ def test_isref_is_true_for_every_reference(tmp_path):
 
 
 def test_yearfrac_over_ranges_gives_one_value_per_pair(tmp_path):
-    """YEARFRAC over two ranges pairs them cell by cell (an array: 30/360 from
-    2020-01-01 to 2022-07-01 is 2.5, from 2021-01-01 to 2023-01-01 is 2), so a legacy
-    cell outside their columns has nothing to intersect and shows #VALUE! as in Excel
-    (formulas' test.xlsx 'DATE & TIME'!AG27); formulas gave the first pair's value."""
+    """YEARFRAC over two arrays pairs them cell by cell (30/360 from 2020-01-01 to
+    2022-07-01 is 2.5, from 2021-01-01 to 2023-01-01 is 2); over two references of several
+    cells it is #VALUE! where they are evaluated whole (an Analysis ToolPak function:
+    Excel 365's array formula 'DATE & TIME'!AH27:AW27 of formulas' test.xlsx, all
+    #VALUE!; :mod:`zvmplan_addin.recalc.excel.toolpak`), and a legacy cell outside their
+    columns has nothing to intersect and shows #VALUE! as in Excel ('DATE & TIME'!AG27);
+    formulas gave the first pair's value."""
     got = recalc(tmp_path, {"A1": "=DATE(2020,1,1)", "B1": "=DATE(2021,1,1)",
                             "A2": "=DATE(2022,7,1)", "B2": "=DATE(2023,1,1)",
-                            "A4": "=INDEX(YEARFRAC(A1:B1,A2:B2),1,1)",
-                            "B4": "=INDEX(YEARFRAC(A1:B1,A2:B2),1,2)",
+                            "A4": "=INDEX(YEARFRAC(A1:B1+0,A2:B2+0),1,1)",
+                            "B4": "=INDEX(YEARFRAC(A1:B1+0,A2:B2+0),1,2)",
+                            "C4": "=INDEX(YEARFRAC(A1:B1,A2:B2),1,1)",
                             "D4": "=YEARFRAC(A1:B1,A2:B2)"})
-    assert got["A4"] == 2.5 and got["B4"] == 2 and got["D4"] == "#VALUE!"
+    assert got["A4"] == 2.5 and got["B4"] == 2 and got["C4"] == "#VALUE!" and \
+        got["D4"] == "#VALUE!"
 
 
 def test_time_and_timevalue_round_as_excel(tmp_path):
@@ -1321,3 +1326,42 @@ def test_functions_formulas_lacks(tmp_path):
     for k, (formula, expected) in enumerate(LACKING.items(), start=1):
         assert got[f"A{k}"] == (pytest.approx(expected) if isinstance(expected, float)
                                 else expected), formula
+
+
+def test_toolpak_functions_refuse_a_range_of_several_cells(tmp_path):
+    """Excel 365 saved #VALUE! in every cell of the array formulas ``=HEX2BIN(C26:J26)``,
+    ``=HEX2DEC(C27:J27)``, ``=HEX2OCT(C28:J28)`` (ENGINEERING!AH26:AN28),
+    ``=YEARFRAC(C27:E27,D27:F27,E27:G27)`` ('DATE & TIME'!AH27:AW27) and
+    ``=MROUND(C45:G45,2)`` in formulas' test/test_files/test.xlsx: these Analysis ToolPak
+    functions do not lift over a reference of several cells (an array they do:
+    ``A2:D2+0``). In a legacy cell YEARFRAC's parameters are values, intersected with the
+    cell's column (Microsoft's YEARFRAC page: start_date, end_date, basis)."""
+    from openpyxl.worksheet.formula import ArrayFormula
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for c, v in zip("ABCD", (1, 10, 11, 101)):
+        ws[f"{c}1"] = v
+    for c, v in zip("ABCD", (45000, 45100, 45200, 45300)):
+        ws[f"{c}2"] = v
+    arrays = {4: "=HEX2BIN(A1:D1)", 5: "=BIN2DEC(A1:D1)", 6: "=YEARFRAC(A2:D2,45500)",
+              7: "=MROUND(A1:D1,2)", 8: "=YEARFRAC(A2:D2+0,45500)",
+              9: '=HEX2DEC(A1:D1&"")'}
+    for r, text in arrays.items():
+        ws[f"A{r}"] = ArrayFormula(f"A{r}:D{r}", text)
+    ws["B11"] = "=YEARFRAC(A2:D2,45500)"
+    ws["F11"] = "=YEARFRAC(A2:D2,45500)"
+    ws["A12"] = "=DEC2HEX(B1)"
+    src = tmp_path / "in.xlsx"
+    wb.save(src)
+    from zvmplan_addin.cli import main as cli
+    assert cli(["calc", str(src), "-o", str(tmp_path / "out.xlsx"), "-q"]) == 0
+    out = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True).active
+    row = lambda r: [out.cell(r, c).value for c in range(1, 5)]  # noqa: E731
+    for r in (4, 5, 6, 7):
+        assert row(r) == ["#VALUE!"] * 4, arrays[r]
+    # US 30/360: 15 Mar 2023 to 27 Jul 2024 is 360 + 4 x 30 + 12 = 492 days of 360
+    assert row(8) == pytest.approx([492 / 360, 394 / 360, 296 / 360, 198 / 360], rel=1e-15)
+    assert row(9) == [1, 16, 17, 257]
+    assert out["B11"].value == pytest.approx(out.cell(8, 2).value)
+    assert out["F11"].value == "#VALUE!"
+    assert out["A12"].value == "A"

@@ -43,7 +43,7 @@ from formulas.functions import wrap_func
 
 from . import (arrays, coercion, criteria, database, dates, depreciation, engineering,
                groupby, lacking, lookup, moments, numbers, parse, regression, sequences,
-               subtotals, text, textformat, trig, values)
+               subtotals, text, textformat, toolpak, trig, values)
 
 
 def put(table, name: str, func) -> None:
@@ -63,5 +63,5 @@ def install(table, left_out=None) -> None:
         return
     for module in (coercion, criteria, numbers, text, parse, lookup, dates, arrays,
                    engineering, textformat, regression, groupby, sequences, database,
-                   lacking, subtotals, depreciation, moments, trig):
+                   lacking, subtotals, depreciation, moments, trig, toolpak):
         module.install(table, put)
