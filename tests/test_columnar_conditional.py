@@ -302,7 +302,10 @@ def test_ordered_counts_are_the_matchers_counts():
 
 
 def test_a_rank_by_countif_is_one_sort(tmp_path, monkeypatch):
-    """``=COUNTIF($C$2:$C$N,">"&C2)+1`` (the rank idiom) and ``"<="&C2`` over a range
+    """``=COUNTIF($C$2:$C$N,">"&C2)+1`` (the rank idiom), ``"<="&C2``, and the rank
+    within a group (``COUNTIFS($B$2:$B$N,B2,$C$2:$C$N,">"&C2)``, the groups text in two
+    cases, a number and numeric text, TRUE, empty; also with an operator criterion that is
+    not an ordering by a number, "<>io", which goes the engine's way) over a range
     holding numbers, ties, numbers equal at 15 digits, numeric text, text, TRUE, errors
     and empty cells: each cell gets its own call's count (ZVMPLAN_ENGINE_CHECK), from the
     group path, and the written values are those evaluated cell by cell. (It was one
@@ -319,12 +322,15 @@ def test_a_rank_by_countif_is_one_sort(tmp_path, monkeypatch):
         ws[f"D{r}"] = f'=COUNTIF($C$2:$C$61,">"&C{r})+1'
         ws[f"E{r}"] = f'=COUNTIF($C$2:$C$61,"<="&C{r})'
         ws[f"F{r}"] = f'=COUNTIFS($C$2:$C$61,">="&(C{r}-1))'
+        ws[f"B{r}"] = ("cpu", "CPU", 5, "5", "io", None, True)[r % 7]
+        ws[f"G{r}"] = f'=COUNTIFS($B$2:$B$61,B{r},$C$2:$C$61,">"&C{r})+1'
+        ws[f"H{r}"] = f'=COUNTIFS($C$2:$C$61,"<="&C{r},$B$2:$B$61,B{r},$B$2:$B$61,"<>io")'
     path = save(wb, tmp_path / "in.xlsx")
     seen = _spy(monkeypatch)
     monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
     e = _engine(path)
     assert e.column_mismatches == []
-    assert [ok for _, ok in seen] == [True, True, True]
+    assert [ok for _, ok in seen] == [True, True, True, True, False]  # H: "<>io"
     monkeypatch.delenv("ZVMPLAN_ENGINE_CHECK")
     results = _both_ways(path, tmp_path, monkeypatch)
     assert results[0] == results[1]

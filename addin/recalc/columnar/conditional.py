@@ -16,10 +16,11 @@ on its rows given to :func:`~..excel.criteria.aggregate`, the very arithmetic of
 cell's own call (Excel and the engine add the picked numbers left to right in the order
 of the range; the first error picked is the answer; text and TRUE/FALSE are passed over).
 
-A COUNTIF (or COUNTIFS of one range) whose criterion orders by a number (``">"&C2``, the
-rank idiom: :func:`~..excel.criteria.numeric_order`) picks only numbers: its count comes
-from the range's numbers sorted once, by two binary searches at 15 significant digits
-(:func:`_ordered_counts`).
+A COUNTIF(S) one of whose criteria orders by a number (``">"&C2``, the rank idiom:
+:func:`~..excel.criteria.numeric_order`), the others exact (a rank within a group), picks
+only numbers there: its count comes from that range's numbers on the rows the exact
+criteria pick, sorted once per combination, by two binary searches at 15 significant
+digits (:func:`_ordered_counts`).
 
 What the keys cannot say is left to the engine's own call (:func:`~.distinct._per_distinct`,
 once per distinct combination of the cells' criteria): a cell whose criterion has an
@@ -106,8 +107,9 @@ def conditional_step(name, func, inputs, values, column, n, note) -> np.ndarray 
         wanted.append(keys)
     cells = list(zip(*wanted))
     exact = [k for k, combo in enumerate(cells) if None not in combo]
-    ordered = _ordered_counts(ranges[0], args[pairs[0][1]], kinds[pairs[0][1]], n, exact) \
-        if kind == "count" and len(pairs) == 1 else {}
+    ordered = _ordered_counts(ranges, row_keys, [args[c] for _, c in pairs],
+                              [kinds[c] for _, c in pairs], wanted, n, exact) \
+        if kind == "count" else {}
     if not exact and not ordered:
         return None
     answers = _group_answers(row_keys, {cells[k] for k in exact}, kind, target)
@@ -133,29 +135,52 @@ def conditional_step(name, func, inputs, values, column, n, note) -> np.ndarray 
     return out.reshape(n, 1)
 
 
-def _ordered_counts(rng: np.ndarray, arg, kind, n: int, exact: list) -> dict:
-    """COUNTIF(S) of one range: cell -> its count, for each cell not in ``exact`` whose
-    criterion is an ordering of a number (:func:`~..excel.criteria.numeric_order`:
-    ``">"&C2``, the rank idiom), from the range's numbers sorted once and two binary
-    searches a cell (only numbers pass such a criterion); {} when there is none."""
-    if kind is None:
-        one = single(values_of(arg) if is_collection(arg) else arg)
-        criteria = None if isinstance(one, np.ndarray) else [one] * n
-    else:
-        criteria = arg.reshape(-1).tolist()
-    if criteria is None:
-        return {}
+def _ordered_counts(ranges: list, row_keys: list, crit_args: list, crit_kinds: list,
+                    wanted: list, n: int, exact: list) -> dict:
+    """COUNTIF(S): cell -> its count, for each cell not in ``exact`` one of whose criteria
+    orders by a number (:func:`~..excel.criteria.numeric_order`: ``">"&C2``, the rank
+    idiom; within a group, ``COUNTIFS($B:$B,B2,$C:$C,">"&C2)``) and whose others are
+    exact (``wanted[p][k]``, the key of pair ``p``'s criterion in cell ``k``). Such a
+    criterion picks only numbers: the numbers of its range on the rows the exact criteria
+    pick (``row_keys``, the keys of each row of each range) are sorted once per
+    combination asked, and each cell's count is two binary searches; {} when no cell
+    asks so."""
+    raws = []
+    for arg, kind in zip(crit_args, crit_kinds):
+        if kind is None:
+            one = single(values_of(arg) if is_collection(arg) else arg)
+            if isinstance(one, np.ndarray):
+                return {}
+            raws.append([one] * n)
+        else:
+            raws.append(arg.reshape(-1).tolist())
     skip = set(exact)
-    asks = {}
-    for k, criterion in enumerate(criteria):
-        if k not in skip:
-            order = _criteria.numeric_order(criterion)
-            if order is not None:
-                asks[k] = order
+    asks = {}  # cell -> (the ordering pair, the other pairs' keys, op, x)
+    for k in range(n):
+        if k in skip:
+            continue
+        orders = [_criteria.numeric_order(raw[k]) for raw in raws]
+        at = [p for p, order in enumerate(orders) if order is not None]
+        if len(at) != 1:
+            continue
+        others = tuple(wanted[p][k] for p in range(len(raws)) if p != at[0])
+        if None not in others:
+            asks[k] = (at[0], others, *orders[at[0]])
     if not asks:
         return {}
-    numbers = sorted(v for v in rng.reshape(-1).tolist() if _criteria.is_number(v))
-    return {k: _criteria.count_ordered(numbers, op, x) for k, (op, x) in asks.items()}
+    numbers: dict = {}
+    for j in {j for j, _, _, _ in asks.values()}:
+        rest = [row_keys[p] for p in range(len(raws)) if p != j]
+        want = {others for jj, others, _, _ in asks.values() if jj == j}
+        for i, v in enumerate(ranges[j].reshape(-1).tolist()):
+            if _criteria.is_number(v):
+                for combo in itertools.product(*(keys[i] for keys in rest)):
+                    if combo in want:
+                        numbers.setdefault((j, combo), []).append(v)
+    for got in numbers.values():
+        got.sort()
+    return {k: _criteria.count_ordered(numbers.get((j, others), []), op, x)
+            for k, (j, others, op, x) in asks.items()}
 
 
 def _layout(layout: str, count: int):
