@@ -32,6 +32,7 @@ from .during import during
 from ..prefixes import spellings
 from ..xlsx.references import MAX_COL, MAX_ROW, REFERENCE, reference_parts
 from . import shapes
+from .excel.values import is_left_out
 from .values import XL, one_value
 from ..lazyre import lazy_pattern
 
@@ -57,7 +58,11 @@ def _rect(rng: Ranges):
 
 
 def _integer(v):
+    """An argument of OFFSET as a whole number; None when left out (``OFFSET(r,0,0,1,)``:
+    the engine's SKIPPED, an int itself, is the reference's own width)."""
     v = one_value(v)
+    if is_left_out(v) or type(v).__name__ == "_Skipped":
+        return None
     if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
         if v is None or v == "" or type(v).__name__ == "_Skipped":
             return None
