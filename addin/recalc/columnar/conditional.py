@@ -20,7 +20,7 @@ A COUNTIF(S) one of whose criteria orders by a number (``">"&C2``, the rank idio
 :func:`~..excel.criteria.numeric_order`), the others exact (a rank within a group), picks
 only numbers there: its count comes from that range's numbers on the rows the exact
 criteria pick, sorted once per combination, by two binary searches at 15 significant
-digits (:func:`_ordered_counts`).
+digits (:func:`_ordered_answers`).
 
 What the keys cannot say is left to the engine's own call (:func:`~.distinct._per_distinct`,
 once per distinct combination of the cells' criteria): a cell whose criterion has an
@@ -39,6 +39,7 @@ import math
 import numpy as np
 
 from ..excel import criteria as _criteria
+from ..excel.numbers import compare_columns
 from ..excel.values import is_collection, single, values_of
 from .distinct import _per_distinct
 from .vectors import ARRAY_COLUMN, LIT_COLUMN, REF_COLUMN, STEP_COLUMN
@@ -107,13 +108,13 @@ def conditional_step(name, func, inputs, values, column, n, note) -> np.ndarray 
         wanted.append(keys)
     cells = list(zip(*wanted))
     exact = [k for k, combo in enumerate(cells) if None not in combo]
-    ordered = _ordered_counts(ranges, row_keys, [args[c] for _, c in pairs],
-                              [kinds[c] for _, c in pairs], wanted, n, exact) \
-        if kind == "count" else {}
+    ordered = _ordered_answers(kind, ranges, row_keys, [args[c] for _, c in pairs],
+                               [kinds[c] for _, c in pairs], wanted, target, n, exact)
     if not exact and not ordered:
         return None
     answers = _group_answers(row_keys, {cells[k] for k in exact}, kind, target)
-    if not all(math.isfinite(v) for v in answers.values() if type(v) is float):
+    if not all(math.isfinite(v) for v in itertools.chain(answers.values(), ordered.values())
+               if type(v) is float):
         return None  # an overflow: #NUM! with its reason (install._finite), as the call
     out = np.empty(n, dtype=object)
     none = None
@@ -135,16 +136,12 @@ def conditional_step(name, func, inputs, values, column, n, note) -> np.ndarray 
     return out.reshape(n, 1)
 
 
-def _ordered_counts(ranges: list, row_keys: list, crit_args: list, crit_kinds: list,
-                    wanted: list, n: int, exact: list) -> dict:
-    """COUNTIF(S): cell -> its count, for each cell not in ``exact`` one of whose criteria
-    orders by a number (:func:`~..excel.criteria.numeric_order`: ``">"&C2``, the rank
-    idiom; within a group, ``COUNTIFS($B:$B,B2,$C:$C,">"&C2)``) and whose others are
-    exact (``wanted[p][k]``, the key of pair ``p``'s criterion in cell ``k``). Such a
-    criterion picks only numbers: the numbers of its range on the rows the exact criteria
-    pick (``row_keys``, the keys of each row of each range) are sorted once per
-    combination asked, and each cell's count is two binary searches; {} when no cell
-    asks so."""
+def _ordering_asks(crit_args: list, crit_kinds: list, wanted: list, n: int,
+                   exact: list) -> dict:
+    """Each cell not in ``exact`` one of whose criteria orders by a number
+    (:func:`~..excel.criteria.numeric_order`: ``">"&C2``) and whose others are exact
+    (``wanted[p][k]``, the key of pair ``p``'s criterion in cell ``k``) -> (that pair, the
+    other pairs' keys, the operator, the number)."""
     raws = []
     for arg, kind in zip(crit_args, crit_kinds):
         if kind is None:
@@ -155,7 +152,7 @@ def _ordered_counts(ranges: list, row_keys: list, crit_args: list, crit_kinds: l
         else:
             raws.append(arg.reshape(-1).tolist())
     skip = set(exact)
-    asks = {}  # cell -> (the ordering pair, the other pairs' keys, op, x)
+    asks = {}
     for k in range(n):
         if k in skip:
             continue
@@ -166,21 +163,54 @@ def _ordered_counts(ranges: list, row_keys: list, crit_args: list, crit_kinds: l
         others = tuple(wanted[p][k] for p in range(len(raws)) if p != at[0])
         if None not in others:
             asks[k] = (at[0], others, *orders[at[0]])
-    if not asks:
-        return {}
-    numbers: dict = {}
+    return asks
+
+
+def _rows_asked(asks: dict, ranges: list, row_keys: list, numbers_only: bool) -> dict:
+    """(ordering pair ``j``, the other pairs' keys) asked -> the rows (in the order the
+    ranges are read) the other pairs' exact criteria pick whose value in range ``j`` is
+    a number: ``(row, that number)`` each (only the number with ``numbers_only``)."""
+    out: dict = {}
     for j in {j for j, _, _, _ in asks.values()}:
-        rest = [row_keys[p] for p in range(len(raws)) if p != j]
+        rest = [keys for p, keys in enumerate(row_keys) if p != j]
         want = {others for jj, others, _, _ in asks.values() if jj == j}
         for i, v in enumerate(ranges[j].reshape(-1).tolist()):
             if _criteria.is_number(v):
                 for combo in itertools.product(*(keys[i] for keys in rest)):
                     if combo in want:
-                        numbers.setdefault((j, combo), []).append(v)
-    for got in numbers.values():
-        got.sort()
-    return {k: _criteria.count_ordered(numbers.get((j, others), []), op, x)
-            for k, (j, others, op, x) in asks.items()}
+                        out.setdefault((j, combo), []).append(v if numbers_only else (i, v))
+    return out
+
+
+def _ordered_answers(kind: str, ranges: list, row_keys: list, crit_args: list,
+                     crit_kinds: list, wanted: list, target: list | None, n: int,
+                     exact: list) -> dict:
+    """cell -> its answer, for each cell of :func:`_ordering_asks` (one criterion ordering
+    by a number, the others exact): such a criterion picks only numbers. A count: that
+    range's numbers on the rows the exact criteria pick, sorted once per combination,
+    and two binary searches a cell. Another aggregate: those rows' numbers compared at
+    15 significant digits at once (:func:`~..excel.numbers.compare_columns`), the sum
+    range's values on the rows picked handed, in row order, to
+    :func:`~..excel.criteria.aggregate` (the arithmetic of the cell's own call); {} when
+    no cell asks so."""
+    asks = _ordering_asks(crit_args, crit_kinds, wanted, n, exact)
+    if not asks:
+        return {}
+    if kind == "count":
+        numbers = _rows_asked(asks, ranges, row_keys, numbers_only=True)
+        for got in numbers.values():
+            got.sort()
+        return {k: _criteria.count_ordered(numbers.get((j, others), []), op, x)
+                for k, (j, others, op, x) in asks.items()}
+    rows = {combo: (np.array([i for i, _ in got], dtype=np.int64),
+                    np.array([float(v) for _, v in got], dtype=float))
+            for combo, got in _rows_asked(asks, ranges, row_keys, numbers_only=False).items()}
+    out = {}
+    for k, (j, others, op, x) in asks.items():
+        at, values = rows.get((j, others), (np.empty(0, dtype=np.int64), np.empty(0)))
+        picked = at[compare_columns(op, values, float(x))].tolist() if len(at) else []
+        out[k] = _criteria.aggregate(kind, [target[i] for i in picked])
+    return out
 
 
 def _layout(layout: str, count: int):
