@@ -94,6 +94,15 @@ def _spy(monkeypatch) -> list:
     return seen
 
 
+def _checked(path, monkeypatch) -> list:
+    """:func:`_spy`'s list for ``path``, evaluated with ZVMPLAN_ENGINE_CHECK (every column
+    also cell by cell), which found no cell that differs."""
+    seen = _spy(monkeypatch)
+    monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
+    assert _engine(path).column_mismatches == []
+    return seen
+
+
 def _cells(path):
     ws = values_of(path)
     return [[(type(c.value), c.value, math.copysign(1.0, c.value)
@@ -118,10 +127,7 @@ def test_groups_give_each_cells_own_value(tmp_path, monkeypatch):
     those of the engine evaluating cell by cell (ZVMPLAN_ENGINE_CELLWISE=1), to the sign
     of a zero and the type of a number."""
     path = _book(tmp_path / "in.xlsx")
-    seen = _spy(monkeypatch)
-    monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
-    e = _engine(path)
-    assert e.column_mismatches == []
+    seen = _checked(path, monkeypatch)
     took = {name for name, ok in seen if ok}
     assert took == {"SUMIF", "SUMIFS", "COUNTIF", "COUNTIFS", "AVERAGEIF", "AVERAGEIFS",
                     "_XLFN.MAXIFS", "_XLFN.MINIFS", "MAXIFS"}
@@ -172,10 +178,7 @@ def test_letters_whose_case_folding_is_not_one_to_one(tmp_path, monkeypatch):
     cell."""
     path = _book(tmp_path / "in.xlsx", ["ı", "I", "i", "ſ", "s", "ß", "SS", "ς", "Σ", "K",
                                         "k", "İ", 5, "5"])
-    seen = _spy(monkeypatch)
-    monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
-    e = _engine(path)
-    assert e.column_mismatches == []
+    seen = _checked(path, monkeypatch)
     assert sorted(name for name, ok in seen if not ok) == ["COUNTIFS", "SUMIFS"]  # O, T
 
 
@@ -240,10 +243,7 @@ def test_a_long_column_of_distinct_keys(tmp_path, monkeypatch, rows):
         ws[f"F{r}"] = f"=AVERAGEIF($A$2:$A${last},A{r},$C$2:$C${last})"
         ws[f"G{r}"] = f"=_xlfn.MAXIFS($C$2:$C${last},$A$2:$A${last},A{r})"
     path = save(wb, tmp_path / "in.xlsx")
-    seen = _spy(monkeypatch)
-    monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
-    e = _engine(path)
-    assert e.column_mismatches == []
+    seen = _checked(path, monkeypatch)
     assert len(seen) == 4 and all(ok for _, ok in seen)
 
 
@@ -334,10 +334,7 @@ def test_a_rank_by_countif_is_one_sort(tmp_path, monkeypatch):
         ws[f"K{r}"] = f'=AVERAGEIFS($D$72:$D$131,$B$2:$B$61,B{r},$C$2:$C$61,">="&C{r})'
         ws[f"L{r}"] = f'=_xlfn.MAXIFS($D$72:$D$131,$C$2:$C$61,"<"&C{r},$B$2:$B$61,B{r})'
     path = save(wb, tmp_path / "in.xlsx")
-    seen = _spy(monkeypatch)
-    monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
-    e = _engine(path)
-    assert e.column_mismatches == []
+    seen = _checked(path, monkeypatch)
     assert [ok for _, ok in seen] == [True, True, True, True, False,  # H: "<>io"
                                       True, True, True, True]
     monkeypatch.delenv("ZVMPLAN_ENGINE_CHECK")

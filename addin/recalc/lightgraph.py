@@ -181,26 +181,17 @@ class Recorder:
         g.nodes[fun_id] = attr
         g.succ[fun_id], g.pred[fun_id] = {}, {}
         nodes, succ, pred = g.nodes, g.succ, g.pred
-        for u in inputs:  # schedula's add_func_edges: a data node made for a new id
-            got = nodes.get(u)
+        # schedula's add_func_edges: a data node made for a new id, the edges in order
+        for a, b, data in [(u, fun_id, u) for u in inputs] + [(fun_id, u, u) for u in outputs]:
+            got = nodes.get(data)
             if got is None:
-                self.add_data(data_id=u)
+                self.add_data(data_id=data)
             elif got["type"] != "data":
                 raise Unknown("edge to a function")
-            edge = succ[u].get(fun_id)
+            edge = succ[a].get(b)
             if edge is None:
                 edge = {}
-            succ[u][fun_id] = pred[fun_id][u] = edge
-        for u in outputs:
-            got = nodes.get(u)
-            if got is None:
-                self.add_data(data_id=u)
-            elif got["type"] != "data":
-                raise Unknown("edge to a function")
-            edge = succ[fun_id].get(u)
-            if edge is None:
-                edge = {}
-            succ[fun_id][u] = pred[u][fun_id] = edge
+            succ[a][b] = pred[b][a] = edge
         return fun_id
 
 
