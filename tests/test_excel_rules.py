@@ -1365,3 +1365,34 @@ def test_toolpak_functions_refuse_a_range_of_several_cells(tmp_path):
     assert out["B11"].value == pytest.approx(out.cell(8, 2).value)
     assert out["F11"].value == "#VALUE!"
     assert out["A12"].value == "A"
+
+
+def test_xlookup_returns_the_row_of_a_wide_return_array(tmp_path):
+    """``=XLOOKUP(B2,B5:B14,C5:D14)`` over C2:D2 shows the name and the department of the
+    row found (POI's xlookup.xlsx, saved by Excel 365: "Dianne Pugh", "Finance"); the
+    engine gave "Margo Hendrix" in both, formulas' element of the flattened array at the
+    position. A horizontal lookup gives the column; not found, the if_not_found value;
+    a return array of another height is #VALUE!; one column as before."""
+    from openpyxl.worksheet.formula import ArrayFormula
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    rows = [(4390, "Ned", "Marketing"), (8604, "Margo", "Sales"), (8389, "Dianne", "Finance")]
+    for r, (k, name, dept) in enumerate(rows, start=5):
+        ws[f"B{r}"], ws[f"C{r}"], ws[f"D{r}"] = k, name, dept
+        ws.cell(10, r, k)
+        ws.cell(11, r, name)
+        ws.cell(12, r, dept)
+    ws["B2"] = 8389
+    ws["C2"] = ArrayFormula("C2:D2", "=_xlfn.XLOOKUP(B2,B5:B7,C5:D7)")
+    ws["C3"] = ArrayFormula("C3:C4", "=_xlfn.XLOOKUP(8604,E10:G10,E11:G12)")
+    ws["F2"] = ArrayFormula("F2:G2", '=_xlfn.XLOOKUP(1,B5:B7,C5:D7,"none")')
+    ws["H2"] = ArrayFormula("H2:I2", "=_xlfn.XLOOKUP(8389,B5:B7,C5:D6)")
+    ws["J2"] = "=_xlfn.XLOOKUP(8389,B5:B7,D5:D7)"
+    ws["K2"] = ArrayFormula("K2:L2", "=_xlfn.XLOOKUP(1,B5:B7,C5:D7)")
+    src = tmp_path / "in.xlsx"
+    wb.save(src)
+    from zvmplan_addin.cli import main as cli
+    assert cli(["calc", str(src), "-o", str(tmp_path / "out.xlsx"), "-q"]) == 0
+    out = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True).active
+    got = [out[c].value for c in ("C2", "D2", "C3", "C4", "F2", "H2", "J2", "K2")]
+    assert got == ["Dianne", "Finance", "Margo", "Sales", "none", "#VALUE!", "Finance", "#N/A"]

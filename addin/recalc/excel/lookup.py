@@ -313,6 +313,48 @@ def areas(ref):
     return XL["#VALUE!"]
 
 
+def rows_returned(xlookup, xmatch_entry):
+    """XLOOKUP whose return array has several columns (a vertical lookup) or rows (a
+    horizontal one): Excel gives the whole row or column at the position found
+    (``=XLOOKUP(B2,B5:B14,C5:D14)`` over C2:D2 is the name and the department of the
+    row found: POI's xlookup.xlsx, saved by Excel 365); formulas took the element of the
+    flattened array at that position, another row's value. A return array of another
+    height (width) than the lookup array, or several lookup values, is #VALUE!; a
+    one-column return array goes to ``xlookup`` (formulas' own, whose answer is right)."""
+    from formulas.functions import Array
+
+    from .values import is_left_out, single, values_of
+
+    @functools.wraps(xlookup)
+    def call(value, array, return_array, *rest):
+        ret = np.atleast_2d(values_of(return_array)) if isinstance(return_array, np.ndarray) \
+            or hasattr(return_array, "ranges") else None
+        look = np.atleast_2d(values_of(array)) if isinstance(array, np.ndarray) \
+            or hasattr(array, "ranges") else None
+        if ret is None or look is None or ret.size == 1 or \
+                (look.shape[1] == 1 and ret.shape[1] == 1) or \
+                (look.shape[0] == 1 and look.shape[1] > 1 and ret.shape[0] == 1):
+            return xlookup(value, array, return_array, *rest)
+        if look.shape[0] > 1 and look.shape[1] > 1:
+            return xlookup(value, array, return_array, *rest)  # formulas' #VALUE!
+        vertical = look.shape[1] == 1
+        if (ret.shape[0] if vertical else ret.shape[1]) != look.size or \
+                isinstance(single(value), np.ndarray):
+            return XL["#VALUE!"]
+        if_not_found = rest[0] if rest else XL["#N/A"]
+        position = xmatch_entry(value, array, *rest[1:3])
+        position = single(position)
+        if isinstance(position, XlError):
+            if position != XL["#N/A"] or type(if_not_found).__name__ == "_Skipped" or \
+                    is_left_out(if_not_found):
+                return position  # Microsoft: if_not_found missing, #N/A
+            return if_not_found
+        k = int(position) - 1
+        got = ret[k:k + 1, :] if vertical else ret[:, k:k + 1]
+        return got.copy().view(Array)
+    return call
+
+
 def install(table, put) -> None:
     put(table, "AREAS", areas)
     import formulas.functions.look as look
@@ -346,6 +388,9 @@ def install(table, put) -> None:
             excluded={3, 4, 5, 6, 10}, args_parser=xlookup_arguments,
             input_parser=look.input_parser_xlookup),
     }
+    xlookup = entries[("XLOOKUP", "_XLFN.XLOOKUP")]
+    entries[("XLOOKUP", "_XLFN.XLOOKUP")] = rows_returned(
+        xlookup, entries[("XMATCH", "_XLFN.XMATCH")])
     for names, entry in entries.items():
         entry._zvm_excel = True
         for name in names:
