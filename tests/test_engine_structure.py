@@ -425,13 +425,16 @@ def test_offset_arguments_left_out(tmp_path):
     """An OFFSET argument left empty is left out: ``SUM(OFFSET(K7:L8, 0,0,1,))`` is K7+L7
     (height 1, the reference's own width 2): Excel saved 2.001 in POI's
     FormulaEvalTestData_Copy.xlsx EverythingTests!I1008 (the engine gave #REF!, reading
-    the empty width as 0). A height of 0 given is still #REF!."""
+    the empty width as 0). A height of 0 given is still #REF!, and so is a height read
+    from an empty cell, which counts as 0 (it gave the reference's own height); an empty
+    cell as the rows moves by 0."""
     from builders import recalc_cells
     got = recalc_cells(tmp_path, {
         "K7": 1, "L7": 1.001, "K8": 5, "L8": 7,
         "A1": "=SUM(OFFSET(K7:L8, 0,0,1,))", "A2": "=SUM(OFFSET(K7:L8,0,0,,1))",
-        "A3": "=SUM(OFFSET(K7:L8,,1,1,1))", "A4": "=SUM(OFFSET(K7:L8,0,0,0,1))"})
-    assert got == {"A1": 2.001, "A2": 6, "A3": 1.001, "A4": "#REF!"}
+        "A3": "=SUM(OFFSET(K7:L8,,1,1,1))", "A4": "=SUM(OFFSET(K7:L8,0,0,0,1))",
+        "A5": "=SUM(OFFSET(K7:L8,0,0,B1,1))", "A6": "=SUM(OFFSET(K7:L8,B1,0,1,1))"})
+    assert got == {"A1": 2.001, "A2": 6, "A3": 1.001, "A4": "#REF!", "A5": "#REF!", "A6": 1}
 
 
 def test_indirect_reads_r1c1_text(tmp_path):

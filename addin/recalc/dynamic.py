@@ -24,6 +24,7 @@ import contextvars
 import re
 
 import numpy as np
+import schedula as sh
 from formulas.cell import CELL
 from formulas.functions import wrap_func
 from formulas.ranges import Ranges
@@ -32,7 +33,6 @@ from .during import during
 from ..prefixes import spellings
 from ..xlsx.references import MAX_COL, MAX_ROW, REFERENCE, reference_parts
 from . import shapes
-from .excel.values import is_left_out
 from .values import XL, one_value
 from ..lazyre import lazy_pattern
 
@@ -58,13 +58,16 @@ def _rect(rng: Ranges):
 
 
 def _integer(v):
-    """An argument of OFFSET as a whole number; None when left out (``OFFSET(r,0,0,1,)``:
-    the engine's SKIPPED, an int itself, is the reference's own width)."""
+    """An argument of OFFSET as a whole number; None when left out in the formula
+    (``OFFSET(r,0,0,1,)``: the engine's SKIPPED, an int itself, is the reference's own
+    width); an empty cell reads as 0, as Excel reads it."""
     v = one_value(v)
-    if is_left_out(v) or type(v).__name__ == "_Skipped":
+    if type(v).__name__ == "_Skipped":
         return None
+    if v is sh.EMPTY:
+        return 0
     if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-        if v is None or v == "" or type(v).__name__ == "_Skipped":
+        if v is None or v == "":
             return None
         if isinstance(v, bool):
             return int(v)
