@@ -1371,7 +1371,8 @@ def test_xlookup_returns_the_row_of_a_wide_return_array(tmp_path):
     """``=XLOOKUP(B2,B5:B14,C5:D14)`` over C2:D2 shows the name and the department of the
     row found (POI's xlookup.xlsx, saved by Excel 365: "Dianne Pugh", "Finance"); the
     engine gave "Margo Hendrix" in both, formulas' element of the flattened array at the
-    position. A horizontal lookup gives the column; not found, the if_not_found value;
+    position. A horizontal lookup gives the column; not found, the if_not_found value
+    (an empty cell's: 0; #N/A only when the argument is left out);
     a return array of another height is #VALUE!; one column as before."""
     from openpyxl.worksheet.formula import ArrayFormula
     wb = openpyxl.Workbook()
@@ -1389,10 +1390,12 @@ def test_xlookup_returns_the_row_of_a_wide_return_array(tmp_path):
     ws["H2"] = ArrayFormula("H2:I2", "=_xlfn.XLOOKUP(8389,B5:B7,C5:D6)")
     ws["J2"] = "=_xlfn.XLOOKUP(8389,B5:B7,D5:D7)"
     ws["K2"] = ArrayFormula("K2:L2", "=_xlfn.XLOOKUP(1,B5:B7,C5:D7)")
+    ws["M2"] = ArrayFormula("M2:N2", "=_xlfn.XLOOKUP(1,B5:B7,C5:D7,Z99)")  # Z99 empty
     src = tmp_path / "in.xlsx"
     wb.save(src)
     from zvmplan_addin.cli import main as cli
     assert cli(["calc", str(src), "-o", str(tmp_path / "out.xlsx"), "-q"]) == 0
     out = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True).active
-    got = [out[c].value for c in ("C2", "D2", "C3", "C4", "F2", "H2", "J2", "K2")]
-    assert got == ["Dianne", "Finance", "Margo", "Sales", "none", "#VALUE!", "Finance", "#N/A"]
+    got = [out[c].value for c in ("C2", "D2", "C3", "C4", "F2", "H2", "J2", "K2", "M2")]
+    assert got == ["Dianne", "Finance", "Margo", "Sales", "none", "#VALUE!", "Finance", "#N/A",
+                   0]

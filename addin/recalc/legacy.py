@@ -51,7 +51,7 @@ from formulas.tokens.operand import XlError
 
 from ..prefixes import bare_name
 from .during import during
-from .excel.values import ReferenceValues
+from .excel.values import ReferenceValues, is_number
 from .program import COPY_SUFFIX, NotStraight
 from .shapes import rect_of
 from .values import XL
@@ -317,8 +317,7 @@ def may_give_several_cells(positions) -> bool:
         for x in np.asarray(pos, dtype=object).ravel().tolist():
             if isinstance(x, XlError):
                 continue
-            if isinstance(x, (bool, np.bool_)) or \
-                    not isinstance(x, (int, float, np.integer, np.floating)) or not x >= 1:
+            if not is_number(x) or not x >= 1:
                 return True
     return False
 

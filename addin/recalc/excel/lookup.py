@@ -323,7 +323,7 @@ def rows_returned(xlookup, xmatch_entry):
     one-column return array goes to ``xlookup`` (formulas' own, whose answer is right)."""
     from formulas.functions import Array
 
-    from .values import is_left_out, single, values_of
+    from .values import single, values_of
 
     @functools.wraps(xlookup)
     def call(value, array, return_array, *rest):
@@ -345,8 +345,7 @@ def rows_returned(xlookup, xmatch_entry):
         position = xmatch_entry(value, array, *rest[1:3])
         position = single(position)
         if isinstance(position, XlError):
-            if position != XL["#N/A"] or type(if_not_found).__name__ == "_Skipped" or \
-                    is_left_out(if_not_found):
+            if position != XL["#N/A"] or type(if_not_found).__name__ == "_Skipped":
                 return position  # Microsoft: if_not_found missing, #N/A
             return if_not_found
         k = int(position) - 1
