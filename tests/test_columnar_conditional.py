@@ -12,10 +12,10 @@ import math
 import openpyxl
 import pytest
 
-from zvmplan_addin import recalc as engine, xlsx as xlsxio
+from zvmplan_addin import recalc as engine
 from zvmplan_addin.recalc.excel import criteria
 
-from builders import save, values_of
+from builders import checked_engine, save, values_of
 
 #: the criteria range's values, twice down A2:A41 (a formula text is the cell's formula)
 A_VALUES = ["ab", "AB", "aB ", 5, "5", " 5", 5.000000000000001, "x*", '=""', None,
@@ -70,16 +70,6 @@ def _book(path, a_values=A_VALUES):
     return save(wb, path)
 
 
-def _engine(path):
-    from zvmplan_addin.recalc.engine import Engine
-    engine.install_functions()
-    with xlsxio.safe_open_xlsx(path) as pkg:
-        book = xlsxio.read_workbook(pkg)
-    e = Engine(book)
-    e.recalculate()
-    return e
-
-
 def _spy(monkeypatch) -> list:
     """The (function, took the group path) of each conditional step the columns run."""
     from zvmplan_addin.recalc import columnar
@@ -98,8 +88,7 @@ def _checked(path, monkeypatch) -> list:
     """:func:`_spy`'s list for ``path``, evaluated with ZVMPLAN_ENGINE_CHECK (every column
     also cell by cell), which found no cell that differs."""
     seen = _spy(monkeypatch)
-    monkeypatch.setenv("ZVMPLAN_ENGINE_CHECK", "1")
-    assert _engine(path).column_mismatches == []
+    assert checked_engine(path, monkeypatch).column_mismatches == []
     return seen
 
 

@@ -40,8 +40,8 @@ import numpy as np
 
 from ..excel import criteria as _criteria
 from ..excel.numbers import compare_columns
-from ..excel.values import is_collection, single, values_of
 from .distinct import _per_distinct
+from .prefix import criteria_column
 from .vectors import ARRAY_COLUMN, LIT_COLUMN, REF_COLUMN, STEP_COLUMN
 
 #: function -> (what it gives: "count" or an :func:`~..excel.criteria.aggregate` kind,
@@ -100,16 +100,16 @@ def conditional_step(name, func, inputs, values, column, n, note) -> np.ndarray 
         if keys is None:
             return None
         row_keys.append(keys)
-    wanted = []  # per cell, its criteria's keys, or None
+    criteria = []  # per pair, each cell's criterion
     for _, c in pairs:
-        keys = _criteria_keys(args[c], kinds[c], n)
-        if keys is None:
+        got = criteria_column(args[c], kinds[c], n)
+        if got is None:
             return None
-        wanted.append(keys)
+        criteria.append(got)
+    wanted = [_criteria_keys(got) for got in criteria]  # per pair, each cell's key or None
     cells = list(zip(*wanted))
     exact = [k for k, combo in enumerate(cells) if None not in combo]
-    ordered = _ordered_answers(kind, ranges, row_keys, [args[c] for _, c in pairs],
-                               [kinds[c] for _, c in pairs], wanted, target, n, exact)
+    ordered = _ordered_answers(kind, ranges, row_keys, criteria, wanted, target, n, exact)
     if not exact and not ordered:
         return None
     answers = _group_answers(row_keys, {cells[k] for k in exact}, kind, target)
@@ -136,21 +136,11 @@ def conditional_step(name, func, inputs, values, column, n, note) -> np.ndarray 
     return out.reshape(n, 1)
 
 
-def _ordering_asks(crit_args: list, crit_kinds: list, wanted: list, n: int,
-                   exact: list) -> dict:
-    """Each cell not in ``exact`` one of whose criteria orders by a number
-    (:func:`~..excel.criteria.numeric_order`: ``">"&C2``) and whose others are exact
-    (``wanted[p][k]``, the key of pair ``p``'s criterion in cell ``k``) -> (that pair, the
-    other pairs' keys, the operator, the number)."""
-    raws = []
-    for arg, kind in zip(crit_args, crit_kinds):
-        if kind is None:
-            one = single(values_of(arg) if is_collection(arg) else arg)
-            if isinstance(one, np.ndarray):
-                return {}
-            raws.append([one] * n)
-        else:
-            raws.append(arg.reshape(-1).tolist())
+def _ordering_asks(raws: list, wanted: list, n: int, exact: list) -> dict:
+    """Each cell not in ``exact`` one of whose criteria (``raws[p][k]``, pair ``p``'s in
+    cell ``k``) orders by a number (:func:`~..excel.criteria.numeric_order`: ``">"&C2``)
+    and whose others are exact (``wanted[p][k]``, their keys) -> (that pair, the other
+    pairs' keys, the operator, the number)."""
     skip = set(exact)
     asks = {}
     for k in range(n):
@@ -182,9 +172,8 @@ def _rows_asked(asks: dict, ranges: list, row_keys: list, numbers_only: bool) ->
     return out
 
 
-def _ordered_answers(kind: str, ranges: list, row_keys: list, crit_args: list,
-                     crit_kinds: list, wanted: list, target: list | None, n: int,
-                     exact: list) -> dict:
+def _ordered_answers(kind: str, ranges: list, row_keys: list, criteria: list,
+                     wanted: list, target: list | None, n: int, exact: list) -> dict:
     """cell -> its answer, for each cell of :func:`_ordering_asks` (one criterion ordering
     by a number, the others exact): such a criterion picks only numbers. A count: that
     range's numbers on the rows the exact criteria pick, sorted once per combination,
@@ -193,7 +182,7 @@ def _ordered_answers(kind: str, ranges: list, row_keys: list, crit_args: list,
     range's values on the rows picked handed, in row order, to
     :func:`~..excel.criteria.aggregate` (the arithmetic of the cell's own call); {} when
     no cell asks so."""
-    asks = _ordering_asks(crit_args, crit_kinds, wanted, n, exact)
+    asks = _ordering_asks(criteria, wanted, n, exact)
     if not asks:
         return {}
     if kind == "count":
@@ -244,29 +233,12 @@ def _range_keys(values: np.ndarray) -> list | None:
     return list(map(keys.__getitem__, inverse.tolist()))
 
 
-def _criteria_keys(arg, kind, n: int) -> list | None:
-    """Each of ``n`` cells' criterion key (:func:`~..excel.criteria.exact_key`, None for a
-    criterion that is not exact), the criterion read as the cell's own call reads it (a
-    one-value reference or array: its value); None when some cell's criterion is an array
-    of several values (an array of answers)."""
-    if kind is None:
-        if is_collection(arg):
-            got = values_of(arg)
-            if got.size != 1:
-                return None
-            arg = got
-        one = single(arg)
-        if isinstance(one, np.ndarray):
-            return None
-        return [_criteria.exact_key(one)] * n
-    if not isinstance(arg, np.ndarray) or arg.shape != (n, 1):
-        return None
-    flat = arg.reshape(-1).tolist()
-    if any(isinstance(v, np.ndarray) for v in flat):
-        return None
+def _criteria_keys(criteria: list) -> list:
+    """Each criterion's key (:func:`~..excel.criteria.exact_key`, None for a criterion
+    that is not exact), found once per distinct criterion."""
     memo: dict = {}
     out = []
-    for v in flat:
+    for v in criteria:
         key = (type(v), v)
         try:
             got = memo[key]

@@ -160,10 +160,11 @@ def prefix_step(name: str, args: list, kinds: list, n: int, func=None) -> np.nda
     return out.reshape(n, 1)
 
 
-def _criteria_column(arg, kind, n: int) -> list | None:
-    """The criterion each of ``n`` cells gives COUNTIF (its one value, as
+def criteria_column(arg, kind, n: int) -> list | None:
+    """The criterion each of ``n`` cells gives COUNTIF, SUMIFS ... (its one value, as
     :func:`~..excel.criteria.countif` reads a one-cell argument), or None when a cell's
-    criterion is an array (an array of answers: cell by cell)."""
+    criterion is an array (an array of answers: cell by cell) or a column of another
+    kind. Also :mod:`.conditional`'s reading."""
     if kind in (REF_COLUMN, LIT_COLUMN, STEP_COLUMN):
         if not isinstance(arg, np.ndarray) or arg.shape != (n, 1):
             return None
@@ -178,13 +179,14 @@ def _criteria_column(arg, kind, n: int) -> list | None:
         if values.size != 1:
             return None
         arg = values
-    return [single(arg)] * n
+    one = single(arg)
+    return None if isinstance(one, np.ndarray) else [one] * n
 
 
 def _countif(pr: PrefixRanges, criterion, kind, n: int) -> np.ndarray | None:
     """``COUNTIF(E$2:E{r}, criterion)`` for each cell: see the module's docstring. The
     answers are ints, as COUNTIF's own."""
-    crit = _criteria_column(criterion, kind, n)
+    crit = criteria_column(criterion, kind, n)
     if crit is None:
         return None
     flat = pr.block.reshape(-1).tolist()
@@ -264,7 +266,7 @@ def _keyed(name: str, args: list, kinds: list, n: int) -> np.ndarray | None:
         return None
     wanted = []
     for _, c in pairs:
-        crit = _criteria_column(args[c], kinds[c], n)
+        crit = criteria_column(args[c], kinds[c], n)
         if crit is None:
             return None
         keys = [_criteria.exact_key(x) for x in crit]
@@ -340,7 +342,7 @@ def _first_match(func, args: list, kinds: list, n: int) -> np.ndarray | None:
     pr = args[1]
     if not isinstance(pr, PrefixRanges) or pr.c1 != pr.c2 or not pr.rows.size:
         return None
-    looked = _criteria_column(args[0], kinds[0], n)
+    looked = criteria_column(args[0], kinds[0], n)
     if looked is None:
         return None
     ends = (pr.rows - pr.r1 + 1).tolist()
